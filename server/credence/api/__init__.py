@@ -1,0 +1,1 @@
+"""Credence api package."""

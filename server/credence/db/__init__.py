@@ -1,0 +1,1 @@
+"""Credence db package."""

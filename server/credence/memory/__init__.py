@@ -1,0 +1,1 @@
+"""Credence memory package."""
