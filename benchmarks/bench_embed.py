@@ -1,0 +1,96 @@
+"""Benchmark: the bundled embedder's cold load, single-summary latency and batch throughput."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+from credence.embed import WordLlamaEmbedder
+
+SEED = 20261201
+_VOCABULARY = """the ingester crashed on large pdf uploads over ten megabytes so the agent split
+    the file into chunks retried the upload and the reviewer asked to use pnpm instead of npm
+    for installs deploy staging rollback migration token cache timeout webhook invoice report
+    summary"""
+_WORDS = _VOCABULARY.split()
+
+_COLD_LOAD = (
+    "import time; t = time.perf_counter(); from credence.embed import WordLlamaEmbedder; "
+    "WordLlamaEmbedder().load(); print((time.perf_counter() - t) * 1000)"
+)
+
+
+def _summary(rng: random.Random) -> str:
+    """A summary-sized text (~60 words, like an episode's Request/Did/Outcome line)."""
+    return " ".join(rng.choice(_WORDS) for _ in range(60))
+
+
+def _timings(action: Callable[[], object], runs: int) -> list[float]:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        action()
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+async def _async_timings(embedder: WordLlamaEmbedder, texts: list[str], runs: int) -> list[float]:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        await embedder.embed(texts)
+        samples.append((time.perf_counter() - started) * 1000)
+    return samples
+
+
+def _figure(name: str, unit: str, samples: list[float], target: float, better: str) -> dict:
+    deciles = statistics.quantiles(samples, n=10)
+    return {
+        "name": name,
+        "unit": unit,
+        "median": statistics.median(samples),
+        "p10": deciles[0],
+        "p90": deciles[-1],
+        "runs": len(samples),
+        "target": target,
+        "better": better,
+    }
+
+
+def measure() -> list[dict]:
+    """Measure cold load (fresh processes), one-text latency, and 256-text batch throughput."""
+    rng = random.Random(SEED)
+    cold = []
+    for _ in range(5):
+        completed = subprocess.run(
+            [sys.executable, "-c", _COLD_LOAD], capture_output=True, text=True, check=True
+        )
+        cold.append(float(completed.stdout.strip()))
+
+    embedder = WordLlamaEmbedder()
+    embedder.load()
+    one = [_summary(rng)]
+    single = asyncio.run(_async_timings(embedder, one, 200))
+
+    batch = [_summary(rng) for _ in range(256)]
+    batch_ms = _timings(lambda: embedder.embed_sync(batch), 30)
+    throughput = [len(batch) / (ms / 1000) for ms in batch_ms]
+    return [
+        _figure("embed_cold_load", "ms", cold, 1000.0, "lower"),
+        _figure("embed_one_summary", "ms", single, 1.0, "lower"),
+        _figure("embed_batch_throughput", "per_s", throughput, 5000.0, "higher"),
+    ]
+
+
+if __name__ == "__main__":
+    for figure in measure():
+        print(
+            f"{figure['name']:<26} median {figure['median']:>10.2f} {figure['unit']:<6}"
+            f" p10 {figure['p10']:.2f}  p90 {figure['p90']:.2f}  runs {figure['runs']}"
+            f"  target {figure['target']} ({figure['better']} is better)"
+        )
