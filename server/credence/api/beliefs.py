@@ -1,0 +1,239 @@
+"""Beliefs: list, read with ETag, audit trail, proposals, and the four decisions."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import ResponseHeader
+from litestar.exceptions import NotFoundException
+from litestar.params import QueryParameter
+
+from credence.api.agents import load_agent
+from credence.api.deps import principal_of, services_of
+from credence.api.errors import errors
+from credence.api.params import AgentIdPath, BeliefIdPath, Cursor, IdempotencyKey, IfMatch, Limit
+from credence.memory import audit
+from credence.memory.beliefs import Outcome, belief_from_row, etag
+from credence.models import (
+    AuditEntry,
+    AuditPage,
+    Belief,
+    BeliefPage,
+    BeliefStatus,
+    EditIn,
+    ForgetIn,
+    ProposalsIn,
+    ProposalsResult,
+    ProposedBy,
+)
+
+StatusFilter = Annotated[BeliefStatus | None, QueryParameter(description="Filter by status")]
+AgentFilter = Annotated[
+    str | None,
+    QueryParameter(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="Only this agent's beliefs"),
+]
+ETAG_HEADER = [
+    ResponseHeader(
+        name="ETag", description="The belief's version as a strong ETag", documentation_only=True
+    )
+]
+
+
+async def load_belief(request: Request, belief_id: str) -> Any:
+    """The belief row if this key may see it, else 404."""
+    row = await services_of(request).beliefs.get_row(belief_id)
+    if row is None or not principal_of(request).sees_agent(row["agent_id"]):
+        raise NotFoundException(f"belief {belief_id!r} not found")
+    return row
+
+
+def outcome_response(outcome: Outcome) -> Response[Belief]:
+    """Send a decision's stored outcome as it was first computed."""
+    return Response(
+        content=outcome.body,
+        status_code=outcome.status_code,
+        headers=outcome.headers,
+        media_type="application/json",
+    )
+
+
+class BeliefController(Controller):
+    """/api/v1/beliefs and /api/v1/agents/{agent_id}/memory/beliefs"""
+
+    tags = ["beliefs"]
+
+    @get(
+        "/agents/{agent_id:str}/memory/beliefs",
+        operation_id="listAgentBeliefs",
+        responses=errors(404),
+    )
+    async def list_for_agent(
+        self,
+        request: Request,
+        agent_id: AgentIdPath,
+        status: StatusFilter = None,
+        limit: Limit = 50,
+        cursor: Cursor = None,
+    ) -> BeliefPage:
+        """An agent's beliefs, newest first."""
+        await load_agent(request, agent_id)
+        rows, next_cursor = await services_of(request).beliefs.list_rows(
+            agent_ids=[agent_id], status=status, limit=limit, cursor=cursor
+        )
+        return BeliefPage(items=[belief_from_row(r) for r in rows], next_cursor=next_cursor)
+
+    @get("/beliefs", operation_id="listBeliefs", responses=errors())
+    async def list_all(
+        self,
+        request: Request,
+        status: StatusFilter = None,
+        agent_id: AgentFilter = None,
+        limit: Limit = 50,
+        cursor: Cursor = None,
+    ) -> BeliefPage:
+        """Beliefs across every agent this key can see, newest first (the review queue)."""
+        principal = principal_of(request)
+        agent_ids = None
+        if agent_id is not None:
+            agent_ids = [agent_id] if principal.sees_agent(agent_id) else []
+        elif principal.scope != "admin" and principal.agents is not None:
+            agent_ids = sorted(principal.agents)
+        if agent_ids == []:
+            return BeliefPage(items=[], next_cursor=None)
+        rows, next_cursor = await services_of(request).beliefs.list_rows(
+            agent_ids=agent_ids, status=status, limit=limit, cursor=cursor
+        )
+        return BeliefPage(items=[belief_from_row(r) for r in rows], next_cursor=next_cursor)
+
+    @get(
+        "/beliefs/{belief_id:str}",
+        operation_id="getBelief",
+        responses=errors(404),
+        response_headers=ETAG_HEADER,
+    )
+    async def get_belief(self, request: Request, belief_id: BeliefIdPath) -> Response[Belief]:
+        """One belief; its ETag is the version to send in If-Match."""
+        belief = belief_from_row(await load_belief(request, belief_id))
+        return Response(belief, headers={"ETag": etag(belief.version)})
+
+    @get("/beliefs/{belief_id:str}/audit", operation_id="getBeliefAudit", responses=errors(404))
+    async def get_audit(self, request: Request, belief_id: BeliefIdPath) -> AuditPage:
+        """Every recorded change of one belief, oldest first."""
+        await load_belief(request, belief_id)
+        rows = await audit.trail(services_of(request).store, belief_id)
+        return AuditPage(items=[msgspec.convert(r, AuditEntry) for r in rows])
+
+    @post(
+        "/agents/{agent_id:str}/memory/beliefs/proposals",
+        operation_id="proposeBeliefs",
+        status_code=200,
+        responses=errors(403, 404),
+    )
+    async def propose(
+        self, request: Request, agent_id: AgentIdPath, data: ProposalsIn
+    ) -> ProposalsResult:
+        """Submit up to 10 proposed beliefs; accepted ones become pending review."""
+        await load_agent(request, agent_id)
+        principal = principal_of(request)
+        results = await services_of(request).beliefs.propose(
+            agent_id,
+            data.proposals,
+            ProposedBy(key_id=principal.key_id),
+            principal.actor,
+        )
+        return ProposalsResult(results=results)
+
+    async def _decide(
+        self,
+        request: Request,
+        belief_id: str,
+        action: str,
+        if_match: str | None,
+        idempotency_key: str | None,
+        payload: dict[str, Any],
+    ) -> Response[Belief]:
+        principal = principal_of(request)
+        principal.require_decider()
+        outcome = await services_of(request).beliefs.decide(
+            belief_id,
+            action,
+            principal,
+            if_match=if_match,
+            idempotency_key=idempotency_key,
+            payload=payload,
+        )
+        return outcome_response(outcome)
+
+    @post(
+        "/beliefs/{belief_id:str}/keep",
+        operation_id="keepBelief",
+        status_code=200,
+        responses=errors(403, 404, 409, 412, 422, 428),
+        response_headers=ETAG_HEADER,
+    )
+    async def keep(
+        self,
+        request: Request,
+        belief_id: BeliefIdPath,
+        if_match: IfMatch = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[Belief]:
+        """Keep a pending belief: it becomes active memory."""
+        return await self._decide(request, belief_id, "keep", if_match, idempotency_key, {})
+
+    @post(
+        "/beliefs/{belief_id:str}/forget",
+        operation_id="forgetBelief",
+        status_code=200,
+        responses=errors(403, 404, 409, 412, 422, 428),
+        response_headers=ETAG_HEADER,
+    )
+    async def forget(
+        self,
+        request: Request,
+        belief_id: BeliefIdPath,
+        data: ForgetIn | None = None,
+        if_match: IfMatch = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[Belief]:
+        """Forget a belief; it stays remembered as refused, with the reason."""
+        payload = {"reason": data.reason if data is not None else None}
+        return await self._decide(request, belief_id, "forget", if_match, idempotency_key, payload)
+
+    @post(
+        "/beliefs/{belief_id:str}/edit",
+        operation_id="editBelief",
+        status_code=200,
+        responses=errors(403, 404, 409, 412, 422, 428),
+        response_headers=ETAG_HEADER,
+    )
+    async def edit(
+        self,
+        request: Request,
+        belief_id: BeliefIdPath,
+        data: EditIn,
+        if_match: IfMatch = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[Belief]:
+        """Rewrite a belief in the owner's words: it becomes active with provenance owner."""
+        payload = {"content": data.content}
+        return await self._decide(request, belief_id, "edit", if_match, idempotency_key, payload)
+
+    @post(
+        "/beliefs/{belief_id:str}/reopen",
+        operation_id="reopenBelief",
+        status_code=200,
+        responses=errors(403, 404, 409, 412, 422, 428),
+        response_headers=ETAG_HEADER,
+    )
+    async def reopen(
+        self,
+        request: Request,
+        belief_id: BeliefIdPath,
+        if_match: IfMatch = None,
+        idempotency_key: IdempotencyKey = None,
+    ) -> Response[Belief]:
+        """Undo a decision: the belief goes back to pending (and what it retired comes back)."""
+        return await self._decide(request, belief_id, "reopen", if_match, idempotency_key, {})

@@ -1,0 +1,90 @@
+"""Episodes: an agent reports each finished turn; reviewers can page through them."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar import Controller, Request, get, post
+from litestar.exceptions import NotFoundException, ValidationException
+from litestar.params import QueryParameter
+
+from credence.api.agents import load_agent
+from credence.api.deps import services_of
+from credence.api.errors import errors
+from credence.api.params import AgentIdPath, Limit
+from credence.clock import parse_rfc3339, rfc3339
+from credence.memory.episodes import AgentMissing, EpisodeRejected, episode_from_row
+from credence.models import (
+    EpisodeBatchCreated,
+    EpisodeBatchIn,
+    EpisodeCreated,
+    EpisodeIn,
+    EpisodePage,
+)
+
+Since = Annotated[
+    str | None, QueryParameter(max_length=40, description="Only episodes finished at or after")
+]
+Reflected = Annotated[bool | None, QueryParameter(description="Filter by reflected state")]
+SeqCursor = Annotated[
+    str | None, QueryParameter(pattern=r"^[0-9]{1,15}$", description="Opaque cursor")
+]
+
+
+async def _ingest(request: Request, agent_id: str, items: list[EpisodeIn]):
+    await load_agent(request, agent_id)
+    try:
+        return await services_of(request).episodes.ingest(agent_id, items)
+    except EpisodeRejected as exc:
+        raise ValidationException(str(exc)) from None
+    except AgentMissing:
+        raise NotFoundException(f"agent {agent_id!r} not found") from None
+
+
+class EpisodeController(Controller):
+    """/api/v1/agents/{agent_id}/episodes"""
+
+    path = "/agents/{agent_id:str}/episodes"
+    tags = ["episodes"]
+
+    @post(operation_id="createEpisode", status_code=201, responses=errors(403, 404))
+    async def create(
+        self, request: Request, agent_id: AgentIdPath, data: EpisodeIn
+    ) -> EpisodeCreated:
+        """Store one finished turn (secrets are redacted before anything is stored)."""
+        rows, redacted = await _ingest(request, agent_id, [data])
+        return EpisodeCreated(episode=episode_from_row(rows[0]), redacted=redacted)
+
+    @post("/batch", operation_id="createEpisodes", status_code=201, responses=errors(403, 404))
+    async def create_batch(
+        self, request: Request, agent_id: AgentIdPath, data: EpisodeBatchIn
+    ) -> EpisodeBatchCreated:
+        """Store up to 500 episodes, all or nothing."""
+        rows, redacted = await _ingest(request, agent_id, data.episodes)
+        return EpisodeBatchCreated(ids=[r["id"] for r in rows], redacted=redacted)
+
+    @get(operation_id="listEpisodes", responses=errors(404))
+    async def list_episodes(
+        self,
+        request: Request,
+        agent_id: AgentIdPath,
+        since: Since = None,
+        reflected: Reflected = None,
+        limit: Limit = 50,
+        cursor: SeqCursor = None,
+    ) -> EpisodePage:
+        """An agent's episodes, oldest first."""
+        await load_agent(request, agent_id)
+        if since is not None:
+            try:
+                since = rfc3339(parse_rfc3339(since))
+            except (ValueError, OverflowError) as exc:
+                raise ValidationException(f"since: {exc}") from None
+        rows, next_cursor = await services_of(request).episodes.list_rows(
+            agent_id,
+            since=since,
+            reflected=reflected,
+            limit=limit,
+            cursor=int(cursor) if cursor is not None else None,
+        )
+        return EpisodePage(items=[episode_from_row(r) for r in rows], next_cursor=next_cursor)

@@ -1,0 +1,61 @@
+"""Error responses: one JSON shape for every 4xx, documented per operation."""
+
+from __future__ import annotations
+
+import logging
+
+from litestar import Request, Response
+from litestar.exceptions import HTTPException
+from litestar.openapi.datastructures import ResponseSpec
+
+from credence.models import Problem
+
+log = logging.getLogger("credence.api")
+
+_DESCRIPTIONS = {
+    400: "The request is malformed; `detail` and `extra` name the problem.",
+    401: "Missing, unknown or revoked bearer key.",
+    403: "The key's scope does not allow this.",
+    404: "No such object for this key.",
+    409: "The object's state does not allow this.",
+    412: "The If-Match version is stale; the current ETag is returned.",
+    413: "The request body is too large.",
+    422: "The Idempotency-Key was used with a different request.",
+    428: "If-Match is required.",
+    429: "Too many requests; retry after the Retry-After seconds.",
+    410: "The pairing code is unknown, used or expired.",
+}
+COMMON = (400, 401, 413, 429)
+
+
+def errors(*codes: int) -> dict[int, ResponseSpec]:
+    """OpenAPI response specs for the listed statuses plus the ones every route can return."""
+    return {
+        code: ResponseSpec(
+            data_container=Problem, description=_DESCRIPTIONS[code], generate_examples=False
+        )
+        for code in sorted({*COMMON, *codes})
+    }
+
+
+def problem(status_code: int, detail: str, headers: dict[str, str] | None = None) -> Response:
+    """A Problem response."""
+    return Response(
+        Problem(status_code=status_code, detail=detail), status_code=status_code, headers=headers
+    )
+
+
+def http_exception_handler(_: Request, exc: HTTPException) -> Response:
+    """Render Litestar's HTTP exceptions as Problems (validation details go in ``extra``)."""
+    extra = exc.extra if exc.extra else None
+    if isinstance(extra, dict | list) or extra is None:
+        body = Problem(status_code=exc.status_code, detail=exc.detail, extra=extra)
+    else:
+        body = Problem(status_code=exc.status_code, detail=exc.detail, extra={"info": str(extra)})
+    return Response(body, status_code=exc.status_code, headers=exc.headers)
+
+
+def unexpected_exception_handler(request: Request, exc: Exception) -> Response:
+    """Last resort: log the bug loudly and answer a JSON 500 without internals."""
+    log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return problem(500, "internal error; it has been logged")

@@ -1,0 +1,34 @@
+"""Pairing: a phone exchanges a one-time code for its own reviewer key."""
+
+from __future__ import annotations
+
+from litestar import Request, post
+from litestar.exceptions import ClientException
+
+from credence.api.deps import services_of
+from credence.api.errors import errors
+from credence.auth import PairingRefused, redeem_pairing_code
+from credence.models import ApiKey, ApiKeyCreated, PairIn
+
+
+@post(
+    "/pair",
+    operation_id="pairDevice",
+    status_code=201,
+    exclude_from_auth=True,
+    tags=["auth"],
+    responses=errors(410),
+)
+async def pair(request: Request, data: PairIn) -> ApiKeyCreated:
+    """Redeem a pairing code once for a reviewer key (shown only in this response)."""
+    services = services_of(request)
+
+    async def work(conn):
+        return await redeem_pairing_code(conn, data.code, services.clock)
+
+    try:
+        secret, row = await services.store.write(work)
+    except PairingRefused as exc:
+        raise ClientException(status_code=410, detail=str(exc)) from None
+    services.keyring.forget_cached()
+    return ApiKeyCreated(key=secret, info=ApiKey(**row))

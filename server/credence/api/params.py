@@ -1,0 +1,41 @@
+"""Typed, bounded request parameters shared by the controllers."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar.params import HeaderParameter, PathParameter, QueryParameter
+
+from credence.models import ID_PATTERN, SLUG_PATTERN
+
+AgentIdPath = Annotated[
+    str, PathParameter(pattern=SLUG_PATTERN, max_length=64, description="Agent slug")
+]
+BeliefIdPath = Annotated[
+    str, PathParameter(pattern=ID_PATTERN, max_length=31, description="Belief id")
+]
+KeyIdPath = Annotated[str, PathParameter(pattern=ID_PATTERN, max_length=31, description="Key id")]
+Limit = Annotated[int, QueryParameter(ge=1, le=200, description="Page size (at most 200)")]
+Cursor = Annotated[
+    str | None,
+    QueryParameter(
+        pattern=r"^[0-9a-z_]{1,40}$", max_length=40, description="Opaque cursor from next_cursor"
+    ),
+]
+IfMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        header="If-Match",
+        max_length=40,
+        description='The ETag of the belief version you decided on, e.g. "3" (required)',
+    ),
+]
+IdempotencyKey = Annotated[
+    str | None,
+    HeaderParameter(
+        header="Idempotency-Key",
+        pattern=r"^[A-Za-z0-9_.:-]{1,128}$",
+        max_length=128,
+        description="Retry-safe key: a retried decision returns the first answer",
+    ),
+]

@@ -1,0 +1,167 @@
+"""create_app(settings) -> Litestar: routers, lifespan, auth, OpenAPI and the PWA."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+
+import httpx
+from litestar import Litestar, Router, get
+from litestar.exceptions import HTTPException
+from litestar.middleware import DefineMiddleware
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.spec import Components, SecurityScheme, Server
+from litestar.static_files import create_static_files_router
+
+from credence import __version__
+from credence.api import admin, agents, beliefs, episodes, health, pair
+from credence.api.errors import http_exception_handler, unexpected_exception_handler
+from credence.api.security import security_headers_middleware
+from credence.auth import BearerAuth, KeyRing
+from credence.clock import Clock, system_clock
+from credence.db.store import Store
+from credence.embed import Embedder, make_embedder
+from credence.memory.beliefs import BeliefHooks, BeliefService
+from credence.memory.episodes import EpisodeService
+from credence.openapi_doc import cached_openapi_dict
+from credence.services import Component, Services
+from credence.settings import Settings
+
+log = logging.getLogger("credence")
+API_PREFIX = "/api/v1"
+PWA_DIR = Path(__file__).resolve().parent.parent.parent / "pwa"
+
+
+def api_handlers() -> list:
+    """Every route handler under /api/v1."""
+    return [
+        agents.AgentController,
+        episodes.EpisodeController,
+        beliefs.BeliefController,
+        admin.KeyController,
+        admin.create_pairing_code,
+        admin.verify_audit,
+        admin.who_am_i,
+        pair.pair,
+    ]
+
+
+@get(
+    "/openapi.json",
+    operation_id="getOpenapi",
+    exclude_from_auth=True,
+    include_in_schema=False,
+    media_type="application/json",
+)
+async def openapi_json() -> dict:
+    """The OpenAPI document (the same one committed as openapi.yaml)."""
+    return cached_openapi_dict()
+
+
+def default_components() -> list[Component]:
+    """Background parts started with the app (push delivery, scheduler, …)."""
+    return []
+
+
+def create_app(
+    settings: Settings,
+    *,
+    clock: Clock = system_clock,
+    embedder: Embedder | None = None,
+    components: Sequence[Component] | None = None,
+    pwa_dir: Path | None = None,
+) -> Litestar:
+    """Build the Credence ASGI app; the store opens in the lifespan, not at import."""
+    chosen_components = list(default_components() if components is None else components)
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        store = Store(settings.database_path)
+        await store.open()
+        async with AsyncExitStack() as stack:
+            stack.push_async_callback(store.close)
+            http = httpx.AsyncClient(timeout=httpx.Timeout(30.0), follow_redirects=False)
+            stack.push_async_callback(http.aclose)
+            chosen = embedder or make_embedder(
+                settings.embed_url, settings.embed_model, settings.embed_api_key, client=http
+            )
+            hooks = BeliefHooks()
+            services = Services(
+                settings=settings,
+                clock=clock,
+                store=store,
+                embedder=chosen,
+                http=http,
+                keyring=KeyRing(store),
+                hooks=hooks,
+                beliefs=BeliefService(store, chosen, clock, hooks),
+                episodes=EpisodeService(store, chosen, clock),
+            )
+            app.state.services = services
+            app.state.keyring = services.keyring
+            for component in chosen_components:
+                await stack.enter_async_context(component(services))
+            yield
+
+    route_handlers: list = [
+        health.healthz,
+        health.readyz,
+        Router(
+            path=API_PREFIX,
+            route_handlers=[*api_handlers(), openapi_json],
+            middleware=[DefineMiddleware(BearerAuth)],
+        ),
+    ]
+    static_dir = pwa_dir or PWA_DIR
+    if static_dir.is_dir():
+        route_handlers.append(
+            create_static_files_router(
+                path="/",
+                directories=[static_dir],
+                html_mode=True,
+                include_in_schema=False,
+                name="pwa",
+            )
+        )
+
+    return Litestar(
+        route_handlers=route_handlers,
+        lifespan=[lifespan],
+        middleware=[
+            security_headers_middleware,
+        ],
+        exception_handlers={
+            HTTPException: http_exception_handler,
+            Exception: unexpected_exception_handler,
+        },
+        openapi_config=openapi_config(),
+        request_max_body_size=settings.max_body_bytes,
+        debug=False,
+    )
+
+
+def openapi_config() -> OpenAPIConfig:
+    """The OpenAPI document the contract test compares with openapi.yaml."""
+    return OpenAPIConfig(
+        title="Credence",
+        version=__version__,
+        description=(
+            "Memory review for AI agents: agents post episodes, reflection proposes beliefs,"
+            " a human keeps, forgets or edits them, and agents read kept memory back."
+        ),
+        servers=[Server(url="/")],
+        components=Components(
+            security_schemes={
+                "BearerToken": SecurityScheme(
+                    type="http", scheme="bearer", description="A Credence API key (crd_…)"
+                )
+            }
+        ),
+        security=[{"BearerToken": []}],
+        use_handler_docstrings=True,
+        path="/schema",
+        render_plugins=[],
+        enabled_endpoints=set(),
+    )

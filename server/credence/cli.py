@@ -1,0 +1,210 @@
+"""The `credence` command: serve, keys, pair, openapi, audit and the other entry points."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from credence.settings import Settings, SettingsError, load_settings
+
+Command = Callable[[argparse.Namespace], int]
+_COMMANDS: dict[str, tuple[Command, Callable[[argparse.ArgumentParser], None], str]] = {}
+
+
+def command(name: str, help_text: str, arguments: Callable[[argparse.ArgumentParser], None]):
+    """Register a subcommand: ``arguments`` adds its flags, the function runs it."""
+
+    def register(func: Command) -> Command:
+        _COMMANDS[name] = (func, arguments, help_text)
+        return func
+
+    return register
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """Settings from the environment, overridden by the common flags."""
+    return load_settings(
+        data_dir=getattr(args, "data", None),
+        host=getattr(args, "host", None),
+        port=getattr(args, "port", None),
+    )
+
+
+def with_store(settings: Settings, work: Callable[[Any], Awaitable[Any]]) -> Any:
+    """Open the store of ``settings``, run ``work(store)``, close it, return the result."""
+    from credence.db.store import Store
+
+    async def run() -> Any:
+        store = Store(settings.database_path)
+        await store.open()
+        try:
+            return await work(store)
+        finally:
+            await store.close()
+
+    return asyncio.run(run())
+
+
+def _data_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--data", type=Path, help="data dir (default $CREDENCE_DATA_DIR or ./data)")
+
+
+def _serve_flags(parser: argparse.ArgumentParser) -> None:
+    _data_flag(parser)
+    parser.add_argument("--host", help="bind address (default $CREDENCE_HOST or 127.0.0.1)")
+    parser.add_argument("--port", type=int, help="port (default $CREDENCE_PORT or 8000)")
+
+
+@command("serve", "run the HTTP service", _serve_flags)
+def serve(args: argparse.Namespace) -> int:
+    """Run the service with uvicorn until interrupted."""
+    import uvicorn
+
+    from credence.app import create_app
+
+    settings = settings_from(args)
+    app = create_app(settings)
+    print(f"Credence listening on {settings.base_url}", flush=True)
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level.lower(),
+        access_log=False,
+        lifespan="on",
+    )
+    return 0
+
+
+def _keys_flags(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="keys_action", required=True)
+    create = sub.add_parser("create", help="create a key and print it (alone on the last line)")
+    create.add_argument("--scope", choices=("admin", "reviewer", "agent"), required=True)
+    create.add_argument("--agent", action="append", dest="agents", help="agent id (repeatable)")
+    create.add_argument("--label", default="")
+    _data_flag(create)
+    revoke = sub.add_parser("revoke", help="revoke a key by id")
+    revoke.add_argument("key_id")
+    _data_flag(revoke)
+    listing = sub.add_parser("list", help="list keys (never their secrets)")
+    _data_flag(listing)
+
+
+@command("keys", "create, list or revoke API keys", _keys_flags)
+def keys(args: argparse.Namespace) -> int:
+    """Manage API keys directly in the data dir."""
+    from credence.auth import insert_key, key_row
+    from credence.clock import rfc3339, system_clock
+
+    settings = settings_from(args)
+    if args.keys_action == "create":
+
+        async def create(store):
+            async def work(conn):
+                return await insert_key(
+                    conn,
+                    scope=args.scope,
+                    agents=args.agents,
+                    label=args.label,
+                    clock=system_clock,
+                )
+
+            return await store.write(work)
+
+        try:
+            secret, row = with_store(settings, create)
+        except (ValueError, LookupError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return 2
+        agents = ",".join(row["agents"]) if row["agents"] else "all agents"
+        print(f"Created {row['scope']} key {row['id']} ({agents}). It is shown only once:")
+        print(secret)
+        return 0
+    if args.keys_action == "revoke":
+
+        async def revoke(store):
+            now = rfc3339(system_clock())
+
+            async def work(conn):
+                cur = await conn.execute(
+                    "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?",
+                    (now, args.key_id),
+                )
+                return cur.rowcount
+
+            return await store.write(work)
+
+        if not with_store(settings, revoke):
+            print(f"error: no key {args.key_id}", file=sys.stderr)
+            return 2
+        print(f"Revoked {args.key_id}")
+        return 0
+
+    async def listing(store):
+        return await store.fetchall("SELECT * FROM api_keys ORDER BY id")
+
+    for row in with_store(settings, listing):
+        info = key_row(row)
+        state = f"revoked {info['revoked_at']}" if info["revoked_at"] else "active"
+        print(
+            f"{info['id']}  {info['scope']:8}  {info['agents'] or 'all'}  {state}  {info['label']}"
+        )
+    return 0
+
+
+def _openapi_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--output", type=Path, default=Path("openapi.yaml"))
+
+
+@command("openapi", "write the OpenAPI document the app serves", _openapi_flags)
+def openapi(args: argparse.Namespace) -> int:
+    """Regenerate openapi.yaml from the app's routes and types."""
+    from credence.openapi_doc import render_openapi
+
+    args.output.write_text(render_openapi(), encoding="utf-8")
+    print(f"wrote {args.output}")
+    return 0
+
+
+def _audit_flags(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="audit_action", required=True)
+    verify = sub.add_parser("verify", help="verify the audit hash chain")
+    _data_flag(verify)
+
+
+@command("audit", "verify the audit chain", _audit_flags)
+def audit_command(args: argparse.Namespace) -> int:
+    """Print {ok, rows, first_broken} for the audit chain; exit 1 when it is broken."""
+    import json
+
+    from credence.memory import audit
+
+    ok, rows, first_broken = with_store(settings_from(args), audit.verify)
+    print(json.dumps({"ok": ok, "rows": rows, "first_broken": first_broken}))
+    return 0 if ok else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the `credence` console script."""
+    parser = argparse.ArgumentParser(prog="credence", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name, (_, arguments, help_text) in _COMMANDS.items():
+        arguments(sub.add_parser(name, help=help_text))
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        return _COMMANDS[args.command][0](args)
+    except SettingsError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Numbered forward migrations, applied in order at start-up."""

@@ -1,0 +1,255 @@
+"""The embedded SQLite store: one connection, checked pragmas, migrations, group commit."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+from collections.abc import Awaitable, Callable
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+import aiosqlite
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Work = Callable[[aiosqlite.Connection], Awaitable[T]]
+
+# (pragma, value to set, value PRAGMA reads back). Start-up refuses to run unless each reads back.
+REQUIRED_PRAGMAS: tuple[tuple[str, str, object], ...] = (
+    ("journal_mode", "WAL", "wal"),
+    ("synchronous", "FULL", 2),
+    ("foreign_keys", "ON", 1),
+    ("busy_timeout", "10000", 10000),
+)
+MAX_BATCH = 64
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or used safely."""
+
+
+class Store:
+    """Owns the single aiosqlite connection of this process and serialises every use of it.
+
+    Reads run one at a time between transactions. Writes queue up and the executor commits each
+    run of queued writes in one ``BEGIN IMMEDIATE`` transaction (group commit), isolating each
+    write in its own SAVEPOINT so one failing write rolls back alone. A caller learns its result
+    only after COMMIT, so a success is durable; a cancelled caller never interrupts a write, and
+    a write whose caller left before it started is skipped.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._conn: aiosqlite.Connection | None = None
+        self._queue: collections.deque[tuple[bool, Work[Any], asyncio.Future[Any]]] = (
+            collections.deque()
+        )
+        self._wakeup = asyncio.Event()
+        self._executor: asyncio.Task[None] | None = None
+        self.schema_version = 0
+
+    async def open(self) -> None:
+        """Open the file, enforce the pragmas, apply migrations and start the executor."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._conn = await aiosqlite.connect(self.path, isolation_level=None)
+        self._conn.row_factory = aiosqlite.Row
+        for name, value, expected in REQUIRED_PRAGMAS:
+            await self._conn.execute(f"PRAGMA {name}={value}")
+            async with self._conn.execute(f"PRAGMA {name}") as cur:
+                row = await cur.fetchone()
+            actual = row[0] if row else None
+            if isinstance(expected, str) and isinstance(actual, str):
+                actual = actual.lower()
+            if actual != expected:
+                await self._conn.close()
+                self._conn = None
+                raise StoreError(f"PRAGMA {name} is {actual!r}, need {expected!r}: refusing to run")
+        await self._migrate()
+        self._executor = asyncio.create_task(self._run(), name="credence-store")
+
+    async def close(self) -> None:
+        """Finish queued work, stop the executor and close the connection."""
+        if self._executor is not None:
+            self._queue.append((False, _stop, asyncio.get_running_loop().create_future()))
+            self._wakeup.set()
+            await self._executor
+            self._executor = None
+        if self._conn is not None:
+            await self._conn.close()
+            self._conn = None
+
+    async def read(self, work: Work[T]) -> T:
+        """Run ``work(conn)`` outside any transaction and return its result."""
+        return await self._submit(False, work)
+
+    async def write(self, work: Work[T]) -> T:
+        """Run ``work(conn)`` inside a committed transaction; its exception rolls it back."""
+        return await self._submit(True, work)
+
+    async def fetchall(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[Any]:
+        """Convenience read: all rows of one query."""
+
+        async def work(conn: aiosqlite.Connection) -> list[Any]:
+            async with conn.execute(sql, params) as cur:
+                return list(await cur.fetchall())
+
+        return await self.read(work)
+
+    async def fetchone(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:
+        """Convenience read: the first row of one query, or None."""
+        rows = await self.fetchall(sql, params)
+        return rows[0] if rows else None
+
+    async def _submit(self, is_write: bool, work: Work[T]) -> T:
+        if self._executor is None or self._executor.done():
+            raise StoreError("store is not open")
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.append((is_write, work, future))
+        self._wakeup.set()
+        return await future
+
+    async def _run(self) -> None:
+        assert self._conn is not None
+        conn = self._conn
+        while True:
+            if not self._queue:
+                self._wakeup.clear()
+                await self._wakeup.wait()
+                continue
+            is_write, work, future = self._queue.popleft()
+            if work is _stop:
+                return
+            if not is_write:
+                if not future.cancelled():
+                    await _settle(future, work, conn)
+                continue
+            batch = [(work, future)]
+            while self._queue and self._queue[0][0] and len(batch) < MAX_BATCH:
+                _, more_work, more_future = self._queue.popleft()
+                batch.append((more_work, more_future))
+            await self._commit_batch(conn, batch)
+
+    async def _commit_batch(
+        self, conn: aiosqlite.Connection, batch: list[tuple[Work[Any], asyncio.Future[Any]]]
+    ) -> None:
+        outcomes: list[tuple[asyncio.Future[Any], bool, Any]] = []
+        try:
+            await conn.execute("BEGIN IMMEDIATE")
+        except Exception as exc:  # the database itself is unusable: fail the whole batch
+            for _, future in batch:
+                _resolve(future, False, exc)
+            return
+        for work, future in batch:
+            if future.cancelled():
+                continue
+            await conn.execute("SAVEPOINT unit")
+            try:
+                result = await work(conn)
+            except Exception as exc:
+                await conn.execute("ROLLBACK TO unit")
+                await conn.execute("RELEASE unit")
+                outcomes.append((future, False, exc))
+            else:
+                await conn.execute("RELEASE unit")
+                outcomes.append((future, True, result))
+        try:
+            await conn.execute("COMMIT")
+        except Exception as exc:
+            log.exception("commit failed; rolling back %d writes", len(outcomes))
+            await conn.execute("ROLLBACK")
+            outcomes = [(future, False, exc) for future, _, _ in outcomes]
+        for future, ok, value in outcomes:
+            _resolve(future, ok, value)
+
+    async def _migrate(self) -> None:
+        assert self._conn is not None
+        conn = self._conn
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version ("
+            " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
+        )
+        async with conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version") as cur:
+            current = (await cur.fetchone())[0]
+        for version, name, sql in migrations():
+            if version <= current:
+                continue
+            log.info("applying migration %04d_%s", version, name)
+            await conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in split_statements(sql):
+                    await conn.execute(statement)
+                await conn.execute(
+                    "INSERT INTO schema_version(version, name, applied_at)"
+                    " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
+                    (version, name),
+                )
+                await conn.execute("COMMIT")
+            except Exception:
+                await conn.execute("ROLLBACK")
+                raise
+            current = version
+        self.schema_version = current
+
+
+def migrations() -> list[tuple[int, str, str]]:
+    """The numbered forward migrations shipped in ``credence/db/migrations``, in order."""
+    found = []
+    for entry in resources.files("credence.db.migrations").iterdir():
+        stem, _, suffix = entry.name.partition(".")
+        if suffix != "sql" or "_" not in stem:
+            continue
+        number, _, name = stem.partition("_")
+        found.append((int(number), name, entry.read_text(encoding="utf-8")))
+    found.sort()
+    numbers = [n for n, _, _ in found]
+    if numbers != list(range(1, len(numbers) + 1)):
+        raise StoreError(f"migrations must be numbered 1..n without gaps, found {numbers}")
+    return found
+
+
+def split_statements(sql: str) -> list[str]:
+    """Split a migration into statements, keeping trigger bodies (BEGIN … END;) whole."""
+    statements, buffer = [], ""
+    for line in sql.splitlines(keepends=True):
+        if line.strip().startswith("--") and not buffer:
+            continue
+        buffer += line
+        if aiosqlite_complete(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements
+
+
+def aiosqlite_complete(sql: str) -> bool:
+    """True when ``sql`` ends a complete statement (sqlite3's own tokenizer decides)."""
+    import sqlite3
+
+    return sqlite3.complete_statement(sql)
+
+
+async def _stop(conn: aiosqlite.Connection) -> None:  # sentinel work item
+    return None
+
+
+async def _settle(future: asyncio.Future[Any], work: Work[Any], conn: aiosqlite.Connection) -> None:
+    try:
+        result = await work(conn)
+    except Exception as exc:
+        _resolve(future, False, exc)
+    else:
+        _resolve(future, True, result)
+
+
+def _resolve(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    if future.done():
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)

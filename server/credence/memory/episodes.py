@@ -1,0 +1,174 @@
+"""Episode ingest (redaction before anything is stored or embedded) and listing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from credence.clock import Clock, parse_rfc3339, rfc3339
+from credence.ids import new_id
+from credence.memory.provenance import combine_origin, third_party_reasons
+from credence.memory.redact import redact, redact_value
+from credence.models import Episode, EpisodeIn, Intervention
+
+if TYPE_CHECKING:
+    import aiosqlite
+
+    from credence.db.store import Store
+    from credence.embed import Embedder
+
+
+class EpisodeRejected(ValueError):
+    """An episode cannot be stored as sent (the message says which field and why)."""
+
+
+class AgentMissing(LookupError):
+    """The agent an operation names does not exist."""
+
+
+def embedding_text(summary: str, interventions: Sequence[tuple[str, str]]) -> str:
+    """The text an episode is embedded and searched by."""
+    return "\n".join([summary, *(text for _, text in interventions)])
+
+
+def prepare(item: EpisodeIn, agent_id: str, now: str, index: int) -> tuple[dict[str, Any], int]:
+    """Redact and normalise one incoming episode into a row (no I/O); returns (row, redacted)."""
+    if item.finished_at is None:
+        finished_at = now
+    else:
+        try:
+            finished_at = rfc3339(parse_rfc3339(item.finished_at))
+        except (ValueError, OverflowError) as exc:
+            raise EpisodeRejected(f"episodes[{index}].finished_at: {exc}") from None
+    summary = redact(item.summary)
+    count = summary.count
+    interventions = []
+    for intervention in item.interventions:
+        text = redact(intervention.text)
+        count += text.count
+        interventions.append((intervention.trigger, text.text))
+    session = redact(item.session_id)
+    metadata, metadata_count = redact_value(item.metadata)
+    count += session.count + metadata_count
+    reasons = third_party_reasons(summary.text, item.metadata)
+    row = {
+        "id": new_id("ep"),
+        "agent_id": agent_id,
+        "session_id": session.text,
+        "role_label": item.role_label,
+        "finished_at": finished_at,
+        "summary": summary.text,
+        "interventions": json.dumps([{"trigger": t, "text": x} for t, x in interventions]),
+        "intervention_text": "\n".join(x for _, x in interventions),
+        "origin": combine_origin(item.origin, reasons),
+        "untrusted_reasons": json.dumps(
+            (["declared"] if item.origin == "untrusted" else []) + reasons
+        ),
+        "metadata": json.dumps(metadata, ensure_ascii=False),
+        "redactions": count,
+        "created_at": now,
+        "reflected_at": None,
+        "embedding_text": embedding_text(summary.text, interventions),
+    }
+    try:
+        row["metadata"].encode("utf-8")
+    except UnicodeEncodeError:
+        raise EpisodeRejected(f"episodes[{index}].metadata: invalid unicode") from None
+    return row, count
+
+
+def episode_from_row(row: Any) -> Episode:
+    """Turn an episodes row into the API's Episode."""
+    return Episode(
+        id=row["id"],
+        agent_id=row["agent_id"],
+        session_id=row["session_id"],
+        role_label=row["role_label"],
+        finished_at=row["finished_at"],
+        summary=row["summary"],
+        interventions=[Intervention(**i) for i in json.loads(row["interventions"])],
+        origin=row["origin"],
+        untrusted_reasons=json.loads(row["untrusted_reasons"]),
+        metadata=json.loads(row["metadata"]),
+        redactions=row["redactions"],
+        reflected_at=row["reflected_at"],
+        created_at=row["created_at"],
+    )
+
+
+_COLUMNS = (
+    "id",
+    "agent_id",
+    "session_id",
+    "role_label",
+    "finished_at",
+    "summary",
+    "interventions",
+    "intervention_text",
+    "origin",
+    "untrusted_reasons",
+    "metadata",
+    "redactions",
+    "created_at",
+    "embedding",
+)
+
+
+class EpisodeService:
+    """Stores episodes for agents: redacted, provenance-checked, embedded, all-or-nothing."""
+
+    def __init__(self, store: Store, embedder: Embedder, clock: Clock) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.clock = clock
+
+    async def ingest(self, agent_id: str, items: Sequence[EpisodeIn]) -> tuple[list[Any], int]:
+        """Store the episodes in one transaction; returns (stored rows, secrets redacted)."""
+        now = rfc3339(self.clock())
+        prepared = [prepare(item, agent_id, now, i) for i, item in enumerate(items)]
+        rows = [row for row, _ in prepared]
+        vectors = await self.embedder.embed([row.pop("embedding_text") for row in rows])
+        for row, vector in zip(rows, vectors, strict=True):
+            row["embedding"] = np.asarray(vector, dtype="<f4").tobytes()
+
+        async def work(conn: aiosqlite.Connection) -> None:
+            async with conn.execute("SELECT 1 FROM agents WHERE id = ?", (agent_id,)) as cur:
+                if await cur.fetchone() is None:
+                    raise AgentMissing(agent_id)
+            await conn.executemany(
+                f"INSERT INTO episodes({', '.join(_COLUMNS)})"
+                f" VALUES ({', '.join(':' + c for c in _COLUMNS)})",
+                rows,
+            )
+
+        await self.store.write(work)
+        return rows, sum(count for _, count in prepared)
+
+    async def list_rows(
+        self,
+        agent_id: str,
+        *,
+        since: str | None,
+        reflected: bool | None,
+        limit: int,
+        cursor: int | None,
+    ) -> tuple[list[Any], str | None]:
+        """Episodes oldest first with optional filters; returns (rows, next cursor)."""
+        clauses, params = ["agent_id = ?"], [agent_id]
+        if since is not None:
+            clauses.append("finished_at >= ?")
+            params.append(since)
+        if reflected is not None:
+            clauses.append("reflected_at IS NOT NULL" if reflected else "reflected_at IS NULL")
+        if cursor is not None:
+            clauses.append("seq > ?")
+            params.append(cursor)
+        rows = await self.store.fetchall(
+            f"SELECT * FROM episodes WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?",
+            (*params, limit + 1),
+        )
+        next_cursor = str(rows[limit - 1]["seq"]) if len(rows) > limit else None
+        return rows[:limit], next_cursor

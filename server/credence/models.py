@@ -1,0 +1,375 @@
+"""msgspec Structs that form the API contract: ``XIn`` for input, frozen ``X`` for output."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+from msgspec import Meta, Struct
+
+# Every string a client sends is bounded and free of NUL bytes; ids follow one slug grammar.
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+ID_PATTERN = r"^[a-z]{1,4}_[0-9a-z]{26}$"
+NO_NUL = r"^[^\x00]*$"
+MAX_SAFE_INT = 2**53
+
+AgentId = Annotated[str, Meta(pattern=SLUG_PATTERN, description="Agent slug: a-z, 0-9, _ and -")]
+ObjectId = Annotated[str, Meta(pattern=ID_PATTERN, max_length=31)]
+Label = Annotated[str, Meta(max_length=200, pattern=NO_NUL)]
+ShortText = Annotated[str, Meta(max_length=2000, pattern=NO_NUL)]
+BeliefText = Annotated[str, Meta(min_length=1, max_length=2000, pattern=r"^[^\x00]*\S[^\x00]*$")]
+LongText = Annotated[str, Meta(max_length=20000, pattern=NO_NUL)]
+Timestamp = Annotated[str, Meta(description="RFC 3339 date-time, UTC", max_length=40)]
+Confidence = Annotated[float, Meta(ge=0.0, le=1.0)]
+Trigger = Literal["steer", "denial", "followup"]
+Origin = Literal["clean", "untrusted"]
+Provenance = Literal["clean", "untrusted", "owner"]
+BeliefStatus = Literal["pending", "active", "forgotten"]
+BeliefOp = Literal["add", "strengthen", "weaken", "forget", "supersede"]
+Scope = Literal["admin", "reviewer", "agent"]
+ReflectorName = Literal["heuristic", "llm", "stub"]
+
+
+class Problem(Struct, frozen=True):
+    """The JSON body of every error response."""
+
+    status_code: int
+    detail: str
+    extra: dict[str, Any] | list[Any] | None = None
+
+
+# --- agents -------------------------------------------------------------------------------
+
+
+class ReflectionSettings(Struct, frozen=True, kw_only=True):
+    """How and when an agent's episodes are reflected on."""
+
+    enabled: bool = True
+    cron: Annotated[str, Meta(max_length=100, pattern=NO_NUL)] = "0 3 * * *"
+    lambda_per_day: Annotated[float, Meta(ge=0.0, le=10.0)] = 0.02
+    max_diffs: Annotated[int, Meta(ge=1, le=10)] = 10
+    recall_k: Annotated[int, Meta(ge=1, le=200)] = 50
+    recall_queries: Annotated[list[ShortText], Meta(max_length=20)] = msgspec.field(
+        default_factory=list
+    )
+    reflector: ReflectorName | None = None
+
+
+class AgentIn(Struct, frozen=True, kw_only=True):
+    """Create an agent."""
+
+    id: AgentId
+    name: Label
+    roles: Annotated[list[Annotated[str, Meta(pattern=SLUG_PATTERN)]], Meta(max_length=50)] = (
+        msgspec.field(default_factory=list)
+    )
+    reflection: ReflectionSettings = msgspec.field(default_factory=ReflectionSettings)
+
+
+class AgentPatch(Struct, frozen=True, kw_only=True):
+    """Update an agent; absent fields stay as they are."""
+
+    name: Label | None = None
+    roles: (
+        Annotated[list[Annotated[str, Meta(pattern=SLUG_PATTERN)]], Meta(max_length=50)] | None
+    ) = None
+    reflection: ReflectionSettings | None = None
+
+
+class Agent(Struct, frozen=True, kw_only=True):
+    """An agent whose memory Credence keeps."""
+
+    id: str
+    name: str
+    roles: list[str]
+    reflection: ReflectionSettings
+    created_at: str
+    updated_at: str
+
+
+class AgentPage(Struct, frozen=True):
+    """A page of agents."""
+
+    items: list[Agent]
+    next_cursor: str | None = None
+
+
+# --- episodes -----------------------------------------------------------------------------
+
+
+class InterventionIn(Struct, frozen=True):
+    """A user's intervention during the turn, in the user's own words."""
+
+    trigger: Trigger
+    text: ShortText
+
+
+class EpisodeIn(Struct, frozen=True, kw_only=True):
+    """One finished turn of an agent."""
+
+    session_id: Annotated[str, Meta(min_length=1, max_length=200, pattern=NO_NUL)]
+    summary: Annotated[str, Meta(min_length=1, max_length=20000, pattern=NO_NUL)]
+    role_label: Annotated[str, Meta(max_length=64, pattern=NO_NUL)] | None = None
+    finished_at: Timestamp | None = None
+    interventions: Annotated[list[InterventionIn], Meta(max_length=50)] = msgspec.field(
+        default_factory=list
+    )
+    origin: Origin = "clean"
+    metadata: Annotated[dict[Annotated[str, Meta(max_length=100)], Any], Meta(max_length=50)] = (
+        msgspec.field(default_factory=dict)
+    )
+
+
+class EpisodeBatchIn(Struct, frozen=True):
+    """Up to 500 episodes at once."""
+
+    episodes: Annotated[list[EpisodeIn], Meta(min_length=1, max_length=500)]
+
+
+class Intervention(Struct, frozen=True):
+    """A stored intervention."""
+
+    trigger: str
+    text: str
+
+
+class Episode(Struct, frozen=True, kw_only=True):
+    """A stored (redacted) episode."""
+
+    id: str
+    agent_id: str
+    session_id: str
+    role_label: str | None
+    finished_at: str
+    summary: str
+    interventions: list[Intervention]
+    origin: str
+    untrusted_reasons: list[str]
+    metadata: dict[str, Any]
+    redactions: int
+    reflected_at: str | None
+    created_at: str
+
+
+class EpisodeCreated(Struct, frozen=True):
+    """The answer to posting one episode."""
+
+    episode: Episode
+    redacted: int
+
+
+class EpisodeBatchCreated(Struct, frozen=True):
+    """The answer to posting a batch of episodes."""
+
+    ids: list[str]
+    redacted: int
+
+
+class EpisodePage(Struct, frozen=True):
+    """A page of episodes, oldest first."""
+
+    items: list[Episode]
+    next_cursor: str | None = None
+
+
+# --- beliefs ------------------------------------------------------------------------------
+
+
+class ProposedBy(Struct, frozen=True, kw_only=True):
+    """Who proposed a belief."""
+
+    key_id: str | None = None
+    job_id: str | None = None
+    reflector: str | None = None
+
+
+class Belief(Struct, frozen=True, kw_only=True):
+    """A belief: pending review, active memory, or forgotten (refused and remembered)."""
+
+    id: str
+    agent_id: str
+    role: str | None
+    content: str
+    status: str
+    confidence: float
+    op: str
+    target_belief_id: str | None
+    rationale: str
+    source_episodes: list[str]
+    provenance: str
+    review_reasons: list[str]
+    proposed_by: ProposedBy
+    version: int
+    created_at: str
+    updated_at: str
+    decided_by: str | None
+    decided_at: str | None
+    forgotten_reason: str | None
+    injection_count: int
+    last_injected_at: str | None
+
+
+class BeliefPage(Struct, frozen=True):
+    """A page of beliefs, newest first."""
+
+    items: list[Belief]
+    next_cursor: str | None = None
+
+
+class ProposalIn(Struct, frozen=True, kw_only=True):
+    """One proposed change to an agent's memory."""
+
+    op: BeliefOp
+    belief: BeliefText
+    confidence: Confidence
+    rationale: Annotated[str, Meta(max_length=4000, pattern=NO_NUL)] = ""
+    source_episodes: Annotated[list[ObjectId], Meta(max_length=200)] = msgspec.field(
+        default_factory=list
+    )
+    target_belief_id: ObjectId | None = None
+    role: Annotated[str, Meta(pattern=SLUG_PATTERN)] | None = None
+    review_reasons: Annotated[list[Annotated[str, Meta(max_length=200)]], Meta(max_length=20)] = (
+        msgspec.field(default_factory=list)
+    )
+
+
+class ProposalsIn(Struct, frozen=True):
+    """Up to 10 proposals at once."""
+
+    proposals: Annotated[list[ProposalIn], Meta(max_length=10)]
+
+
+class ProposalResult(Struct, frozen=True):
+    """What became of one proposal."""
+
+    index: int
+    accepted: bool
+    belief_id: str | None
+    rejected_reason: str | None
+
+
+class ProposalsResult(Struct, frozen=True):
+    """What became of each proposal, by index."""
+
+    results: list[ProposalResult]
+
+
+class ForgetIn(Struct, frozen=True, kw_only=True):
+    """Forget a belief, optionally saying why."""
+
+    reason: Annotated[str, Meta(max_length=1000, pattern=NO_NUL)] | None = None
+
+
+class EditIn(Struct, frozen=True):
+    """Replace a belief's content with the owner's own words."""
+
+    content: BeliefText
+
+
+class AuditEntry(Struct, frozen=True, kw_only=True):
+    """One append-only audit row."""
+
+    seq: int
+    belief_id: str
+    action: str
+    actor: str
+    at: str
+    before_status: str | None
+    after_status: str
+    before_hash: str | None
+    after_hash: str
+    version: int
+    detail: str
+    prev_hash: str
+    row_hash: str
+
+
+class AuditPage(Struct, frozen=True):
+    """A belief's audit trail, oldest first."""
+
+    items: list[AuditEntry]
+
+
+class AuditVerification(Struct, frozen=True):
+    """The result of walking the whole audit chain."""
+
+    ok: bool
+    rows: int
+    first_broken: int | None
+
+
+# --- keys and pairing ---------------------------------------------------------------------
+
+
+class KeyIn(Struct, frozen=True, kw_only=True):
+    """Create an API key."""
+
+    scope: Scope
+    agents: Annotated[list[AgentId], Meta(max_length=100)] | None = None
+    label: Label = ""
+
+
+class ApiKey(Struct, frozen=True, kw_only=True):
+    """An API key's metadata (never the secret)."""
+
+    id: str
+    scope: str
+    agents: list[str] | None
+    label: str
+    created_at: str
+    revoked_at: str | None
+
+
+class ApiKeyCreated(Struct, frozen=True, kw_only=True):
+    """A new API key; ``key`` is shown this once and never again."""
+
+    key: str
+    info: ApiKey
+
+
+class ApiKeyPage(Struct, frozen=True):
+    """All API keys."""
+
+    items: list[ApiKey]
+
+
+class Me(Struct, frozen=True, kw_only=True):
+    """Who the caller is."""
+
+    key_id: str
+    scope: str
+    agents: list[str] | None
+    label: str
+
+
+class PairIn(Struct, frozen=True):
+    """Exchange a one-time pairing code for a reviewer key."""
+
+    code: Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+
+
+class PairingCodeIn(Struct, frozen=True, kw_only=True):
+    """Create a pairing code (admin)."""
+
+    agents: Annotated[list[AgentId], Meta(max_length=100)] | None = None
+    label: Label = "paired device"
+
+
+class PairingCode(Struct, frozen=True, kw_only=True):
+    """A one-time pairing code and the URL that uses it."""
+
+    code: str
+    url: str
+    expires_at: str
+
+
+class Health(Struct, frozen=True):
+    """Liveness or readiness."""
+
+    status: str
+    schema_version: int | None = None
+
+
+def encode(value: Any) -> bytes:
+    """Encode a contract value as JSON."""
+    return msgspec.json.encode(value)

@@ -1,0 +1,62 @@
+"""The OpenAPI document: Litestar's paths with component schemas taken from msgspec itself.
+
+Litestar drops constraints on nested types (the pattern of each item in a list, say), so a
+fuzzer reading its schema would send values the validator refuses. msgspec generates the schema
+of the very Structs it validates with, so the components come from msgspec and the document
+cannot disagree with validation.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import yaml
+
+from credence import models
+from credence.settings import Settings
+
+
+def _contract_structs() -> list[type]:
+    return [
+        value
+        for value in vars(models).values()
+        if isinstance(value, type)
+        and issubclass(value, msgspec.Struct)
+        and value.__module__ == models.__name__
+    ]
+
+
+def patch_components(document: dict[str, Any]) -> dict[str, Any]:
+    """Replace the component schemas of our Structs with msgspec's exact ones."""
+    _, components = msgspec.json.schema_components(
+        _contract_structs(), ref_template="#/components/schemas/{name}"
+    )
+    schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    for name, schema in components.items():
+        if name in schemas:
+            schemas[name] = schema
+    return document
+
+
+def openapi_dict(app: Any | None = None) -> dict[str, Any]:
+    """The OpenAPI document as plain data, built from the app without opening a store."""
+    if app is None:
+        from credence.app import create_app
+
+        app = create_app(Settings(data_dir=Path("/nonexistent")), components=[])
+    document = msgspec.to_builtins(app.openapi_schema.to_schema())
+    return patch_components(document)
+
+
+@functools.cache
+def cached_openapi_dict() -> dict[str, Any]:
+    """The document, built once per process (the routes never change at run time)."""
+    return openapi_dict()
+
+
+def render_openapi() -> str:
+    """The OpenAPI document as YAML with a stable key order."""
+    return yaml.safe_dump(openapi_dict(), sort_keys=True, allow_unicode=True, width=100)

@@ -1,0 +1,100 @@
+"""A real Credence server on a loopback port, run by uvicorn in a background thread."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from credence.app import create_app
+from credence.cli import main as credence_main
+from credence.settings import Settings
+
+
+def cli_key(data_dir: Path, scope: str, *agents: str, label: str = "") -> str:
+    """Create a key with `credence keys create` (in-process) and return the last stdout line."""
+    argv = ["keys", "create", "--scope", scope, "--data", str(data_dir), "--label", label]
+    for agent in agents:
+        argv += ["--agent", agent]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert credence_main(argv) == 0
+    return out.getvalue().strip().splitlines()[-1]
+
+
+class LiveServer:
+    """Serves ``create_app(settings)`` on 127.0.0.1 until stopped."""
+
+    def __init__(self, settings: Settings, **app_kwargs: Any) -> None:
+        self.settings = settings
+        self.app = create_app(settings, **app_kwargs)
+        config = uvicorn.Config(
+            self.app,
+            host="127.0.0.1",
+            port=0,
+            lifespan="on",
+            log_level="warning",
+            ws="none",
+            access_log=False,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        self.url = ""
+
+    def start(self) -> LiveServer:
+        """Start serving and wait until the port is open."""
+        self._thread.start()
+        deadline = time.monotonic() + 30
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("server did not start")
+            time.sleep(0.01)
+        port = self._server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        return self
+
+    def stop(self) -> None:
+        """Ask uvicorn to shut down (running the lifespan's cleanup) and wait."""
+        self._server.should_exit = True
+        self._thread.join(timeout=30)
+
+    @property
+    def services(self) -> Any:
+        """The running app's shared services (for assertions on server state)."""
+        return self.app.state.services
+
+    def run(self, coro: Any) -> Any:
+        """Run a coroutine on the server's own event loop (e.g. a store read) and return it."""
+        loop = self._server_loop()
+        return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout=30)
+
+    def _server_loop(self) -> asyncio.AbstractEventLoop:
+        return self.services.store._executor.get_loop()
+
+    def client(self, key: str | None = None, **kwargs: Any) -> httpx.Client:
+        """A sync httpx client for this server, authenticated with ``key``."""
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30, **kwargs)
+
+    def async_client(self, key: str | None = None, **kwargs: Any) -> httpx.AsyncClient:
+        """An async httpx client for this server, authenticated with ``key``."""
+        headers = {"Authorization": f"Bearer {key}"} if key else {}
+        return httpx.AsyncClient(base_url=self.url, headers=headers, timeout=30, **kwargs)
+
+
+@contextlib.contextmanager
+def running(settings: Settings, **app_kwargs: Any) -> Iterator[LiveServer]:
+    """A started LiveServer, stopped on exit."""
+    server = LiveServer(settings, **app_kwargs).start()
+    try:
+        yield server
+    finally:
+        server.stop()
