@@ -15,26 +15,26 @@ from typing import Any
 import msgspec
 import yaml
 
-from credence import models
 from credence.settings import Settings
 
 
-def _contract_structs() -> list[type]:
-    return [
-        value
-        for value in vars(models).values()
-        if isinstance(value, type)
-        and issubclass(value, msgspec.Struct)
-        and value.__module__ == models.__name__
-    ]
+def _credence_structs(names: set[str]) -> list[type]:
+    """Every msgspec Struct defined in the credence package whose name the document uses."""
+    found, pending = {}, list(msgspec.Struct.__subclasses__())
+    while pending:
+        cls = pending.pop()
+        pending.extend(cls.__subclasses__())
+        if cls.__module__.startswith("credence.") and cls.__name__ in names:
+            found[cls.__name__] = cls
+    return [found[name] for name in sorted(found)]
 
 
 def patch_components(document: dict[str, Any]) -> dict[str, Any]:
     """Replace the component schemas of our Structs with msgspec's exact ones."""
-    _, components = msgspec.json.schema_components(
-        _contract_structs(), ref_template="#/components/schemas/{name}"
-    )
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    _, components = msgspec.json.schema_components(
+        _credence_structs(set(schemas)), ref_template="#/components/schemas/{name}"
+    )
     for name, schema in components.items():
         if name in schemas:
             schemas[name] = schema
