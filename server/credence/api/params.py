@@ -25,7 +25,7 @@ Cursor = Annotated[
 IfMatch = Annotated[
     str | None,
     HeaderParameter(
-        header="If-Match",
+        name="If-Match",
         max_length=40,
         description='The ETag of the belief version you decided on, e.g. "3" (required)',
     ),
@@ -33,7 +33,7 @@ IfMatch = Annotated[
 IdempotencyKey = Annotated[
     str | None,
     HeaderParameter(
-        header="Idempotency-Key",
+        name="Idempotency-Key",
         pattern=r"^[A-Za-z0-9_.:-]{1,128}$",
         max_length=128,
         description="Retry-safe key: a retried decision returns the first answer",
