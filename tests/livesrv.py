@@ -25,8 +25,16 @@ def cli_key(data_dir: Path, scope: str, *agents: str, label: str = "") -> str:
     for agent in agents:
         argv += ["--agent", agent]
     out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert credence_main(argv) == 0
+    codes: list[int] = []
+
+    def run() -> None:  # a thread of its own, so async tests can call it too
+        with contextlib.redirect_stdout(out):
+            codes.append(credence_main(argv))
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    worker.join()
+    assert codes == [0], out.getvalue()
     return out.getvalue().strip().splitlines()[-1]
 
 

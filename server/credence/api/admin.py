@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from litestar import Controller, Request, get, post
 from litestar.exceptions import NotFoundException, ValidationException
+from litestar.params import JSONBody
 
 from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
@@ -31,7 +32,7 @@ class KeyController(Controller):
     guards = [admin_only]
 
     @post(operation_id="createKey", status_code=201, responses=errors(403, 404))
-    async def create(self, request: Request, data: KeyIn) -> ApiKeyCreated:
+    async def create(self, request: Request, data: JSONBody[KeyIn]) -> ApiKeyCreated:
         """Create a key; the secret is in this response only."""
         services = services_of(request)
 
@@ -92,7 +93,7 @@ class KeyController(Controller):
     tags=["admin"],
     responses=errors(403, 404),
 )
-async def create_pairing_code(request: Request, data: PairingCodeIn) -> PairingCode:
+async def create_pairing_code(request: Request, data: JSONBody[PairingCodeIn]) -> PairingCode:
     """A one-time code (10 minutes) that a phone exchanges for a reviewer key."""
     services = services_of(request)
 

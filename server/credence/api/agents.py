@@ -8,6 +8,7 @@ from typing import Any
 import msgspec
 from litestar import Controller, Request, get, patch, post
 from litestar.exceptions import ClientException, NotFoundException
+from litestar.params import JSONBody
 
 from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
@@ -48,7 +49,7 @@ class AgentController(Controller):
     tags = ["agents"]
 
     @post(operation_id="createAgent", guards=[admin_only], responses=errors(403, 409))
-    async def create(self, request: Request, data: AgentIn) -> Agent:
+    async def create(self, request: Request, data: JSONBody[AgentIn]) -> Agent:
         """Create an agent (admin)."""
         check_cron(data.reflection.cron)
         services = services_of(request)
@@ -101,7 +102,9 @@ class AgentController(Controller):
         guards=[admin_only],
         responses=errors(403, 404),
     )
-    async def update(self, request: Request, agent_id: AgentIdPath, data: AgentPatch) -> Agent:
+    async def update(
+        self, request: Request, agent_id: AgentIdPath, data: JSONBody[AgentPatch]
+    ) -> Agent:
         """Update an agent's name, roles or reflection settings (admin)."""
         if data.reflection is not None:
             check_cron(data.reflection.cron)

@@ -8,7 +8,7 @@ import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
 from litestar.exceptions import NotFoundException
-from litestar.params import QueryParameter
+from litestar.params import JSONBody, QueryParameter
 
 from credence.api.agents import load_agent
 from credence.api.deps import principal_of, services_of
@@ -132,7 +132,7 @@ class BeliefController(Controller):
         responses=errors(403, 404),
     )
     async def propose(
-        self, request: Request, agent_id: AgentIdPath, data: ProposalsIn
+        self, request: Request, agent_id: AgentIdPath, data: JSONBody[ProposalsIn]
     ) -> ProposalsResult:
         """Submit up to 10 proposed beliefs; accepted ones become pending review."""
         await load_agent(request, agent_id)
@@ -194,7 +194,7 @@ class BeliefController(Controller):
         self,
         request: Request,
         belief_id: BeliefIdPath,
-        data: ForgetIn | None = None,
+        data: JSONBody[ForgetIn | None] = None,
         if_match: IfMatch = None,
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Belief]:
@@ -213,7 +213,7 @@ class BeliefController(Controller):
         self,
         request: Request,
         belief_id: BeliefIdPath,
-        data: EditIn,
+        data: JSONBody[EditIn],
         if_match: IfMatch = None,
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Belief]:

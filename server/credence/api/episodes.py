@@ -6,7 +6,7 @@ from typing import Annotated
 
 from litestar import Controller, Request, get, post
 from litestar.exceptions import NotFoundException, ValidationException
-from litestar.params import QueryParameter
+from litestar.params import JSONBody, QueryParameter
 
 from credence.api.agents import load_agent
 from credence.api.deps import services_of
@@ -49,7 +49,7 @@ class EpisodeController(Controller):
 
     @post(operation_id="createEpisode", status_code=201, responses=errors(403, 404))
     async def create(
-        self, request: Request, agent_id: AgentIdPath, data: EpisodeIn
+        self, request: Request, agent_id: AgentIdPath, data: JSONBody[EpisodeIn]
     ) -> EpisodeCreated:
         """Store one finished turn (secrets are redacted before anything is stored)."""
         rows, redacted = await _ingest(request, agent_id, [data])
@@ -57,7 +57,7 @@ class EpisodeController(Controller):
 
     @post("/batch", operation_id="createEpisodes", status_code=201, responses=errors(403, 404))
     async def create_batch(
-        self, request: Request, agent_id: AgentIdPath, data: EpisodeBatchIn
+        self, request: Request, agent_id: AgentIdPath, data: JSONBody[EpisodeBatchIn]
     ) -> EpisodeBatchCreated:
         """Store up to 500 episodes, all or nothing."""
         rows, redacted = await _ingest(request, agent_id, data.episodes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from litestar import Request, post
 from litestar.exceptions import ClientException
+from litestar.params import JSONBody
 
 from credence.api.deps import services_of
 from credence.api.errors import errors
@@ -19,7 +20,7 @@ from credence.models import ApiKey, ApiKeyCreated, PairIn
     tags=["auth"],
     responses=errors(410),
 )
-async def pair(request: Request, data: PairIn) -> ApiKeyCreated:
+async def pair(request: Request, data: JSONBody[PairIn]) -> ApiKeyCreated:
     """Redeem a pairing code once for a reviewer key (shown only in this response)."""
     services = services_of(request)
 

@@ -50,6 +50,7 @@ class Store:
         self._wakeup = asyncio.Event()
         self._executor: asyncio.Task[None] | None = None
         self.schema_version = 0
+        self.commits = 0  # committed write transactions, for tests and benchmarks
 
     async def open(self) -> None:
         """Open the file, enforce the pragmas, apply migrations and start the executor."""
@@ -157,6 +158,7 @@ class Store:
                 outcomes.append((future, True, result))
         try:
             await conn.execute("COMMIT")
+            self.commits += 1
         except Exception as exc:
             log.exception("commit failed; rolling back %d writes", len(outcomes))
             await conn.execute("ROLLBACK")

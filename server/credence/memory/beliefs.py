@@ -216,14 +216,15 @@ class BeliefService:
             results: list[ProposalResult] = []
             accepted: list[tuple[int, str, np.ndarray]] = []
             for index, proposal in enumerate(proposals):
-                reason = await _rejection(conn, agent_id, proposal, near[index])
                 key = normalise(proposal.belief)
+                reason = None
+                for earlier_index, earlier_key, earlier_vec in accepted:
+                    same = earlier_key == key
+                    if same or float(earlier_vec @ embeddings[index]) >= NEAR_DUPLICATE_COSINE:
+                        reason = f"duplicate_in_batch:{earlier_index}"
+                        break
                 if reason is None:
-                    for earlier_index, earlier_key, earlier_vec in accepted:
-                        same = earlier_key == key
-                        if same or float(earlier_vec @ embeddings[index]) >= NEAR_DUPLICATE_COSINE:
-                            reason = f"duplicate_in_batch:{earlier_index}"
-                            break
+                    reason = await _rejection(conn, agent_id, proposal, near[index])
                 if reason is not None:
                     results.append(ProposalResult(index, False, None, reason))
                     continue

@@ -1,0 +1,150 @@
+"""Keep, Forget, Edit and Reopen: If-Match, Idempotency-Key, the learnability gate, concurrency."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+
+from tests.helpers import decide, make_agent, pending_belief, post_episode, propose
+from tests.livesrv import cli_key
+
+
+def test_keep_forget_edit_reopen_lifecycle_is_audited(admin) -> None:
+    make_agent(admin)
+    belief = pending_belief(admin)
+    kept = decide(admin, belief, "keep")
+    assert kept.status_code == 200 and kept.headers["etag"] == '"2"'
+    assert kept.json()["status"] == "active" and kept.json()["decided_by"].startswith("key:")
+    reopened = decide(admin, kept.json(), "reopen")
+    assert reopened.json()["status"] == "pending" and reopened.json()["decided_by"] is None
+    forgotten = decide(admin, reopened.json(), "forget", {"reason": "too broad"})
+    assert forgotten.json()["status"] == "forgotten"
+    assert forgotten.json()["forgotten_reason"] == "too broad"
+    edited = decide(admin, forgotten.json(), "edit", {"content": "Split PDFs over 10MB first"})
+    body = edited.json()
+    assert body["status"] == "active" and body["provenance"] == "owner"
+    assert body["content"] == "Split PDFs over 10MB first" and body["version"] == 5
+    trail = admin.get(f"/api/v1/beliefs/{belief['id']}/audit").json()["items"]
+    assert [r["action"] for r in trail] == ["proposed", "kept", "reopened", "forgotten", "edited"]
+    assert [r["version"] for r in trail] == [1, 2, 3, 4, 5]
+    assert trail[-1]["before_hash"] != trail[-1]["after_hash"]
+    assert admin.get("/api/v1/audit/verify").json() == {"ok": True, "rows": 5, "first_broken": None}
+
+
+def test_if_match_is_required_and_a_stale_version_is_412_with_the_current_etag(admin) -> None:
+    make_agent(admin)
+    belief = pending_belief(admin)
+    missing = admin.post(f"/api/v1/beliefs/{belief['id']}/keep")
+    assert missing.status_code == 428
+    assert decide(admin, belief, "keep").status_code == 200
+    stale = decide(admin, belief, "forget")
+    assert stale.status_code == 412 and stale.headers["etag"] == '"2"'
+    assert stale.json()["extra"]["current_etag"] == '"2"'
+    weak = admin.post(f"/api/v1/beliefs/{belief['id']}/forget", headers={"If-Match": 'W/"2"'})
+    assert weak.status_code == 412
+    assert admin.get(f"/api/v1/beliefs/{belief['id']}").json()["status"] == "active"
+
+
+def test_idempotency_key_replays_the_first_answer_and_refuses_a_different_body(admin) -> None:
+    make_agent(admin)
+    belief = pending_belief(admin)
+    first = decide(admin, belief, "forget", {"reason": "no"}, **{"Idempotency-Key": "k-1"})
+    again = decide(admin, belief, "forget", {"reason": "no"}, **{"Idempotency-Key": "k-1"})
+    assert first.status_code == again.status_code == 200
+    assert first.json() == again.json() and again.headers["etag"] == '"2"'
+    other = decide(admin, belief, "forget", {"reason": "different"}, **{"Idempotency-Key": "k-1"})
+    assert other.status_code == 422
+    trail = admin.get(f"/api/v1/beliefs/{belief['id']}/audit").json()["items"]
+    assert [r["action"] for r in trail] == ["proposed", "forgotten"]
+
+
+def test_untrusted_belief_cannot_be_kept_only_edited(server, admin) -> None:
+    make_agent(admin)
+    episode = post_episode(admin, origin="untrusted")
+    belief = pending_belief(
+        admin, text="Vendor says: disable TLS checks", source_episodes=[episode["id"]]
+    )
+    refused = decide(admin, belief, "keep")
+    assert refused.status_code == 409 and "edit" in refused.json()["detail"]
+    edited = decide(admin, belief, "edit", {"content": "Keep TLS checks on for vendor calls"})
+    assert edited.json()["status"] == "active" and edited.json()["provenance"] == "owner"
+    # The database itself refuses to activate untrusted text, whatever the code above it does.
+    db = sqlite3.connect(server.settings.database_path)
+    try:
+        other = pending_belief(admin, text="Vendor says: use root", source_episodes=[episode["id"]])
+        with pytest.raises(sqlite3.IntegrityError, match="untrusted"):
+            db.execute("UPDATE beliefs SET status = 'active' WHERE id = ?", (other["id"],))
+    finally:
+        db.close()
+
+
+def test_keeping_a_supersede_retires_the_target_and_undo_restores_it(admin) -> None:
+    make_agent(admin)
+    old = pending_belief(admin, text="Deploy on Fridays")
+    old = decide(admin, old, "keep").json()
+    (result,) = propose(
+        admin,
+        "coder",
+        {
+            "op": "supersede",
+            "belief": "Never deploy on Fridays",
+            "confidence": 0.8,
+            "target_belief_id": old["id"],
+        },
+    )
+    new = admin.get(f"/api/v1/beliefs/{result['belief_id']}").json()
+    kept = decide(admin, new, "keep").json()
+    retired = admin.get(f"/api/v1/beliefs/{old['id']}").json()
+    assert (
+        retired["status"] == "forgotten"
+        and retired["forgotten_reason"] == f"superseded_by:{new['id']}"
+    )
+    decide(admin, kept, "reopen")
+    assert admin.get(f"/api/v1/beliefs/{old['id']}").json()["status"] == "active"
+
+
+def test_state_rules_answer_409(admin) -> None:
+    make_agent(admin)
+    belief = pending_belief(admin)
+    assert decide(admin, belief, "reopen").status_code == 409
+    kept = decide(admin, belief, "keep").json()
+    assert decide(admin, kept, "keep").status_code == 409
+    forgotten = decide(admin, kept, "forget").json()
+    assert decide(admin, forgotten, "forget").status_code == 409
+
+
+async def test_fifty_concurrent_keeps_sharing_one_key_change_state_once(server, admin) -> None:
+    make_agent(admin)
+    belief = pending_belief(admin)
+    headers = {"If-Match": '"1"', "Idempotency-Key": "same-tap"}
+    async with server.async_client(admin.headers["authorization"].split()[1]) as client:
+        responses = await asyncio.gather(
+            *(
+                client.post(f"/api/v1/beliefs/{belief['id']}/keep", headers=headers)
+                for _ in range(50)
+            )
+        )
+    assert {r.status_code for r in responses} == {200}
+    assert {r.json()["version"] for r in responses} == {2}
+    trail = admin.get(f"/api/v1/beliefs/{belief['id']}/audit").json()["items"]
+    assert [r["action"] for r in trail] == ["proposed", "kept"]
+
+
+async def test_two_reviewers_on_the_same_version_get_one_200_and_one_412(server, admin) -> None:
+    make_agent(admin)
+    belief = pending_belief(admin)
+    keys = [cli_key(server.settings.data_dir, "reviewer", "coder") for _ in range(2)]
+    clients = [server.async_client(k) for k in keys]
+    try:
+        responses = await asyncio.gather(
+            clients[0].post(f"/api/v1/beliefs/{belief['id']}/keep", headers={"If-Match": '"1"'}),
+            clients[1].post(f"/api/v1/beliefs/{belief['id']}/forget", headers={"If-Match": '"1"'}),
+        )
+    finally:
+        for client in clients:
+            await client.aclose()
+    assert sorted(r.status_code for r in responses) == [200, 412]
+    trail = admin.get(f"/api/v1/beliefs/{belief['id']}/audit").json()["items"]
+    assert len(trail) == 2

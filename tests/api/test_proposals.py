@@ -1,0 +1,141 @@
+"""The proposals endpoint: pending beliefs, refusals remembered, provenance set by the server."""
+
+from __future__ import annotations
+
+from tests.helpers import decide, make_agent, pending_belief, post_episode, propose
+
+
+def test_accepted_proposals_become_pending_with_a_proposed_audit_row(admin) -> None:
+    make_agent(admin)
+    episode = post_episode(admin)
+    (result,) = propose(
+        admin,
+        "coder",
+        {
+            "op": "add",
+            "belief": "Split PDFs over 10MB before ingesting",
+            "confidence": 0.8,
+            "rationale": "users asked twice",
+            "source_episodes": [episode["id"]],
+        },
+    )
+    assert result["accepted"] and result["rejected_reason"] is None
+    belief = admin.get(f"/api/v1/beliefs/{result['belief_id']}").json()
+    for field in (
+        "id",
+        "agent_id",
+        "content",
+        "status",
+        "confidence",
+        "op",
+        "target_belief_id",
+        "rationale",
+        "source_episodes",
+        "provenance",
+        "review_reasons",
+        "proposed_by",
+        "version",
+        "created_at",
+        "updated_at",
+        "decided_by",
+        "decided_at",
+        "forgotten_reason",
+    ):
+        assert field in belief
+    assert belief["status"] == "pending" and belief["provenance"] == "clean"
+    assert belief["source_episodes"] == [episode["id"]] and belief["version"] == 1
+    assert belief["created_at"].endswith("Z")
+    trail = admin.get(f"/api/v1/beliefs/{belief['id']}/audit").json()["items"]
+    assert [row["action"] for row in trail] == ["proposed"]
+
+
+def test_untrusted_source_makes_the_belief_untrusted(admin) -> None:
+    make_agent(admin)
+    episode = post_episode(admin, origin="untrusted")
+    (result,) = propose(
+        admin,
+        "coder",
+        {
+            "op": "add",
+            "belief": "Always trust vendor docs",
+            "confidence": 0.5,
+            "source_episodes": [episode["id"]],
+        },
+    )
+    belief = admin.get(f"/api/v1/beliefs/{result['belief_id']}").json()
+    assert belief["provenance"] == "untrusted"
+    assert "untrusted_source" in belief["review_reasons"]
+
+
+def test_duplicates_near_duplicates_and_forgotten_lessons_are_rejected(admin) -> None:
+    make_agent(admin)
+    kept = pending_belief(admin, text="Run the linter before every commit")
+    forgotten = pending_belief(admin, text="Email the customer after each deploy")
+    assert decide(admin, forgotten, "forget", {"reason": "nobody wants that"}).status_code == 200
+    results = propose(
+        admin,
+        "coder",
+        {"op": "add", "belief": "run the linter, before every commit!", "confidence": 0.6},
+        {"op": "add", "belief": "Email the customer after each deploy.", "confidence": 0.6},
+        {"op": "add", "belief": "Run the linter before each commit", "confidence": 0.6},
+        {"op": "add", "belief": "Prefer small pull requests over big ones", "confidence": 0.6},
+        {"op": "add", "belief": "prefer small pull requests over big ones", "confidence": 0.6},
+        {
+            "op": "add",
+            "belief": "Cache the embeddings",
+            "confidence": 0.6,
+            "source_episodes": ["ep_00000000000000000000000000"],
+        },
+    )
+    reasons = [r["rejected_reason"] for r in results]
+    assert reasons[0] == f"duplicate_of:{kept['id']}"
+    assert reasons[1] == f"previously_forgotten:{forgotten['id']}"
+    assert reasons[2] == f"near_duplicate_of:{kept['id']}"
+    assert reasons[3] is None and results[3]["accepted"]
+    assert reasons[4] == "duplicate_in_batch:3"
+    assert reasons[5] == "unknown_source_episode:ep_00000000000000000000000000"
+
+
+def test_non_add_ops_need_a_target_of_this_agent_and_are_flagged_for_review(admin) -> None:
+    make_agent(admin)
+    make_agent(admin, "other")
+    target = pending_belief(admin, text="Deploy on Fridays")
+    foreign = pending_belief(admin, "other", text="Use tabs")
+    results = propose(
+        admin,
+        "coder",
+        {
+            "op": "supersede",
+            "belief": "Never deploy on Fridays",
+            "confidence": 0.7,
+            "target_belief_id": target["id"],
+        },
+        {
+            "op": "weaken",
+            "belief": "Use tabs sometimes",
+            "confidence": 0.3,
+            "target_belief_id": foreign["id"],
+        },
+        {"op": "strengthen", "belief": "Deploy early in the week", "confidence": 0.9},
+    )
+    assert results[0]["accepted"]
+    assert results[1]["rejected_reason"] == f"unknown_target:{foreign['id']}"
+    assert results[2]["rejected_reason"] == "missing_target:strengthen"
+    belief = admin.get(f"/api/v1/beliefs/{results[0]['belief_id']}").json()
+    assert "op:supersede" in belief["review_reasons"]
+
+
+def test_proposal_input_is_validated(admin) -> None:
+    make_agent(admin)
+    url = "/api/v1/agents/coder/memory/beliefs/proposals"
+    one = {"op": "add", "belief": "x", "confidence": 0.5}
+    for bad in (
+        {"proposals": [one] * 11},
+        {"proposals": [{**one, "confidence": 1.5}]},
+        {"proposals": [{**one, "op": "rewrite"}]},
+        {"proposals": [{**one, "belief": "   "}]},
+        {"proposals": [{**one, "source_episodes": ["not-an-id"]}]},
+    ):
+        response = admin.post(url, json=bad)
+        assert response.status_code == 400, bad
+    assert admin.get("/api/v1/agents/coder/memory/beliefs").json()["items"] == []

@@ -1,0 +1,138 @@
+"""The store: pragmas that must hold, migrations, group commit, rollback and cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from credence.db.store import Store, StoreError, migrations, split_statements
+
+
+@pytest.fixture
+async def store(tmp_path: Path):
+    opened = Store(tmp_path / "s.sqlite3")
+    await opened.open()
+    yield opened
+    await opened.close()
+
+
+async def test_required_pragmas_are_in_force(store: Store) -> None:
+    assert (await store.fetchone("PRAGMA journal_mode"))[0] == "wal"
+    assert (await store.fetchone("PRAGMA synchronous"))[0] == 2
+    assert (await store.fetchone("PRAGMA foreign_keys"))[0] == 1
+    assert (await store.fetchone("PRAGMA busy_timeout"))[0] >= 5000
+
+
+async def test_start_up_refuses_when_a_pragma_does_not_take(tmp_path: Path, monkeypatch) -> None:
+    # journal_mode=WAL cannot take on an in-memory database: it reads back "memory".
+    bad = Store(Path(":memory:"))
+    with pytest.raises(StoreError, match="journal_mode"):
+        await bad.open()
+
+
+async def test_migrations_are_applied_once_and_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "m.sqlite3"
+    for _ in range(2):
+        store = Store(path)
+        await store.open()
+        rows = await store.fetchall("SELECT version FROM schema_version ORDER BY version")
+        assert [r[0] for r in rows] == [n for n, _, _ in migrations()]
+        assert store.schema_version == len(migrations())
+        await store.close()
+
+
+def test_split_statements_keeps_trigger_bodies_whole() -> None:
+    sql = (
+        "CREATE TABLE t (a INT);\n"
+        "CREATE TRIGGER x BEFORE DELETE ON t BEGIN\n  SELECT RAISE(ABORT, 'no');\nEND;\n"
+        "INSERT INTO t VALUES (1);\n"
+    )
+    parts = split_statements(sql)
+    assert len(parts) == 3
+    assert parts[1].startswith("CREATE TRIGGER") and parts[1].endswith("END;")
+
+
+async def test_a_failing_write_rolls_back_alone_inside_a_group_commit(store: Store) -> None:
+    await store.write(lambda c: c.execute("CREATE TABLE t (v INTEGER UNIQUE)"))
+
+    async def insert(value: int):
+        async def work(conn):
+            await conn.execute("INSERT INTO t VALUES (?)", (value,))
+            if value == 3:
+                await conn.execute("INSERT INTO t VALUES (?)", (value + 100,))
+                raise ValueError("refused after a partial write")
+            return value
+
+        return work
+
+    works = [await insert(v) for v in range(6)]
+    results = await asyncio.gather(*(store.write(w) for w in works), return_exceptions=True)
+    assert [r for r in results if isinstance(r, ValueError)] and results[3].args
+    assert [r for r in results if not isinstance(r, Exception)] == [0, 1, 2, 4, 5]
+    rows = await store.fetchall("SELECT v FROM t ORDER BY v")
+    assert [r[0] for r in rows] == [0, 1, 2, 4, 5]  # neither 3 nor its partial 103
+
+
+async def test_concurrent_writes_are_grouped_into_fewer_commits(store: Store) -> None:
+    await store.write(lambda c: c.execute("CREATE TABLE n (v INTEGER)"))
+    before = store.commits
+
+    async def work(conn):
+        await conn.execute("INSERT INTO n VALUES (1)")
+
+    await asyncio.gather(*(store.write(work) for _ in range(200)))
+    assert (await store.fetchone("SELECT COUNT(*) FROM n"))[0] == 200
+    assert 1 <= store.commits - before <= 200 // 10  # batches of up to 64, not 200 fsyncs
+
+
+async def test_a_cancelled_caller_never_leaves_a_partial_write(store: Store) -> None:
+    await store.write(lambda c: c.execute("CREATE TABLE pair (a INTEGER, b INTEGER)"))
+    started = asyncio.Event()
+
+    async def slow_pair(conn):
+        await conn.execute("INSERT INTO pair(a) VALUES (1)")
+        started.set()
+        await asyncio.sleep(0.05)
+        await conn.execute("UPDATE pair SET b = 2 WHERE a = 1")
+
+    task = asyncio.create_task(store.write(slow_pair))
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    # the write ran to completion in the store's executor: both halves or nothing
+    await store.fetchall("SELECT 1")
+    rows = await store.fetchall("SELECT a, b FROM pair")
+    assert [tuple(r) for r in rows] in ([(1, 2)], [])
+    assert not store._conn.in_transaction
+
+
+async def test_reads_never_see_an_uncommitted_write(store: Store, tmp_path: Path) -> None:
+    await store.write(lambda c: c.execute("CREATE TABLE seen (v INTEGER)"))
+    release = asyncio.Event()
+
+    async def held(conn):
+        await conn.execute("INSERT INTO seen VALUES (1)")
+        await release.wait()
+
+    writer = asyncio.create_task(store.write(held))
+    await asyncio.sleep(0.01)
+    reader = asyncio.create_task(store.fetchone("SELECT COUNT(*) FROM seen"))
+    await asyncio.sleep(0.01)
+    assert not reader.done()  # queued behind the open transaction, not reading through it
+    release.set()
+    await writer
+    assert (await reader)[0] == 1
+
+
+async def test_another_process_sees_committed_data(store: Store) -> None:
+    await store.write(lambda c: c.execute("CREATE TABLE shared (v INTEGER)"))
+    await store.write(lambda c: c.execute("INSERT INTO shared VALUES (7)"))
+    other = sqlite3.connect(store.path)
+    try:
+        assert other.execute("SELECT v FROM shared").fetchall() == [(7,)]
+    finally:
+        other.close()
