@@ -1,0 +1,76 @@
+"""Other notification channels through apprise, one isolated Apprise object per URL."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import warnings
+from collections.abc import Sequence
+
+import apprise
+import msgspec
+from apprise.manager_plugins import NotificationManager
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TIMEOUT_SECONDS = 30.0
+
+
+class ChannelResult(msgspec.Struct, frozen=True):
+    """One channel's outcome; ``url`` is apprise's privacy-masked form, safe to log or show."""
+
+    url: str
+    ok: bool
+    detail: str
+
+
+def _load_plugins() -> None:
+    # apprise imports its plugins lazily on first use, which takes a blocking moment and, on
+    # Python 3.11, imports the deprecated imghdr module. Do it once at import, warning silenced.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        NotificationManager().load_modules()
+
+
+_load_plugins()
+
+
+def _masked(url: str) -> str:
+    scheme, sep, _ = url.partition("://")
+    return f"{scheme}://…" if sep else "…"
+
+
+async def _notify_one(url: str, title: str, body: str, timeout: float) -> ChannelResult:
+    notifier = apprise.Apprise()
+    try:
+        added = notifier.add(url)
+    except Exception as exc:  # apprise parses arbitrary user URLs; any failure is per channel
+        return ChannelResult(_masked(url), False, f"invalid apprise URL: {type(exc).__name__}")
+    if not added or len(notifier) == 0:
+        return ChannelResult(_masked(url), False, "unsupported or malformed apprise URL")
+    masked = notifier[0].url(privacy=True)
+    try:
+        with await notifier.async_notify(title=title, body=body, timeout=timeout) as result:
+            if result:
+                return ChannelResult(masked, True, "delivered")
+            problems = [
+                entry.message for entry in result.logs() if entry.level in ("WARNING", "ERROR")
+            ]
+            detail = problems[-1] if problems else f"apprise status {result.status.name}"
+    except Exception as exc:  # a plugin bug must not stop the other channels
+        log.warning("apprise channel %s raised %s", masked, type(exc).__name__)
+        return ChannelResult(masked, False, f"apprise raised {type(exc).__name__}")
+    log.warning("apprise channel %s failed: %s", masked, detail)
+    return ChannelResult(masked, False, detail)
+
+
+async def notify_channels(
+    urls: Sequence[str], title: str, body: str, *, timeout: float = DEFAULT_TIMEOUT_SECONDS
+) -> list[ChannelResult]:
+    """Send ``title``/``body`` to every apprise URL concurrently; one result per URL, in order.
+
+    Never raises for a channel's failure. The caller puts the deep link in ``body``.
+    """
+    if not urls:
+        return []
+    return list(await asyncio.gather(*(_notify_one(url, title, body, timeout) for url in urls)))

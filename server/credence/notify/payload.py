@@ -1,0 +1,195 @@
+"""Web Push payloads: plain-text, URL-free, byte-budgeted JSON for the service worker (pure)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+import unicodedata
+from typing import Any
+from urllib.parse import quote
+
+import msgspec
+
+# RFC 8291 with one 4096-byte aes128gcm record: 4096 - 86 header - 16 tag - 1 delimiter.
+MAX_PAYLOAD_BYTES = 3993
+TITLE = "I've learned:"
+UNTRUSTED_BODY = "I've learned something from third-party content — review it in Credence"
+EMPTY_BODY = "I've learned something new — review it in Credence"
+TEST_TITLE = "Credence"
+TEST_BODY = "Push notifications work on this device."
+ACTIONS = ("keep", "forget")
+PROVENANCES = frozenset({"clean", "untrusted", "owner"})
+ELLIPSIS = "…"
+MAX_AGENT_NAME_BYTES = 120
+
+_encode = msgspec.json.Encoder().encode
+
+_MD_IMAGE_OR_LINK = re.compile(
+    r"!?\[([^\]\n]*)\]"  # [text] or ![alt]
+    r"(?:\((?:[^()\s]|\([^()\s]*\))*(?:\s+\"[^\"]*\")?\s*\)"  # (url "title"), one paren level
+    r"|\[[^\]\n]*\])"  # or a reference: [text][ref]
+)
+_MD_REFERENCE_DEFINITION = re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$", re.MULTILINE)
+_AUTOLINK = re.compile(r"<(?:[a-z][a-z0-9+.\-]*:|www\.)[^<>\s]*>", re.IGNORECASE)
+_BARE_URL = re.compile(r"(?:\b[a-z][a-z0-9+.\-]*://|\bwww\.)[^\s<>]+", re.IGNORECASE)
+_STRONG = re.compile(r"\*\*(.+?)\*\*")
+_EMPTY_BRACKETS = re.compile(r"\(\s*\)|\[\s*\]")
+_SPACE_BEFORE_PUNCTUATION = re.compile(r"\s+([.,;:!?])")
+_WHITESPACE = re.compile(r"\s+")
+_TRAILING_URL_PUNCTUATION = ".,;:!?'\""
+# Bidi embeddings/overrides/isolates can make a notification read differently than it is.
+_INVISIBLE = frozenset(
+    "\u200b\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff\u00ad"
+)
+_LINE_BREAKS = frozenset("\t\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029")
+
+
+def strip_control(text: str) -> str:
+    """Drop control, surrogate and invisible bidi characters; line breaks become newlines."""
+    kept = []
+    for char in text:
+        if char in _LINE_BREAKS:
+            kept.append("\n")
+        elif char in _INVISIBLE or unicodedata.category(char) in ("Cc", "Cs"):
+            continue
+        else:
+            kept.append(char)
+    return "".join(kept)
+
+
+def _drop_url(match: re.Match[str]) -> str:
+    url = match.group(0)
+    tail = ""
+    # Sentence punctuation and an unbalanced closing bracket belong to the prose, not the URL.
+    while url and (
+        url[-1] in _TRAILING_URL_PUNCTUATION
+        or (url[-1] == ")" and url.count("(") < url.count(")"))
+        or (url[-1] == "]" and url.count("[") < url.count("]"))
+    ):
+        tail = url[-1] + tail
+        url = url[:-1]
+    return tail
+
+
+def to_plain_text(content: str) -> str:
+    """Render belief text as one line of plain text: no URLs, markdown links reduced to text."""
+    text = strip_control(content)
+    text = _MD_REFERENCE_DEFINITION.sub("", text)
+    text = _MD_IMAGE_OR_LINK.sub(r"\1", text)
+    text = _AUTOLINK.sub("", text)
+    text = _BARE_URL.sub(_drop_url, text)
+    text = _STRONG.sub(r"\1", text).replace("`", "")
+    text = _WHITESPACE.sub(" ", text)
+    text = _EMPTY_BRACKETS.sub("", text)
+    text = _SPACE_BEFORE_PUNCTUATION.sub(r"\1", text)
+    return _WHITESPACE.sub(" ", text).strip()
+
+
+def _encoded_len(text: str) -> int:
+    return len(_encode(text)) - 2
+
+
+def _hard_cut(text: str, length: int) -> str:
+    # Don't leave a combining mark, variation selector or ZWJ sequence half-cut.
+    while 0 < length < len(text) and (
+        unicodedata.category(text[length]).startswith("M")
+        or text[length] in "\u200d\ufe0e\ufe0f"
+        or text[length - 1] == "\u200d"
+    ):
+        length -= 1
+    return text[:length]
+
+
+def truncate_to_bytes(text: str, budget: int) -> str:
+    """Return ``text`` or its longest word-boundary prefix + "…" whose JSON string form fits.
+
+    ``budget`` counts UTF-8 bytes of the JSON-escaped string without its quotes.
+    """
+    if _encoded_len(text) <= budget:
+        return text
+    if _encoded_len(ELLIPSIS) > budget:
+        return ""
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if _encoded_len(text[:middle] + ELLIPSIS) <= budget:
+            low = middle
+        else:
+            high = middle - 1
+    prefix = text[:low]
+    if low < len(text) and not text[low].isspace():
+        boundary = prefix.rfind(" ")
+        # Cutting back to a space that loses more than half the text is worse than a hard cut.
+        prefix = prefix[:boundary] if boundary >= low // 2 else _hard_cut(text, low)
+    return prefix.rstrip(" ,;:-–—") + ELLIPSIS
+
+
+def _fit(message: dict[str, Any], body: str) -> bytes:
+    message["body"] = ""
+    budget = MAX_PAYLOAD_BYTES - len(_encode(message))
+    if budget < 0:
+        raise ValueError("push payload fields other than the body exceed the byte budget")
+    message["body"] = truncate_to_bytes(body, budget)
+    return _encode(message)
+
+
+def build_payload(
+    *,
+    belief_id: str,
+    agent_id: str,
+    agent_name: str,
+    content: str,
+    provenance: str,
+    pending_count: int,
+    token: str,
+    ttl_seconds: int,
+) -> bytes:
+    """Return the ``belief.pending`` push message as UTF-8 JSON of at most 3993 bytes.
+
+    Untrusted-provenance beliefs never carry their content: third-party text must not reach a
+    lock screen dressed as the agent's own lesson. ``ttl_seconds`` tells the service worker how
+    long the message and its capability token are meant to live.
+    """
+    if provenance not in PROVENANCES:
+        raise ValueError(f"unknown provenance {provenance!r}")
+    body = UNTRUSTED_BODY if provenance == "untrusted" else (to_plain_text(content) or EMPTY_BODY)
+    name = _WHITESPACE.sub(" ", strip_control(agent_name)).strip()
+    message: dict[str, Any] = {
+        "type": "belief.pending",
+        "belief_id": belief_id,
+        "agent_id": agent_id,
+        "agent_name": truncate_to_bytes(name, MAX_AGENT_NAME_BYTES),
+        "title": TITLE,
+        "body": "",
+        "url": f"/?belief={quote(belief_id, safe='')}",
+        "pending_count": int(pending_count),
+        "token": token,
+        "actions": list(ACTIONS),
+        "ttl_seconds": int(ttl_seconds),
+    }
+    return _fit(message, body)
+
+
+def build_test_payload(*, pending_count: int = 0, test_id: str | None = None) -> bytes:
+    """Return a ``test`` push message (no actions, opens the app) to check a device works."""
+    message: dict[str, Any] = {
+        "type": "test",
+        "title": TEST_TITLE,
+        "body": TEST_BODY,
+        "url": "/",
+        "pending_count": int(pending_count),
+        "actions": [],
+    }
+    if test_id is not None:
+        message["test_id"] = test_id
+    return _encode(message)
+
+
+def topic_for(belief_id: str) -> str:
+    """Return the Web Push ``Topic`` for a belief: 32 base64url chars of its SHA-256.
+
+    A newer message with the same topic replaces an undelivered older one at the push service.
+    """
+    digest = hashlib.sha256(belief_id.encode("utf-8")).digest()[:24]
+    return base64.urlsafe_b64encode(digest).decode("ascii")

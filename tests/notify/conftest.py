@@ -1,0 +1,40 @@
+"""Fixtures for the push tests: a loopback fake push service, VAPID keys and an httpx client."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from credence.notify.vapid import VapidKeys, load_or_create
+from tests.notify.fakepush import FakePushService
+
+SUBJECT = "mailto:reviewer@credence-push.org"
+
+
+@pytest.fixture
+def subject() -> str:
+    """A VAPID subject at a real (non-reserved) domain."""
+    return SUBJECT
+
+
+@pytest.fixture
+def vapid_keys(tmp_path: Path) -> VapidKeys:
+    """A freshly generated VAPID key pair in a throwaway data dir."""
+    return load_or_create(tmp_path / "data", None)
+
+
+@pytest.fixture
+def fake_push(vapid_keys: VapidKeys) -> Iterator[FakePushService]:
+    """A running fake push service that only accepts pushes signed with ``vapid_keys``."""
+    with FakePushService(expected_server_key=vapid_keys.public_key_b64url) as service:
+        yield service
+
+
+@pytest.fixture
+async def http_client() -> AsyncIterator[httpx.AsyncClient]:
+    """The shared client the app would use for push delivery."""
+    async with httpx.AsyncClient() as client:
+        yield client
