@@ -16,7 +16,7 @@ from litestar.openapi.spec import Components, SecurityScheme, Server
 from litestar.static_files import create_static_files_router
 
 from credence import __version__
-from credence.api import admin, agents, beliefs, episodes, health, pair
+from credence.api import admin, agents, beliefs, context, episodes, health, pair
 from credence.api.errors import http_exception_handler, unexpected_exception_handler
 from credence.api.security import security_headers_middleware
 from credence.auth import BearerAuth, KeyRing
@@ -24,6 +24,7 @@ from credence.clock import Clock, system_clock
 from credence.db.store import Store
 from credence.embed import Embedder, make_embedder
 from credence.memory.beliefs import BeliefHooks, BeliefService
+from credence.memory.context import context_component
 from credence.memory.episodes import EpisodeService
 from credence.openapi_doc import cached_openapi_dict
 from credence.services import Component, Services
@@ -45,6 +46,7 @@ def api_handlers() -> list:
         admin.verify_audit,
         admin.who_am_i,
         pair.pair,
+        context.ContextController,
     ]
 
 
@@ -62,7 +64,7 @@ async def openapi_json() -> dict:
 
 def default_components() -> list[Component]:
     """Background parts started with the app (push delivery, scheduler, …)."""
-    return []
+    return [context_component()]
 
 
 def create_app(

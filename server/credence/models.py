@@ -373,3 +373,91 @@ class Health(Struct, frozen=True):
 def encode(value: Any) -> bytes:
     """Encode a contract value as JSON."""
     return msgspec.json.encode(value)
+
+
+# --- integration ----------------------------------------------------------------------------
+
+
+class MemoryNote(Struct, frozen=True, kw_only=True):
+    """An active belief served to the agent, with its confidence decayed to now."""
+
+    belief_id: str
+    content: str
+    confidence: float
+    decayed_confidence: float
+
+
+class RelevantEpisode(Struct, frozen=True, kw_only=True):
+    """A recent episode recall search found relevant to the query."""
+
+    episode_id: str
+    summary: str
+    finished_at: str
+    score: float
+
+
+class MemoryContext(Struct, frozen=True, kw_only=True):
+    """What an agent reads back: reviewed notes, relevant episodes, and the prompt block."""
+
+    memory_notes: list[MemoryNote]
+    recent_relevant_episodes: list[RelevantEpisode]
+    prompt_block: str
+
+
+class TurnIn(Struct, frozen=True, kw_only=True):
+    """A finished turn as the agent framework has it; the server derives the episode.
+
+    ``messages`` are objects with a ``role`` (user, assistant, tool, system and common aliases)
+    and ``content`` (a string, a list of content parts, or null), as OpenAI-style, Anthropic,
+    Gemini and plain role/content lists shape them; ``tool_calls``, ``name`` and
+    ``tool_call_id`` are read when present.
+    """
+
+    session_id: Annotated[str, Meta(min_length=1, max_length=200, pattern=NO_NUL)]
+    messages: Annotated[list[dict[str, Any]], Meta(min_length=1, max_length=2000)]
+    role_label: Annotated[str, Meta(max_length=64, pattern=NO_NUL)] | None = None
+    finished_at: Timestamp | None = None
+    metadata: Annotated[dict[Annotated[str, Meta(max_length=100)], Any], Meta(max_length=40)] = (
+        msgspec.field(default_factory=dict)
+    )
+
+
+class AuditSummary(Struct, frozen=True, kw_only=True):
+    """A belief's audit trail in brief; the full chain is at /beliefs/{id}/audit."""
+
+    events: int
+    proposed_at: str | None
+    last_action: str | None
+    last_actor: str | None
+    last_at: str | None
+    last_row_hash: str | None
+
+
+class ExportedBelief(Struct, frozen=True, kw_only=True):
+    """One active belief in an export, with where it came from and who decided on it."""
+
+    id: str
+    role: str | None
+    content: str
+    confidence: float
+    provenance: str
+    op: str
+    source_episodes: list[str]
+    version: int
+    created_at: str
+    updated_at: str
+    decided_by: str | None
+    decided_at: str | None
+    injection_count: int
+    last_injected_at: str | None
+    audit: AuditSummary
+
+
+class MemoryExport(Struct, frozen=True, kw_only=True):
+    """An agent's active memory, for backups and for agents that load memory from a file."""
+
+    format_version: int
+    agent_id: str
+    agent_name: str
+    exported_at: str
+    beliefs: list[ExportedBelief]

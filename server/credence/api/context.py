@@ -1,0 +1,201 @@
+"""The agent's side: read memory context, report a finished turn, export active memory."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal
+
+import msgspec
+from litestar import Controller, Request, Response, get, post
+from litestar.exceptions import NotFoundException, ValidationException
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import QueryParameter
+
+from credence.api.agents import load_agent
+from credence.api.deps import principal_of, services_of
+from credence.api.errors import errors
+from credence.api.params import AgentIdPath
+from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, context_of
+from credence.memory.episodes import AgentMissing, EpisodeRejected, episode_from_row
+from credence.memory.export import export_memory, render_markdown
+from credence.memory.turns import ExtractedTurn, Intervention, TurnError, extract_turn
+from credence.models import (
+    NO_NUL,
+    SLUG_PATTERN,
+    EpisodeCreated,
+    EpisodeIn,
+    MemoryContext,
+    MemoryExport,
+    TurnIn,
+)
+
+MAX_INTERVENTIONS = 50
+
+RoleQuery = Annotated[
+    str | None,
+    QueryParameter(
+        pattern=SLUG_PATTERN,
+        max_length=64,
+        description="Serve beliefs for this role and for all roles (absent: all-role beliefs)",
+    ),
+]
+ContextQuery = Annotated[
+    str | None,
+    QueryParameter(
+        name="query",
+        pattern=NO_NUL,
+        max_length=1000,
+        description="What the agent is about to do; recall finds relevant recent episodes",
+    ),
+]
+ContextLimit = Annotated[
+    int,
+    QueryParameter(
+        ge=1, le=MAX_LIMIT, description=f"At most this many notes and episodes (≤ {MAX_LIMIT})"
+    ),
+]
+IncludeUntrusted = Annotated[
+    bool,
+    QueryParameter(
+        description="Also return episodes third-party content reached (beliefs never change)"
+    ),
+]
+ExportFormat = Annotated[
+    Literal["json", "markdown"],
+    QueryParameter(name="format", description="json (default) or markdown"),
+]
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _clean(text: str) -> str:
+    """Text a client sent, made storable: no NUL, no lone surrogates."""
+    return _SURROGATE.sub("\ufffd", text.replace("\x00", ""))
+
+
+def _kept_interventions(interventions: tuple[Intervention, ...]) -> list[Intervention]:
+    """At most MAX_INTERVENTIONS, keeping denials and steers over followups, in order."""
+    if len(interventions) <= MAX_INTERVENTIONS:
+        return list(interventions)
+    ranked = sorted(
+        range(len(interventions)),
+        key=lambda i: (interventions[i].trigger == "followup", i),
+    )
+    keep = sorted(ranked[:MAX_INTERVENTIONS])
+    return [interventions[i] for i in keep]
+
+
+def episode_for_turn(data: TurnIn, turn: ExtractedTurn) -> EpisodeIn:
+    """The episode a turn implies; ingest redacts it like any other episode."""
+    metadata: dict[str, Any] = dict(data.metadata)
+    metadata["turn"] = {
+        "messages": len(data.messages),
+        "third_party": list(turn.untrusted_reasons),
+    }
+    try:
+        return msgspec.convert(
+            {
+                "session_id": data.session_id,
+                "summary": _clean(turn.summary),
+                "role_label": data.role_label,
+                "finished_at": data.finished_at,
+                "interventions": [
+                    {"trigger": i.trigger, "text": _clean(i.text)}
+                    for i in _kept_interventions(turn.interventions)
+                ],
+                "origin": turn.origin,
+                "metadata": metadata,
+            },
+            EpisodeIn,
+        )
+    except msgspec.ValidationError as exc:
+        raise ValidationException(f"the turn cannot be stored as an episode: {exc}") from None
+
+
+class ContextController(Controller):
+    """/api/v1/agents/{agent_id}/memory/context, /memory/export and /turns"""
+
+    path = "/agents/{agent_id:str}"
+    tags = ["agent integration"]
+
+    @get("/memory/context", operation_id="getMemoryContext", responses=errors(404))
+    async def get_context(
+        self,
+        request: Request,
+        agent_id: AgentIdPath,
+        role: RoleQuery = None,
+        search: ContextQuery = None,
+        limit: ContextLimit = DEFAULT_LIMIT,
+        include_untrusted: IncludeUntrusted = False,
+    ) -> MemoryContext:
+        """The agent's reviewed memory and relevant recent episodes, with a ready prompt block.
+
+        Put ``prompt_block`` in the user message (the system prompt stays a cacheable prefix).
+        Only active beliefs a human kept or wrote are served; each item sits inside delimiters
+        carrying a per-response nonce, so stored text cannot end its item or pose as a header.
+        """
+        principal_of(request).require_agent(agent_id)
+        service = context_of(services_of(request))
+        try:
+            return await service.context(
+                agent_id,
+                role=role,
+                query=_clean(search) if search else None,
+                limit=limit,
+                include_untrusted=include_untrusted,
+            )
+        except AgentMissing:
+            raise NotFoundException(f"agent {agent_id!r} not found") from None
+
+    @get(
+        "/memory/export",
+        operation_id="exportMemory",
+        responses={
+            **errors(404),
+            200: ResponseSpec(
+                data_container=MemoryExport,
+                description="The active memory: JSON, or text/markdown with format=markdown",
+                generate_examples=False,
+            ),
+        },
+    )
+    async def export(
+        self, request: Request, agent_id: AgentIdPath, export_format: ExportFormat = "json"
+    ) -> Response[MemoryExport]:
+        """Active beliefs with provenance and an audit summary, for backups or a memory file."""
+        principal_of(request).require_agent(agent_id)
+        services = services_of(request)
+        try:
+            exported = await export_memory(services.store, services.clock, agent_id)
+        except AgentMissing:
+            raise NotFoundException(f"agent {agent_id!r} not found") from None
+        if export_format == "markdown":
+            return Response(
+                render_markdown(exported),
+                media_type="text/markdown; charset=utf-8",
+                headers={"Content-Disposition": f'inline; filename="{agent_id}-memory.md"'},
+            )
+        return Response(exported)
+
+    @post("/turns", operation_id="createTurn", status_code=201, responses=errors(404))
+    async def create_turn(
+        self, request: Request, agent_id: AgentIdPath, data: TurnIn
+    ) -> EpisodeCreated:
+        """Report a finished turn as the framework has it; the server derives the episode.
+
+        Deterministic, no LLM: a summary (request, what was done, outcome), the user's later
+        messages classified as steer / denial / followup, and origin ``untrusted`` when tool or
+        third-party content was part of the turn. Secrets are redacted before anything is stored.
+        """
+        await load_agent(request, agent_id)
+        try:
+            turn = extract_turn(data.messages)
+        except TurnError as exc:
+            raise ValidationException(f"messages: {exc}") from None
+        episode = episode_for_turn(data, turn)
+        try:
+            rows, redacted = await services_of(request).episodes.ingest(agent_id, [episode])
+        except EpisodeRejected as exc:
+            raise ValidationException(str(exc)) from None
+        except AgentMissing:
+            raise NotFoundException(f"agent {agent_id!r} not found") from None
+        return EpisodeCreated(episode=episode_from_row(rows[0]), redacted=redacted)

@@ -1,0 +1,143 @@
+"""Export: an agent's active beliefs with provenance and audit summary, as JSON or Markdown."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from credence.clock import rfc3339
+from credence.memory.episodes import AgentMissing
+from credence.models import AuditSummary, ExportedBelief, MemoryExport
+
+if TYPE_CHECKING:
+    import aiosqlite
+
+    from credence.clock import Clock
+    from credence.db.store import Store
+
+FORMAT_VERSION = 1
+FORMATS = ("json", "markdown")
+
+_ACTIVE = (
+    "SELECT * FROM beliefs WHERE agent_id = ? AND status = 'active'"
+    " AND provenance IN ('clean', 'owner') ORDER BY role IS NOT NULL, role, id"
+)
+_AUDIT = (
+    "SELECT belief_id, action, actor, at, row_hash FROM audit WHERE belief_id IN"
+    " (SELECT id FROM beliefs WHERE agent_id = ? AND status = 'active') ORDER BY seq"
+)
+# Markdown that would render as a link, image, heading, emphasis, HTML or code: shown literally.
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
+
+
+async def export_memory(store: Store, clock: Clock, agent_id: str) -> MemoryExport:
+    """Read the agent's active memory and each belief's audit trail in one consistent read.
+
+    Raises AgentMissing when the agent does not exist.
+    """
+
+    async def read(conn: aiosqlite.Connection) -> tuple[Any, list[Any], list[Any]]:
+        # One read transaction, so beliefs and their audit rows describe the same moment.
+        await conn.execute("BEGIN")
+        try:
+            async with conn.execute("SELECT * FROM agents WHERE id = ?", (agent_id,)) as cur:
+                agent = await cur.fetchone()
+            async with conn.execute(_ACTIVE, (agent_id,)) as cur:
+                beliefs = list(await cur.fetchall())
+            async with conn.execute(_AUDIT, (agent_id,)) as cur:
+                trail = list(await cur.fetchall())
+        finally:
+            await conn.execute("COMMIT")
+        return agent, beliefs, trail
+
+    agent, beliefs, trail = await store.read(read)
+    if agent is None:
+        raise AgentMissing(agent_id)
+    by_belief: dict[str, list[Any]] = {}
+    for row in trail:
+        by_belief.setdefault(row["belief_id"], []).append(row)
+    return MemoryExport(
+        format_version=FORMAT_VERSION,
+        agent_id=agent["id"],
+        agent_name=agent["name"],
+        exported_at=rfc3339(clock()),
+        beliefs=[_exported(row, by_belief.get(row["id"], [])) for row in beliefs],
+    )
+
+
+def _exported(row: Any, trail: Sequence[Any]) -> ExportedBelief:
+    proposed = next((r["at"] for r in trail if r["action"] == "proposed"), None)
+    last = trail[-1] if trail else None
+    return ExportedBelief(
+        id=row["id"],
+        role=row["role"],
+        content=row["content"],
+        confidence=row["confidence"],
+        provenance=row["provenance"],
+        op=row["op"],
+        source_episodes=json.loads(row["source_episodes"]),
+        version=row["version"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        decided_by=row["decided_by"],
+        decided_at=row["decided_at"],
+        injection_count=row["injection_count"],
+        last_injected_at=row["last_injected_at"],
+        audit=AuditSummary(
+            events=len(trail),
+            proposed_at=proposed,
+            last_action=last["action"] if last else None,
+            last_actor=last["actor"] if last else None,
+            last_at=last["at"] if last else None,
+            last_row_hash=last["row_hash"] if last else None,
+        ),
+    )
+
+
+def markdown_text(text: str) -> str:
+    """One line of literal Markdown: whitespace collapsed, every special character escaped."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", " ".join(text.split()))
+
+
+def render_markdown(export: MemoryExport) -> str:
+    """The export as a Markdown document: one section per role, one bullet per belief."""
+    lines = [
+        f"# Memory of {markdown_text(export.agent_name)} (`{export.agent_id}`)",
+        "",
+        f"Exported {export.exported_at}. {len(export.beliefs)} active"
+        f" belief{'s' if len(export.beliefs) != 1 else ''}, each kept or written by a human"
+        " reviewer. Format version "
+        f"{export.format_version}.",
+    ]
+    sections: dict[str | None, list[ExportedBelief]] = {}
+    for belief in export.beliefs:
+        sections.setdefault(belief.role, []).append(belief)
+    if not sections:
+        lines += ["", "_No active beliefs._"]
+    for role, beliefs in sections.items():
+        lines += ["", "## All roles" if role is None else f"## Role `{role}`", ""]
+        for belief in beliefs:
+            audit = belief.audit
+            used = (
+                f"used {belief.injection_count}× (last {belief.last_injected_at})"
+                if belief.injection_count
+                else "not used yet"
+            )
+            decided = (
+                f"decided by {markdown_text(belief.decided_by)} at {belief.decided_at}"
+                if belief.decided_by
+                else "undecided"
+            )
+            lines.append(f"- {markdown_text(belief.content)}")
+            lines.append(
+                f"  - `{belief.id}` · confidence {belief.confidence:.2f} · provenance"
+                f" {belief.provenance} · {decided} · {used}"
+            )
+            lines.append(
+                f"  - audit: {audit.events} event{'s' if audit.events != 1 else ''},"
+                f" last {audit.last_action or 'none'} at {audit.last_at or '-'}"
+                + (f", row hash `{audit.last_row_hash}`" if audit.last_row_hash else "")
+            )
+    return "\n".join(lines) + "\n"

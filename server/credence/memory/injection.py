@@ -1,0 +1,100 @@
+"""What memory was used: injection counts per served belief, batched off the response path."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from contextlib import suppress
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import aiosqlite
+
+    from credence.db.store import Store
+
+log = logging.getLogger("credence.injection")
+
+FLUSH_INTERVAL_S = 0.5
+
+
+class InjectionRecorder:
+    """Collects served belief ids in memory; ``flush`` writes them all in one transaction.
+
+    Recording is a dictionary update, so the context response never waits for the store. The
+    flush adds to the stored count (never overwrites it), so several processes sharing one data
+    dir each add their own servings. It touches neither version nor updated_at: using a belief
+    must not make a reviewer's If-Match stale or reset its decay.
+    """
+
+    def __init__(self) -> None:
+        self._pending: dict[str, tuple[int, str]] = {}
+
+    def record(self, belief_ids: Iterable[str], at: str) -> None:
+        """Count one serving of each belief at ``at`` (an RFC 3339 timestamp)."""
+        pending = self._pending
+        for belief_id in belief_ids:
+            count, last = pending.get(belief_id, (0, at))
+            pending[belief_id] = (count + 1, max(last, at))
+
+    @property
+    def pending(self) -> int:
+        """How many beliefs have servings not yet written."""
+        return len(self._pending)
+
+    def _take(self) -> dict[str, tuple[int, str]]:
+        taken, self._pending = self._pending, {}
+        return taken
+
+    def _give_back(self, taken: dict[str, tuple[int, str]]) -> None:
+        for belief_id, (count, last) in taken.items():
+            now_count, now_last = self._pending.get(belief_id, (0, last))
+            self._pending[belief_id] = (count + now_count, max(last, now_last))
+
+    async def flush(self, store: Store) -> int:
+        """Write every pending serving in one write; returns how many beliefs were updated."""
+        taken = self._take()
+        if not taken:
+            return 0
+        rows = [(count, last, last, belief_id) for belief_id, (count, last) in taken.items()]
+
+        async def work(conn: aiosqlite.Connection) -> None:
+            await conn.executemany(
+                "UPDATE beliefs SET injection_count = injection_count + ?,"
+                " last_injected_at = CASE WHEN last_injected_at IS NULL"
+                " OR last_injected_at < ? THEN ? ELSE last_injected_at END WHERE id = ?",
+                rows,
+            )
+
+        try:
+            await store.write(work)
+        except BaseException:
+            # Keep the servings for the next flush rather than lose what memory was used.
+            self._give_back(taken)
+            raise
+        return len(rows)
+
+
+async def flush_forever(
+    recorder: InjectionRecorder, store: Store, interval_s: float = FLUSH_INTERVAL_S
+) -> None:
+    """Flush every ``interval_s`` until cancelled; a failed flush is logged and retried."""
+    while True:
+        await asyncio.sleep(interval_s)
+        try:
+            await recorder.flush(store)
+        except Exception:
+            log.exception("could not record injections; will retry")
+
+
+async def stop_flushing(
+    task: asyncio.Task[None], recorder: InjectionRecorder, store: Store
+) -> None:
+    """Cancel the flush loop and write what is still pending (called before the store closes)."""
+    task.cancel()
+    with suppress(asyncio.CancelledError):
+        await task
+    try:
+        await recorder.flush(store)
+    except Exception:
+        log.exception("could not record the last injections at shutdown")
