@@ -13,7 +13,7 @@ from litestar.params import QueryParameter
 
 from credence.api.agents import load_agent
 from credence.api.deps import principal_of, services_of
-from credence.api.errors import errors
+from credence.api.errors import errors, problem
 from credence.api.params import AgentIdPath
 from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, context_of
 from credence.memory.episodes import AgentMissing, EpisodeRejected, episode_from_row
@@ -111,11 +111,17 @@ def episode_for_turn(data: TurnIn, turn: ExtractedTurn) -> EpisodeIn:
         raise ValidationException(f"the turn cannot be stored as an episode: {exc}") from None
 
 
+def too_deep(_: Request, __: RecursionError) -> Response:
+    """A body nested deeper than the JSON decoder follows is the client's problem, not a 500."""
+    return problem(400, "the request body is nested too deeply")
+
+
 class ContextController(Controller):
     """/api/v1/agents/{agent_id}/memory/context, /memory/export and /turns"""
 
     path = "/agents/{agent_id:str}"
     tags = ["agent integration"]
+    exception_handlers = {RecursionError: too_deep}
 
     @get("/memory/context", operation_id="getMemoryContext", responses=errors(404))
     async def get_context(

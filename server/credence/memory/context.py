@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -24,6 +25,8 @@ if TYPE_CHECKING:
 
     from credence.db.store import Store
     from credence.services import Services
+
+log = logging.getLogger("credence.context")
 
 EXTRAS_KEY = "context"
 MAX_LIMIT = 50
@@ -169,6 +172,7 @@ class ContextService:
         self.cache = cache or HotCache()
         self._lambda_by_settings: dict[str, float] = {}
         self._building: dict[tuple[str, str | None], asyncio.Future[CacheEntry]] = {}
+        self.rebuilds = 0
 
     def invalidate(self, agent_id: str) -> None:
         """Forget the cached beliefs of ``agent_id`` (registered as a BeliefHooks.after_change)."""
@@ -229,6 +233,7 @@ class ContextService:
                     rows = list(await cur.fetchall())
             return counter, rows
 
+        self.rebuilds += 1
         try:
             counter, rows = await self.store.read(read)
             entry = CacheEntry(counter, lam, rank_notes(rows, lam))
@@ -269,9 +274,42 @@ class ContextService:
         )
 
 
-def recall_episode_search(services: Services) -> EpisodeSearch | None:
-    """Episode search backed by recall (FTS5 BM25 fused with embedding cosine), if present."""
-    return None
+def recall_episode_search(services: Services) -> EpisodeSearch:
+    """Episode search backed by recall: FTS5 BM25 fused with embedding cosine.
+
+    When recall cannot run (the embedder is down), the context still serves its reviewed notes
+    and no episodes, and says so in the log: the notes matter more than the specifics.
+    """
+    from credence.memory import recall
+
+    async def search(
+        agent_id: str, query: str, limit: int, include_untrusted: bool
+    ) -> list[RelevantEpisode]:
+        try:
+            hits = await recall.search(
+                services.store,
+                services.embedder,
+                agent_id,
+                [query],
+                min(limit, recall.MAX_K),
+                include_untrusted=include_untrusted,
+            )
+        except recall.RecallUnavailable as exc:
+            log.warning("recall unavailable for %s; serving notes only: %s", agent_id, exc)
+            return []
+        return [
+            RelevantEpisode(
+                episode_id=hit.episode["id"],
+                summary=hit.episode["summary"],
+                finished_at=hit.episode["finished_at"],
+                score=round(hit.score, 6),
+            )
+            for hit in hits
+            # Defence in depth: recall filters untrusted episodes, and so does this.
+            if include_untrusted or hit.episode["origin"] == "clean"
+        ]
+
+    return search
 
 
 def context_of(services: Services) -> ContextService:
