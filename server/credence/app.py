@@ -19,6 +19,7 @@ from credence import __version__
 from credence.api import admin, agents, beliefs, context, episodes, health, pair
 from credence.api.errors import http_exception_handler, unexpected_exception_handler
 from credence.api.security import security_headers_middleware
+from credence.api.strict import strict_json_body
 from credence.auth import BearerAuth, KeyRing
 from credence.clock import Clock, system_clock
 from credence.db.store import Store
@@ -140,6 +141,7 @@ def create_app(
         },
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
+        before_request=strict_json_body,
         debug=False,
     )
 

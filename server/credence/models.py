@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -19,7 +20,7 @@ Label = Annotated[str, Meta(max_length=200, pattern=NO_NUL)]
 ShortText = Annotated[str, Meta(max_length=2000, pattern=NO_NUL)]
 BeliefText = Annotated[str, Meta(min_length=1, max_length=2000, pattern=r"^[^\x00]*\S[^\x00]*$")]
 LongText = Annotated[str, Meta(max_length=20000, pattern=NO_NUL)]
-Timestamp = Annotated[str, Meta(description="RFC 3339 date-time, UTC", max_length=40)]
+Timestamp = Annotated[datetime, Meta(tz=True, description="RFC 3339 date-time with an offset")]
 Confidence = Annotated[float, Meta(ge=0.0, le=1.0)]
 Trigger = Literal["steer", "denial", "followup"]
 Origin = Literal["clean", "untrusted"]

@@ -48,7 +48,40 @@ def openapi_dict(app: Any | None = None) -> dict[str, Any]:
 
         app = create_app(Settings(data_dir=Path("/nonexistent")), components=[])
     document = msgspec.to_builtins(app.openapi_schema.to_schema())
+    mark_public_operations(document, app)
+    require_if_match(document)
     return patch_components(document)
+
+
+def mark_public_operations(document: dict[str, Any], app: Any) -> None:
+    """Operations that skip bearer auth say so with an empty security requirement."""
+    public = {
+        handler.operation_id
+        for route in app.routes
+        for handler in getattr(route, "route_handlers", ())
+        if handler.opt.get("exclude_from_auth")
+    }
+    for operation in _operations(document):
+        if operation.get("operationId") in public:
+            operation["security"] = []
+
+
+def require_if_match(document: dict[str, Any]) -> None:
+    """Decisions refuse to run without If-Match (428), so the document marks it required."""
+    for operation in _operations(document):
+        for parameter in operation.get("parameters", []):
+            if parameter.get("in") == "header" and parameter.get("name") == "If-Match":
+                parameter["required"] = True
+                parameter["schema"] = {"type": "string", "maxLength": 40}
+
+
+def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        operation
+        for item in document.get("paths", {}).values()
+        for method, operation in item.items()
+        if isinstance(operation, dict) and method != "parameters"
+    ]
 
 
 @functools.cache

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from croniter import croniter
-from litestar.exceptions import ValidationException
+from litestar.exceptions import ClientException
 
 
 def check_cron(expression: str) -> None:
-    """Refuse a cron expression croniter cannot schedule (400 naming the field)."""
-    if not croniter.is_valid(expression) or len(expression.split()) != 5:
-        raise ValidationException(
-            f"reflection.cron: {expression!r} is not a 5-field cron expression"
+    """Refuse a cron expression croniter cannot schedule (422 naming the field)."""
+    if len(expression.split()) != 5 or not croniter.is_valid(expression):
+        raise ClientException(
+            status_code=422,
+            detail=f"reflection.cron: {expression!r} is not a 5-field cron expression",
         )

@@ -21,7 +21,7 @@ def test_create_get_list_and_update(admin) -> None:
     assert patched.json()["name"] == "Coding agent" and patched.json()["roles"] == ["backend"]
 
 
-def test_duplicate_agent_is_a_conflict_and_bad_ids_are_400(admin) -> None:
+def test_duplicate_agent_is_a_conflict_and_bad_input_is_refused(admin) -> None:
     make_agent(admin, "coder")
     assert admin.post("/api/v1/agents", json={"id": "coder", "name": "x"}).status_code == 409
     for bad in ("Has Spaces", "", "-leading", "x" * 65):
@@ -31,7 +31,7 @@ def test_duplicate_agent_is_a_conflict_and_bad_ids_are_400(admin) -> None:
     bad_cron = admin.post(
         "/api/v1/agents", json={"id": "c2", "name": "x", "reflection": {"cron": "every day"}}
     )
-    assert bad_cron.status_code == 400 and "cron" in bad_cron.json()["detail"]
+    assert bad_cron.status_code == 422 and "cron" in bad_cron.json()["detail"]
     assert admin.get("/api/v1/agents/c2").status_code == 404
 
 
@@ -44,3 +44,21 @@ def test_reviewer_sees_only_its_agents(server, admin) -> None:
         assert reviewer.get("/api/v1/agents/beta").status_code == 404
         assert reviewer.post("/api/v1/agents", json={"id": "g", "name": "g"}).status_code == 403
         assert reviewer.patch("/api/v1/agents/alpha", json={"name": "n"}).status_code == 403
+
+
+def test_bodies_are_validated_strictly(admin) -> None:
+    make_agent(admin)
+    lenient = {"reflection": {"enabled": 0}}
+    response = admin.patch("/api/v1/agents/coder", json=lenient)
+    assert response.status_code == 400 and "enabled" in response.json()["detail"]
+    response = admin.patch("/api/v1/agents/coder", json={"reflection": {"recall_k": 10.0}})
+    assert response.status_code == 400
+    assert admin.get("/api/v1/agents/coder").json()["reflection"]["enabled"] is True
+
+
+def test_options_lists_exactly_the_documented_methods(server, admin) -> None:
+    make_agent(admin)
+    with server.client() as anonymous:
+        response = anonymous.options("/api/v1/agents/coder")
+    assert response.status_code == 204
+    assert response.headers["allow"] == "GET, OPTIONS, PATCH"

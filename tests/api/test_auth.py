@@ -92,7 +92,7 @@ def test_admin_creates_and_revokes_keys_through_the_api(server, admin) -> None:
         assert reviewer.get("/api/v1/me").status_code == 401
     listed = admin.get("/api/v1/keys").json()["items"]
     assert secret not in str(listed) and any(k["id"] == info["id"] for k in listed)
-    assert admin.post("/api/v1/keys", json={"scope": "agent"}).status_code == 400
+    assert admin.post("/api/v1/keys", json={"scope": "agent"}).status_code == 422
     assert (
         admin.post("/api/v1/keys", json={"scope": "reviewer", "agents": ["ghost"]}).status_code
         == 404

@@ -59,6 +59,11 @@ def test_batch_is_all_or_nothing_and_paging_filters(admin) -> None:
     bad = [*episodes, {"session_id": "x", "summary": "y", "finished_at": "not a time"}]
     rejected = admin.post("/api/v1/agents/coder/episodes/batch", json={"episodes": bad})
     assert rejected.status_code == 400 and "finished_at" in rejected.json()["detail"]
+    overflow = [{"session_id": "x", "summary": "y", "finished_at": "9999-12-31T23:59:59-23:00"}]
+    assert (
+        admin.post("/api/v1/agents/coder/episodes/batch", json={"episodes": overflow}).status_code
+        == 422
+    )
     assert admin.get("/api/v1/agents/coder/episodes").json()["items"] == []
     created = admin.post("/api/v1/agents/coder/episodes/batch", json={"episodes": episodes})
     assert created.status_code == 201 and len(created.json()["ids"]) == 5
@@ -87,6 +92,8 @@ def test_bad_episode_input_is_a_clear_400(admin) -> None:
         {"session_id": "s", "summary": "nul\x00byte"},
         {"session_id": "s", "summary": "x" * 20001},
         {"session_id": "s", "summary": "x", "finished_at": "2026-11-01T08:00:00"},
+        {"session_id": 7, "summary": "x"},
+        {"session_id": "s", "summary": "x", "interventions": {"trigger": "steer"}},
     ]
     for body in cases:
         response = admin.post(url, json=body)

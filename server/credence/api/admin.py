@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from litestar import Controller, Request, get, post
-from litestar.exceptions import NotFoundException, ValidationException
+from litestar.exceptions import ClientException, NotFoundException
 from litestar.params import JSONBody
 
 from credence.api.deps import principal_of, services_of
@@ -31,7 +31,7 @@ class KeyController(Controller):
     tags = ["admin"]
     guards = [admin_only]
 
-    @post(operation_id="createKey", status_code=201, responses=errors(403, 404))
+    @post(operation_id="createKey", status_code=201, responses=errors(403, 404, 422))
     async def create(self, request: Request, data: JSONBody[KeyIn]) -> ApiKeyCreated:
         """Create a key; the secret is in this response only."""
         services = services_of(request)
@@ -44,7 +44,7 @@ class KeyController(Controller):
         try:
             secret, row = await services.store.write(work)
         except ValueError as exc:
-            raise ValidationException(str(exc)) from None
+            raise ClientException(status_code=422, detail=str(exc)) from None
         except LookupError as exc:
             raise NotFoundException(str(exc)) from None
         services.keyring.forget_cached()

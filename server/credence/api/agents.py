@@ -48,7 +48,7 @@ class AgentController(Controller):
     path = "/agents"
     tags = ["agents"]
 
-    @post(operation_id="createAgent", guards=[admin_only], responses=errors(403, 409))
+    @post(operation_id="createAgent", guards=[admin_only], responses=errors(403, 409, 422))
     async def create(self, request: Request, data: JSONBody[AgentIn]) -> Agent:
         """Create an agent (admin)."""
         check_cron(data.reflection.cron)
@@ -100,7 +100,7 @@ class AgentController(Controller):
         "/{agent_id:str}",
         operation_id="updateAgent",
         guards=[admin_only],
-        responses=errors(403, 404),
+        responses=errors(403, 404, 422),
     )
     async def update(
         self, request: Request, agent_id: AgentIdPath, data: JSONBody[AgentPatch]

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated
 
 from litestar import Controller, Request, get, post
-from litestar.exceptions import NotFoundException, ValidationException
+from litestar.exceptions import ClientException, NotFoundException, ValidationException
 from litestar.params import JSONBody, QueryParameter
 
 from credence.api.agents import load_agent
 from credence.api.deps import services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath, Limit
-from credence.clock import parse_rfc3339, rfc3339
+from credence.clock import rfc3339
 from credence.memory.episodes import AgentMissing, EpisodeRejected, episode_from_row
 from credence.models import (
     EpisodeBatchCreated,
@@ -23,7 +24,8 @@ from credence.models import (
 )
 
 Since = Annotated[
-    str | None, QueryParameter(max_length=40, description="Only episodes finished at or after")
+    datetime | None,
+    QueryParameter(description="Only episodes finished at or after this RFC 3339 time"),
 ]
 Reflected = Annotated[bool | None, QueryParameter(description="Filter by reflected state")]
 SeqCursor = Annotated[
@@ -36,7 +38,7 @@ async def _ingest(request: Request, agent_id: str, items: list[EpisodeIn]):
     try:
         return await services_of(request).episodes.ingest(agent_id, items)
     except EpisodeRejected as exc:
-        raise ValidationException(str(exc)) from None
+        raise ClientException(status_code=422, detail=str(exc)) from None
     except AgentMissing:
         raise NotFoundException(f"agent {agent_id!r} not found") from None
 
@@ -47,7 +49,7 @@ class EpisodeController(Controller):
     path = "/agents/{agent_id:str}/episodes"
     tags = ["episodes"]
 
-    @post(operation_id="createEpisode", status_code=201, responses=errors(403, 404))
+    @post(operation_id="createEpisode", status_code=201, responses=errors(403, 404, 422))
     async def create(
         self, request: Request, agent_id: AgentIdPath, data: JSONBody[EpisodeIn]
     ) -> EpisodeCreated:
@@ -55,7 +57,7 @@ class EpisodeController(Controller):
         rows, redacted = await _ingest(request, agent_id, [data])
         return EpisodeCreated(episode=episode_from_row(rows[0]), redacted=redacted)
 
-    @post("/batch", operation_id="createEpisodes", status_code=201, responses=errors(403, 404))
+    @post("/batch", operation_id="createEpisodes", status_code=201, responses=errors(403, 404, 422))
     async def create_batch(
         self, request: Request, agent_id: AgentIdPath, data: JSONBody[EpisodeBatchIn]
     ) -> EpisodeBatchCreated:
@@ -63,7 +65,7 @@ class EpisodeController(Controller):
         rows, redacted = await _ingest(request, agent_id, data.episodes)
         return EpisodeBatchCreated(ids=[r["id"] for r in rows], redacted=redacted)
 
-    @get(operation_id="listEpisodes", responses=errors(404))
+    @get(operation_id="listEpisodes", responses=errors(404, 422))
     async def list_episodes(
         self,
         request: Request,
@@ -75,14 +77,19 @@ class EpisodeController(Controller):
     ) -> EpisodePage:
         """An agent's episodes, oldest first."""
         await load_agent(request, agent_id)
+        since_text = None
         if since is not None:
+            if since.tzinfo is None:
+                raise ValidationException(
+                    "since: give a timezone offset, e.g. 2026-11-01T08:00:00Z"
+                )
             try:
-                since = rfc3339(parse_rfc3339(since))
+                since_text = rfc3339(since)
             except (ValueError, OverflowError) as exc:
-                raise ValidationException(f"since: {exc}") from None
+                raise ClientException(status_code=422, detail=f"since: {exc}") from None
         rows, next_cursor = await services_of(request).episodes.list_rows(
             agent_id,
-            since=since,
+            since=since_text,
             reflected=reflected,
             limit=limit,
             cursor=int(cursor) if cursor is not None else None,

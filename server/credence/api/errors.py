@@ -20,7 +20,7 @@ _DESCRIPTIONS = {
     409: "The object's state does not allow this.",
     412: "The If-Match version is stale; the current ETag is returned.",
     413: "The request body is too large.",
-    422: "The Idempotency-Key was used with a different request.",
+    422: "Well-formed but not acceptable: the detail says why (e.g. Idempotency-Key reuse).",
     428: "If-Match is required.",
     429: "Too many requests; retry after the Retry-After seconds.",
     410: "The pairing code is unknown, used or expired.",

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from credence.clock import Clock, parse_rfc3339, rfc3339
+from credence.clock import Clock, rfc3339
 from credence.ids import new_id
 from credence.memory.provenance import combine_origin, third_party_reasons
 from credence.memory.redact import redact, redact_value
@@ -40,7 +40,7 @@ def prepare(item: EpisodeIn, agent_id: str, now: str, index: int) -> tuple[dict[
         finished_at = now
     else:
         try:
-            finished_at = rfc3339(parse_rfc3339(item.finished_at))
+            finished_at = rfc3339(item.finished_at)
         except (ValueError, OverflowError) as exc:
             raise EpisodeRejected(f"episodes[{index}].finished_at: {exc}") from None
     summary = redact(item.summary)
