@@ -1,0 +1,388 @@
+"""Recall search over an agent's episodes: FTS5 BM25 fused with embedding cosine (RRF)."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import weakref
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from credence.embed import EmbeddingUnavailable
+from credence.reflection.text import NEGATION_WORDS, STOP_WORDS
+
+if TYPE_CHECKING:
+    import aiosqlite
+
+    from credence.db.store import Store
+    from credence.embed import Embedder
+
+# Reciprocal rank fusion: score = Σ 1 / (RRF_K + rank) over every (query, ranking) list.
+RRF_K = 60
+MAX_QUERIES = 20
+MAX_K = 200
+MAX_TERMS = 64
+# Each ranking contributes this many candidates per query before fusion.
+MIN_DEPTH = 50
+MAX_DEPTH = 400
+_FAST_PATH_FACTOR = 4
+
+_TERM = re.compile(r"[^\W_]+", re.UNICODE)
+_BLOB_DTYPE = np.dtype("<f4")
+
+
+class RecallUnavailable(RuntimeError):
+    """Recall search cannot run (embedder down, full-text index unusable)."""
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One recalled episode: its row, the fused score, and where each ranking placed it."""
+
+    episode: Any
+    score: float
+    text_rank: int | None
+    vector_rank: int | None
+    cosine: float | None
+
+
+def fts_expression(query: str) -> str | None:
+    """Turn free text into a safe FTS5 MATCH expression (terms OR-ed), or None without terms.
+
+    Every term is quoted, so FTS5 syntax in the text is inert; stop words are left out (they
+    match most episodes and only cost time) unless nothing else is left.
+    """
+    terms = list(dict.fromkeys(t.casefold() for t in _TERM.findall(query)))
+    content = [t for t in terms if t not in STOP_WORDS and t not in NEGATION_WORDS]
+    chosen = (content or terms)[:MAX_TERMS]
+    if not chosen:
+        return None
+    return " OR ".join(f'"{term}"' for term in chosen)
+
+
+class _AgentMatrix:
+    """An agent's episode embeddings plus the filter columns, grown as episodes arrive.
+
+    Embeddings are stored transposed, (dim, capacity), with spare capacity: a query then
+    reads the matrix as one contiguous BLAS operand, and an append rarely reallocates.
+    """
+
+    __slots__ = (
+        "_buffer",
+        "count",
+        "deletions",
+        "finished",
+        "max_seq",
+        "reflected",
+        "seqs",
+        "untrusted",
+    )
+
+    def __init__(self, dim: int) -> None:
+        self.max_seq = 0
+        self.deletions = -1
+        self.count = 0
+        self._buffer = np.zeros((dim, 0), dtype=np.float32)
+        self.seqs = np.zeros(0, dtype=np.int64)
+        self.finished = np.zeros(0, dtype="U40")
+        self.untrusted = np.zeros(0, dtype=bool)
+        self.reflected = np.zeros(0, dtype=bool)
+
+    @property
+    def columns(self) -> np.ndarray:
+        """The embeddings as a (dim, count) view, one column per episode in seq order."""
+        return self._buffer[:, : self.count]
+
+    def append_columns(self, block: np.ndarray) -> None:
+        """Append (n, dim) rows as columns, growing the buffer by half when it is full."""
+        needed = self.count + block.shape[0]
+        if needed > self._buffer.shape[1]:
+            grown = np.zeros((self._buffer.shape[0], max(needed, self.count * 3 // 2)), np.float32)
+            grown[:, : self.count] = self.columns
+            self._buffer = grown
+        self._buffer[:, self.count : needed] = block.T
+        self.count = needed
+
+
+# store -> {(agent_id, embedder name, dim): (_AgentMatrix, reflections counter)}
+_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[str, str, int], list[Any]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def forget_cache(store: Store | None = None) -> None:
+    """Drop cached matrices (of one store, or all); the next search reloads from the database."""
+    if store is None:
+        _CACHE.clear()
+    else:
+        _CACHE.pop(store, None)
+
+
+async def _counters(store: Store, agent_id: str) -> tuple[int, int, int]:
+    """(max episode seq of the agent, reflection counter, deletion counter)."""
+
+    async def work(conn: aiosqlite.Connection) -> tuple[int, int, int]:
+        async with conn.execute(
+            "SELECT COALESCE(MAX(seq), 0) FROM episodes WHERE agent_id = ?", (agent_id,)
+        ) as cur:
+            max_seq = (await cur.fetchone())[0]
+        async with conn.execute(
+            "SELECT name, value FROM store_state"
+            " WHERE name IN ('episode_reflections', 'episode_deletions')"
+        ) as cur:
+            state = {row[0]: row[1] for row in await cur.fetchall()}
+        return max_seq, state.get("episode_reflections", 0), state.get("episode_deletions", 0)
+
+    return await store.read(work)
+
+
+async def agent_matrix(store: Store, embedder: Embedder, agent_id: str) -> _AgentMatrix:
+    """The agent's cached embedding matrix, brought up to date with a few cheap reads.
+
+    New episodes (seq above the cached maximum) are appended; a moved watermark reloads only
+    the reflected flags (via the partial index of un-reflected episodes); a deletion reloads
+    everything. Rows whose blob does not fit the embedder's dimension stay zero (no cosine).
+    """
+    dim = int(embedder.dim)
+    key = (agent_id, embedder.name, dim)
+    per_store = _CACHE.setdefault(store, {})
+    entry = per_store.get(key)
+    max_seq, reflections, deletions = await _counters(store, agent_id)
+    if entry is None or entry[0].deletions != deletions:
+        entry = [_AgentMatrix(dim), -1]
+        entry[0].deletions = deletions
+        per_store[key] = entry
+    cached: _AgentMatrix = entry[0]
+    if max_seq > cached.max_seq:
+        rows = await store.fetchall(
+            "SELECT seq, finished_at, origin, reflected_at IS NOT NULL AS reflected, embedding"
+            " FROM episodes WHERE agent_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
+            (agent_id, cached.max_seq, max_seq),
+        )
+        _append(cached, rows, dim)
+        cached.max_seq = max_seq
+    elif entry[1] != reflections:
+        unreflected = await store.fetchall(
+            "SELECT seq FROM episodes WHERE agent_id = ? AND reflected_at IS NULL", (agent_id,)
+        )
+        open_seqs = np.fromiter((r[0] for r in unreflected), dtype=np.int64)
+        cached.reflected = ~np.isin(cached.seqs, open_seqs)
+    entry[1] = reflections
+    return cached
+
+
+def _append(cached: _AgentMatrix, rows: list[Any], dim: int) -> None:
+    if not rows:
+        return
+    width = dim * _BLOB_DTYPE.itemsize
+    block = np.zeros((len(rows), dim), dtype=np.float32)
+    good = [i for i, row in enumerate(rows) if row["embedding"] and len(row["embedding"]) == width]
+    if good:
+        joined = b"".join(rows[i]["embedding"] for i in good)
+        block[good] = np.frombuffer(joined, dtype=_BLOB_DTYPE).reshape(len(good), dim)
+    cached.append_columns(block)
+    cached.seqs = np.concatenate([cached.seqs, np.fromiter((r["seq"] for r in rows), np.int64)])
+    cached.finished = np.concatenate(
+        [cached.finished, np.array([r["finished_at"] for r in rows], dtype="U40")]
+    )
+    cached.untrusted = np.concatenate(
+        [cached.untrusted, np.array([r["origin"] != "clean" for r in rows], dtype=bool)]
+    )
+    cached.reflected = np.concatenate(
+        [cached.reflected, np.array([bool(r["reflected"]) for r in rows], dtype=bool)]
+    )
+
+
+def _allowed(
+    cached: _AgentMatrix, since: str | None, reflected: bool | None, include_untrusted: bool
+) -> np.ndarray:
+    mask = np.ones(cached.seqs.shape[0], dtype=bool)
+    if since is not None:
+        mask &= cached.finished >= since
+    if reflected is not None:
+        mask &= cached.reflected if reflected else ~cached.reflected
+    if not include_untrusted:
+        mask &= ~cached.untrusted
+    return mask
+
+
+async def _text_ranking(
+    store: Store,
+    agent_id: str,
+    expression: str,
+    depth: int,
+    cached: _AgentMatrix,
+    allowed: np.ndarray,
+    since: str | None,
+    reflected: bool | None,
+    include_untrusted: bool,
+) -> list[int]:
+    """The seqs of the best BM25 matches among the allowed episodes, best first."""
+    # Fast path: FTS5's own top-N sort over the whole index, filtered by the cached masks,
+    # never touching the (large) episode rows. It is exact whenever enough survivors remain.
+    limit = depth * _FAST_PATH_FACTOR
+    rows = await store.fetchall(
+        "SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ? ORDER BY rank LIMIT ?",
+        (expression, limit),
+    )
+    seqs = np.fromiter((row[0] for row in rows), dtype=np.int64, count=len(rows))
+    positions = np.searchsorted(cached.seqs, seqs)
+    inside = positions < cached.seqs.size
+    keep = np.zeros(seqs.size, dtype=bool)
+    keep[inside] = cached.seqs[positions[inside]] == seqs[inside]
+    keep[keep] = allowed[positions[keep]]
+    survivors = seqs[keep][:depth]
+    if survivors.size >= depth or len(rows) < limit:
+        return [int(seq) for seq in survivors]
+    # Other agents' episodes or filtered ones crowd the top of the index: rank within the
+    # agent's allowed episodes in SQL instead.
+    clauses = ["episodes_fts MATCH ?", "e.agent_id = ?", "e.seq <= ?"]
+    params: list[Any] = [expression, agent_id, cached.max_seq]
+    if since is not None:
+        clauses.append("e.finished_at >= ?")
+        params.append(since)
+    if reflected is not None:
+        clauses.append("e.reflected_at IS NOT NULL" if reflected else "e.reflected_at IS NULL")
+    if not include_untrusted:
+        clauses.append("e.origin = 'clean'")
+    rows = await store.fetchall(
+        "SELECT e.seq FROM episodes_fts JOIN episodes e ON e.seq = episodes_fts.rowid"
+        f" WHERE {' AND '.join(clauses)} ORDER BY bm25(episodes_fts) LIMIT ?",
+        (*params, depth),
+    )
+    return [row[0] for row in rows]
+
+
+def _vector_rankings(
+    cached: _AgentMatrix, allowed: np.ndarray, query_vectors: np.ndarray, depth: int
+) -> list[list[tuple[int, float]]]:
+    """Per query, the (position, cosine) of the most similar allowed episodes, best first."""
+    if cached.count == 0 or query_vectors.shape[1] != cached.columns.shape[0]:
+        return []
+    # One product over the whole matrix: cheaper than copying the allowed columns out of it.
+    scores = query_vectors @ cached.columns
+    scores[:, ~allowed] = -np.inf
+    take = min(depth, int(allowed.sum()))
+    rankings = []
+    for row in scores:
+        if take == 0:
+            rankings.append([])
+            continue
+        top = np.argpartition(-row, take - 1)[:take]
+        top = top[np.argsort(-row[top], kind="stable")]
+        # Rows without an embedding (zero vectors) carry no similarity evidence.
+        rankings.append([(int(p), float(row[p])) for p in top if row[p] > 0.0])
+    return rankings
+
+
+async def search(
+    store: Store,
+    embedder: Embedder,
+    agent_id: str,
+    queries: Sequence[str],
+    k: int,
+    *,
+    since: str | None = None,
+    reflected: bool | None = None,
+    include_untrusted: bool = True,
+) -> list[Hit]:
+    """Rank the agent's episodes for ``queries``; best first, at most ``k``.
+
+    Two kinds of ranking are fused by reciprocal rank fusion (score = Σ 1/(60 + rank)): one
+    FTS5 BM25 ranking over summary and intervention text for the terms of all queries at
+    once (so twenty queries cost one index pass), and one cosine ranking per query between
+    its embedding and each episode's. With no non-blank query, the newest matching episodes
+    come back (score 0). ``since`` is an RFC 3339 time in the store's format (episodes
+    finished at or after it), ``reflected`` filters on the watermark, and
+    ``include_untrusted=False`` leaves out episodes third-party content reached. Raises
+    RecallUnavailable when the embedder or the full-text index fails.
+    """
+    if not 1 <= k <= MAX_K:
+        raise ValueError(f"k must be 1..{MAX_K}")
+    texts = [q for q in queries if q.strip()][:MAX_QUERIES]
+    if not texts:
+        return await _newest(store, agent_id, k, since, reflected, include_untrusted)
+    try:
+        query_vectors = np.asarray(await embedder.embed(texts), dtype=np.float32)
+    except EmbeddingUnavailable as exc:
+        raise RecallUnavailable(f"embedder unavailable: {exc}") from exc
+    depth = min(MAX_DEPTH, max(MIN_DEPTH, 2 * k))
+    fused: dict[int, float] = {}
+    text_rank: dict[int, int] = {}
+    vector_rank: dict[int, int] = {}
+    best_cosine: dict[int, float] = {}
+    try:
+        cached = await agent_matrix(store, embedder, agent_id)
+        allowed = _allowed(cached, since, reflected, include_untrusted)
+        expression = fts_expression(" ".join(texts))
+        if expression is not None:
+            ranked = await _text_ranking(
+                store,
+                agent_id,
+                expression,
+                depth,
+                cached,
+                allowed,
+                since,
+                reflected,
+                include_untrusted,
+            )
+            for rank, seq in enumerate(ranked, start=1):
+                fused[seq] = 1.0 / (RRF_K + rank)
+                text_rank[seq] = rank
+    except sqlite3.Error as exc:
+        raise RecallUnavailable(f"full-text search failed: {exc}") from exc
+    for ranking in _vector_rankings(cached, allowed, query_vectors, depth):
+        for rank, (position, cosine) in enumerate(ranking, start=1):
+            seq = int(cached.seqs[position])
+            fused[seq] = fused.get(seq, 0.0) + 1.0 / (RRF_K + rank)
+            vector_rank[seq] = min(vector_rank.get(seq, rank), rank)
+            best_cosine[seq] = max(best_cosine.get(seq, -1.0), cosine)
+    ordered = sorted(fused.items(), key=lambda item: (-item[1], -item[0]))[:k]
+    rows = await _rows(store, [seq for seq, _ in ordered])
+    return [
+        Hit(
+            episode=rows[seq],
+            score=score,
+            text_rank=text_rank.get(seq),
+            vector_rank=vector_rank.get(seq),
+            cosine=best_cosine.get(seq),
+        )
+        for seq, score in ordered
+        if seq in rows
+    ]
+
+
+async def _rows(store: Store, seqs: list[int]) -> dict[int, Any]:
+    if not seqs:
+        return {}
+    rows = await store.fetchall(
+        f"SELECT * FROM episodes WHERE seq IN ({','.join('?' * len(seqs))})", tuple(seqs)
+    )
+    return {row["seq"]: row for row in rows}
+
+
+async def _newest(
+    store: Store,
+    agent_id: str,
+    k: int,
+    since: str | None,
+    reflected: bool | None,
+    include_untrusted: bool,
+) -> list[Hit]:
+    clauses, params = ["agent_id = ?"], [agent_id]
+    if since is not None:
+        clauses.append("finished_at >= ?")
+        params.append(since)
+    if reflected is not None:
+        clauses.append("reflected_at IS NOT NULL" if reflected else "reflected_at IS NULL")
+    if not include_untrusted:
+        clauses.append("origin = 'clean'")
+    rows = await store.fetchall(
+        f"SELECT * FROM episodes WHERE {' AND '.join(clauses)} ORDER BY seq DESC LIMIT ?",
+        (*params, k),
+    )
+    return [Hit(row, 0.0, None, None, None) for row in rows]
