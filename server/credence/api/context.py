@@ -9,7 +9,7 @@ import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.exceptions import NotFoundException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
-from litestar.params import QueryParameter
+from litestar.params import JSONBody, QueryParameter
 
 from credence.api.agents import load_agent
 from credence.api.deps import principal_of, services_of
@@ -184,7 +184,7 @@ class ContextController(Controller):
 
     @post("/turns", operation_id="createTurn", status_code=201, responses=errors(404))
     async def create_turn(
-        self, request: Request, agent_id: AgentIdPath, data: TurnIn
+        self, request: Request, agent_id: AgentIdPath, data: JSONBody[TurnIn]
     ) -> EpisodeCreated:
         """Report a finished turn as the framework has it; the server derives the episode.
 

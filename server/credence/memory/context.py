@@ -274,13 +274,16 @@ class ContextService:
         )
 
 
-def recall_episode_search(services: Services) -> EpisodeSearch:
+def recall_episode_search(services: Services) -> EpisodeSearch | None:
     """Episode search backed by recall: FTS5 BM25 fused with embedding cosine.
 
     When recall cannot run (the embedder is down), the context still serves its reviewed notes
     and no episodes, and says so in the log: the notes matter more than the specifics.
     """
-    from credence.memory import recall
+    try:
+        from credence.memory import recall
+    except ImportError:  # recall search ships separately; without it, notes only
+        return None
 
     async def search(
         agent_id: str, query: str, limit: int, include_untrusted: bool
