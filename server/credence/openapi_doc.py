@@ -48,6 +48,9 @@ def openapi_dict(app: Any | None = None) -> dict[str, Any]:
 
         app = create_app(Settings(data_dir=Path("/nonexistent")), components=[])
     document = msgspec.to_builtins(app.openapi_schema.to_schema())
+    document["paths"] = {
+        path: item for path, item in document["paths"].items() if not path.startswith("/schema")
+    }
     mark_public_operations(document, app)
     require_if_match(document)
     return patch_components(document)

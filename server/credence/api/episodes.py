@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated
 
+import msgspec
 from litestar import Controller, Request, get, post
 from litestar.exceptions import ClientException, NotFoundException, ValidationException
 from litestar.params import JSONBody, QueryParameter
@@ -24,9 +25,14 @@ from credence.models import (
 )
 
 Since = Annotated[
-    datetime | None,
-    QueryParameter(description="Only episodes finished at or after this RFC 3339 time"),
+    str | None,
+    QueryParameter(
+        description="Only episodes finished at or after this RFC 3339 time",
+        max_length=64,
+        schema_extra={"format": "date-time"},
+    ),
 ]
+_RFC3339 = msgspec.json.Decoder(Annotated[datetime, msgspec.Meta(tz=True)], strict=True)
 Reflected = Annotated[bool | None, QueryParameter(description="Filter by reflected state")]
 SeqCursor = Annotated[
     str | None, QueryParameter(pattern=r"^[0-9]{1,15}$", description="Opaque cursor")
@@ -79,12 +85,12 @@ class EpisodeController(Controller):
         await load_agent(request, agent_id)
         since_text = None
         if since is not None:
-            if since.tzinfo is None:
-                raise ValidationException(
-                    "since: give a timezone offset, e.g. 2026-11-01T08:00:00Z"
-                )
             try:
-                since_text = rfc3339(since)
+                moment = _RFC3339.decode(msgspec.json.encode(since))
+            except msgspec.ValidationError as exc:
+                raise ValidationException(f"since: {exc} (e.g. 2026-11-01T08:00:00Z)") from None
+            try:
+                since_text = rfc3339(moment)
             except (ValueError, OverflowError) as exc:
                 raise ClientException(status_code=422, detail=f"since: {exc}") from None
         rows, next_cursor = await services_of(request).episodes.list_rows(

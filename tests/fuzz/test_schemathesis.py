@@ -1,0 +1,65 @@
+"""Schema fuzzing: schemathesis runs every phase and every check against a live server."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from schemathesis.cli import schemathesis as schemathesis_cli
+
+from credence.settings import Settings
+from tests.helpers import decide, make_agent, pending_belief, post_episode
+from tests.livesrv import cli_key, running
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.slow
+def test_schemathesis_finds_no_failures(tmp_path: Path, monkeypatch) -> None:
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        scheduler=False,
+        rate_limit_per_minute=10**6,
+        pair_rate_limit_per_minute=10**6,
+    )
+    with running(settings) as server:
+        key = cli_key(settings.data_dir, "admin", label="fuzz")
+        with server.client(key) as admin:
+            # Real objects so links and path parameters reach past 404s.
+            make_agent(admin, "coder")
+            episode = post_episode(admin, "coder")
+            decide(admin, pending_belief(admin, "coder", source_episodes=[episode["id"]]), "keep")
+            pending_belief(admin, "coder", text="Ask before deleting files")
+        monkeypatch.setenv("CREDENCE_FUZZ_KEY", key)
+        monkeypatch.chdir(ROOT)  # schemathesis.toml (seed, auth, expected statuses) lives here
+        result = CliRunner().invoke(
+            schemathesis_cli,
+            [
+                "run",
+                f"{server.url}/api/v1/openapi.json",
+                "--checks",
+                "all",
+                "--mode",
+                "all",
+                "--phases",
+                "examples,coverage,fuzzing,stateful",
+                "--max-examples",
+                os.environ.get("CREDENCE_FUZZ_EXAMPLES", "25"),
+                "--workers",
+                "1",
+                "--no-color",
+                "--report",
+                "junit",
+                "--report-dir",
+                str(tmp_path / "report"),
+            ],
+            catch_exceptions=False,
+        )
+        output = result.output
+        server_errors = re.findall(r"\[5\d\d\]", output)
+    assert "Seed: 20261201" in output
+    assert not server_errors, output[-6000:]
+    assert result.exit_code == 0, output[-6000:]
