@@ -117,7 +117,7 @@ def create_app(
             middleware=[DefineMiddleware(BearerAuth)],
         ),
     ]
-    static_dir = pwa_dir or PWA_DIR
+    static_dir = pwa_dir or settings.pwa_dir or PWA_DIR
     if static_dir.is_dir():
         route_handlers.append(
             create_static_files_router(

@@ -37,6 +37,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     pair_rate_limit_per_minute: int = 10
     scheduler: bool = True
     log_level: str = "INFO"
+    pwa_dir: Path | None = None
 
     @property
     def database_path(self) -> Path:
@@ -74,6 +75,7 @@ _ENV_FIELDS: dict[str, str] = {
     "pair_rate_limit_per_minute": "CREDENCE_PAIR_RATE_LIMIT_PER_MINUTE",
     "scheduler": "CREDENCE_SCHEDULER",
     "log_level": "CREDENCE_LOG_LEVEL",
+    "pwa_dir": "CREDENCE_PWA_DIR",
 }
 
 
