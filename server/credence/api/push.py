@@ -1,0 +1,453 @@
+"""Push: VAPID key, browser subscriptions, notification actions, test sends, apprise channels."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Literal
+
+import msgspec
+from litestar import Controller, Request, Response, delete, get, post
+from litestar.exceptions import (
+    ClientException,
+    NotAuthorizedException,
+    NotFoundException,
+    PermissionDeniedException,
+    ValidationException,
+)
+from litestar.openapi.datastructures import ResponseSpec
+from litestar.params import JSONBody, PathParameter
+from msgspec import Meta, Struct
+
+from credence.api.beliefs import ETAG_HEADER, outcome_response
+from credence.api.deps import principal_of, services_of
+from credence.api.errors import errors
+from credence.auth import Principal, admin_only, reviewer_or_admin
+from credence.clock import rfc3339
+from credence.ids import new_id
+from credence.memory.beliefs import etag
+from credence.models import ID_PATTERN, MAX_SAFE_INT, NO_NUL, AgentId, Belief, Label
+from credence.notify import outbox, tokens, worker
+from credence.notify.webpush import MAX_ENDPOINT_LENGTH, parse_subscription
+
+# --- contract ------------------------------------------------------------------------------
+
+B64URL = r"^[A-Za-z0-9_-]+={0,2}$"
+
+
+class PushKeysIn(Struct, frozen=True):
+    """The subscription's keys as the browser encodes them (base64url)."""
+
+    p256dh: Annotated[str, Meta(min_length=1, max_length=120, pattern=B64URL)]
+    auth: Annotated[str, Meta(min_length=1, max_length=60, pattern=B64URL)]
+
+
+class PushSubscriptionIn(Struct, frozen=True, kw_only=True):
+    """The browser's own ``PushSubscription.toJSON()``."""
+
+    endpoint: Annotated[
+        str, Meta(min_length=1, max_length=MAX_ENDPOINT_LENGTH, pattern=r"^[^\x00-\x20\x7f]+$")
+    ]
+    keys: PushKeysIn
+    expiration_time: Annotated[int, Meta(ge=0, le=MAX_SAFE_INT)] | None = msgspec.field(
+        default=None, name="expirationTime"
+    )
+
+
+class PushSubscription(Struct, frozen=True, kw_only=True):
+    """A device subscribed to this key's notifications."""
+
+    id: str
+    key_id: str
+    endpoint: str
+    expiration_time: int | None
+    created_at: str
+    last_seen_at: str
+
+
+class PushSubscriptionPage(Struct, frozen=True):
+    """The calling key's subscriptions, most recently seen first."""
+
+    items: list[PushSubscription]
+
+
+class VapidPublicKey(Struct, frozen=True):
+    """The applicationServerKey for ``PushManager.subscribe``: base64url P-256 point."""
+
+    public_key: str
+
+
+class PushActionIn(Struct, frozen=True, kw_only=True):
+    """A notification button: the token from the push payload and what was tapped."""
+
+    token: Annotated[
+        str, Meta(min_length=1, max_length=tokens.MAX_TOKEN_LENGTH, pattern=r"^[A-Za-z0-9._-]+$")
+    ]
+    action: Literal["keep", "forget"]
+
+
+class PushChannelIn(Struct, frozen=True, kw_only=True):
+    """An apprise URL that gets every notification (of these agents, or of all)."""
+
+    url: Annotated[str, Meta(min_length=3, max_length=2000, pattern=NO_NUL)]
+    label: Label = ""
+    agents: Annotated[list[AgentId], Meta(min_length=1, max_length=100)] | None = None
+
+
+class PushChannel(Struct, frozen=True, kw_only=True):
+    """A channel; ``url`` is masked (apprise URLs carry secrets). ``source`` env is read-only."""
+
+    id: str
+    source: str
+    url: str
+    label: str
+    agents: list[str] | None
+    created_at: str
+
+
+class PushChannelPage(Struct, frozen=True):
+    """Every channel."""
+
+    items: list[PushChannel]
+
+
+class PushTestDevice(Struct, frozen=True, kw_only=True):
+    """What one subscription's push service answered to the test."""
+
+    subscription_id: str
+    outcome: str
+    status_code: int | None
+    detail: str
+
+
+class PushTestChannel(Struct, frozen=True, kw_only=True):
+    """What one channel answered to the test."""
+
+    channel_id: str
+    url: str
+    ok: bool
+    detail: str
+
+
+class PushTestResult(Struct, frozen=True, kw_only=True):
+    """The test notification's outcome per device and per channel."""
+
+    test_id: str
+    devices: list[PushTestDevice]
+    channels: list[PushTestChannel]
+
+
+SubscriptionIdPath = Annotated[
+    str, PathParameter(pattern=ID_PATTERN, max_length=31, description="Subscription id")
+]
+ChannelIdPath = Annotated[
+    str, PathParameter(pattern=ID_PATTERN, max_length=31, description="Channel id")
+]
+
+
+def _subscription(row) -> PushSubscription:
+    return PushSubscription(
+        id=row["id"],
+        key_id=row["key_id"],
+        endpoint=row["endpoint"],
+        expiration_time=row["expiration_time"],
+        created_at=row["created_at"],
+        last_seen_at=row["last_seen_at"],
+    )
+
+
+# --- subscriptions ---------------------------------------------------------------------------
+
+
+class PushController(Controller):
+    """/api/v1/push: the VAPID key, subscriptions and test sends (reviewer and admin keys)."""
+
+    path = "/push"
+    tags = ["push"]
+    guards = [reviewer_or_admin]
+
+    @get("/vapid-public-key", operation_id="getVapidPublicKey", responses=errors(403))
+    async def vapid_public_key(self, request: Request) -> VapidPublicKey:
+        """The server's VAPID public key, to pass as applicationServerKey when subscribing."""
+        runtime = worker.runtime_of(services_of(request))
+        return VapidPublicKey(public_key=runtime.keys.public_key_b64url)
+
+    @post(
+        "/subscriptions",
+        operation_id="upsertPushSubscription",
+        status_code=201,
+        responses={
+            **errors(403),
+            200: ResponseSpec(
+                data_container=PushSubscription,
+                description="The endpoint was already subscribed; its keys and last_seen_at"
+                " were refreshed and it now belongs to the calling key.",
+                generate_examples=False,
+            ),
+        },
+    )
+    async def upsert(
+        self, request: Request, data: JSONBody[PushSubscriptionIn]
+    ) -> Response[PushSubscription]:
+        """Subscribe a device (the PWA re-sends this on every open). Endpoints must be https."""
+        principal = principal_of(request)
+        try:
+            parsed = parse_subscription(
+                {
+                    "endpoint": data.endpoint,
+                    "keys": {"p256dh": data.keys.p256dh, "auth": data.keys.auth},
+                }
+            )
+        except ValueError as exc:
+            raise ValidationException(str(exc)) from None
+        services = services_of(request)
+        now = rfc3339(services.clock())
+
+        async def work(conn):
+            async with conn.execute(
+                "SELECT id FROM push_subscriptions WHERE endpoint = ?", (parsed.endpoint,)
+            ) as cur:
+                existing = await cur.fetchone()
+            if existing is not None:
+                await conn.execute(
+                    "UPDATE push_subscriptions SET key_id = ?, p256dh = ?, auth = ?,"
+                    " expiration_time = ?, last_seen_at = ? WHERE id = ?",
+                    (
+                        principal.key_id,
+                        parsed.p256dh,
+                        parsed.auth,
+                        data.expiration_time,
+                        now,
+                        existing["id"],
+                    ),
+                )
+                subscription_id = existing["id"]
+            else:
+                subscription_id = new_id("sub")
+                await conn.execute(
+                    "INSERT INTO push_subscriptions(id, key_id, endpoint, p256dh, auth,"
+                    " expiration_time, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        subscription_id,
+                        principal.key_id,
+                        parsed.endpoint,
+                        parsed.p256dh,
+                        parsed.auth,
+                        data.expiration_time,
+                        now,
+                        now,
+                    ),
+                )
+            # A key keeps its most recently seen devices; one that re-subscribes endlessly
+            # must not multiply every notification.
+            await conn.execute(
+                "DELETE FROM push_subscriptions WHERE key_id = ? AND id NOT IN (SELECT id FROM"
+                " push_subscriptions WHERE key_id = ? ORDER BY last_seen_at DESC, id DESC"
+                " LIMIT ?)",
+                (principal.key_id, principal.key_id, worker.MAX_SUBSCRIPTIONS_PER_KEY),
+            )
+            async with conn.execute(
+                "SELECT * FROM push_subscriptions WHERE id = ?", (subscription_id,)
+            ) as cur:
+                return existing is None, await cur.fetchone()
+
+        created, row = await services.store.write(work)
+        return Response(_subscription(row), status_code=201 if created else 200)
+
+    @get("/subscriptions", operation_id="listPushSubscriptions", responses=errors(403))
+    async def list_subscriptions(self, request: Request) -> PushSubscriptionPage:
+        """The calling key's own subscriptions."""
+        rows = await services_of(request).store.fetchall(
+            "SELECT * FROM push_subscriptions WHERE key_id = ? ORDER BY last_seen_at DESC, id DESC",
+            (principal_of(request).key_id,),
+        )
+        return PushSubscriptionPage(items=[_subscription(r) for r in rows])
+
+    @delete(
+        "/subscriptions/{subscription_id:str}",
+        operation_id="deletePushSubscription",
+        status_code=204,
+        responses=errors(403, 404),
+    )
+    async def delete_subscription(
+        self, request: Request, subscription_id: SubscriptionIdPath
+    ) -> None:
+        """Unsubscribe a device: the caller's own (an admin key may remove any)."""
+        principal = principal_of(request)
+
+        async def work(conn):
+            if principal.scope == "admin":
+                sql, params = "DELETE FROM push_subscriptions WHERE id = ?", (subscription_id,)
+            else:
+                sql = "DELETE FROM push_subscriptions WHERE id = ? AND key_id = ?"
+                params = (subscription_id, principal.key_id)
+            cursor = await conn.execute(sql, params)
+            return cursor.rowcount
+
+        if not await services_of(request).store.write(work):
+            raise NotFoundException(f"subscription {subscription_id!r} not found")
+
+    @post("/test", operation_id="sendPushTest", status_code=200, responses=errors(403))
+    async def send_test(self, request: Request) -> PushTestResult:
+        """Send a test notification now to the caller's devices and channels; report each."""
+        services = services_of(request)
+        principal = principal_of(request)
+        agents = None if principal.scope == "admin" else principal.agents
+        test_id, devices, channels = await worker.send_test(
+            services.store,
+            services.http,
+            worker.runtime_of(services),
+            services.clock,
+            key_id=principal.key_id,
+            agents=agents,
+        )
+        return PushTestResult(
+            test_id=test_id,
+            devices=[PushTestDevice(**d.__dict__) for d in devices],
+            channels=[PushTestChannel(**c.__dict__) for c in channels],
+        )
+
+
+# --- notification actions ----------------------------------------------------------------------
+
+
+@post(
+    "/push/actions",
+    operation_id="applyPushAction",
+    status_code=200,
+    exclude_from_auth=True,
+    tags=["push"],
+    responses=errors(401, 403, 404, 409, 412),
+    response_headers=ETAG_HEADER,
+)
+async def apply_action(request: Request, data: JSONBody[PushActionIn]) -> Response[Belief]:
+    """Keep or Forget from a notification button, authorised by the payload's token alone.
+
+    Applied exactly like the decision endpoints (same audit, under the subscribing key), at the
+    belief version the notification showed (412 if it changed since), with an Idempotency-Key
+    derived from the token: a retried tap returns the first answer and never applies twice.
+    """
+    services = services_of(request)
+    runtime = worker.runtime_of(services)
+    try:
+        claims = tokens.verify(runtime.secret, data.token, services.clock())
+    except tokens.TokenError as exc:
+        raise NotAuthorizedException(exc.reason) from None
+    row = await services.store.fetchone(
+        "SELECT id, scope, agents, label, revoked_at FROM api_keys WHERE id = ?",
+        (claims.key_id,),
+    )
+    if row is None or row["revoked_at"] is not None:
+        raise NotAuthorizedException("the key this notification was sent to has been revoked")
+    agents = json.loads(row["agents"]) if row["agents"] else None
+    principal = Principal(
+        key_id=row["id"],
+        scope=row["scope"],
+        agents=frozenset(agents) if agents is not None else None,
+        label=row["label"],
+    )
+    if principal.scope == "agent":
+        raise PermissionDeniedException("agent keys cannot decide on beliefs")
+    outcome = await services.beliefs.decide(
+        claims.belief_id,
+        data.action,
+        principal,
+        if_match=etag(claims.version),
+        idempotency_key=tokens.idempotency_key(data.token, data.action),
+        payload={"reason": None} if data.action == "forget" else {},
+    )
+    return outcome_response(outcome)
+
+
+# --- channels (admin) ----------------------------------------------------------------------------
+
+
+class PushChannelController(Controller):
+    """/api/v1/push/channels: apprise URLs that get every notification (admin)."""
+
+    path = "/push/channels"
+    tags = ["push"]
+    guards = [admin_only]
+
+    @get(operation_id="listPushChannels", responses=errors(403))
+    async def list_channels(self, request: Request) -> PushChannelPage:
+        """Every channel, CREDENCE_APPRISE_URLS ones included, with masked URLs."""
+        rows = await services_of(request).store.fetchall("SELECT * FROM push_channels ORDER BY id")
+        return PushChannelPage(items=[PushChannel(**outbox.channel_row(r)) for r in rows])
+
+    @post(operation_id="createPushChannel", status_code=201, responses=errors(403, 404, 409))
+    async def create_channel(self, request: Request, data: JSONBody[PushChannelIn]) -> PushChannel:
+        """Add an apprise URL (e.g. ntfy://, mailto://, tgram://, json://)."""
+        url = data.url.strip()
+        try:
+            masked = worker.mask_channel_url(url)
+        except ValueError as exc:
+            raise ValidationException(f"url: {exc}") from None
+        services = services_of(request)
+        agents = sorted(set(data.agents)) if data.agents else None
+        digest = outbox.url_hash(url)
+
+        async def work(conn):
+            for agent_id in agents or []:
+                async with conn.execute("SELECT 1 FROM agents WHERE id = ?", (agent_id,)) as cur:
+                    if await cur.fetchone() is None:
+                        raise LookupError(f"agent {agent_id!r} not found")
+            async with conn.execute(
+                "SELECT 1 FROM push_channels WHERE url_hash = ?", (digest,)
+            ) as cur:
+                if await cur.fetchone() is not None:
+                    raise FileExistsError("this channel URL is already configured")
+            channel_id = new_id("chn")
+            await conn.execute(
+                "INSERT INTO push_channels(id, source, url, url_hash, masked_url, label, agents,"
+                " created_at) VALUES (?, 'admin', ?, ?, ?, ?, ?, ?)",
+                (
+                    channel_id,
+                    url,
+                    digest,
+                    masked,
+                    data.label,
+                    json.dumps(agents) if agents else None,
+                    rfc3339(services.clock()),
+                ),
+            )
+            async with conn.execute(
+                "SELECT * FROM push_channels WHERE id = ?", (channel_id,)
+            ) as cur:
+                return await cur.fetchone()
+
+        try:
+            row = await services.store.write(work)
+        except LookupError as exc:
+            raise NotFoundException(str(exc)) from None
+        except FileExistsError as exc:
+            raise ClientException(str(exc), status_code=409) from None
+        return PushChannel(**outbox.channel_row(row))
+
+    @delete(
+        "/{channel_id:str}",
+        operation_id="deletePushChannel",
+        status_code=204,
+        responses=errors(403, 404, 409),
+    )
+    async def delete_channel(self, request: Request, channel_id: ChannelIdPath) -> None:
+        """Remove an admin channel (CREDENCE_APPRISE_URLS ones are removed from the setting)."""
+
+        async def work(conn):
+            async with conn.execute(
+                "SELECT source FROM push_channels WHERE id = ?", (channel_id,)
+            ) as cur:
+                row = await cur.fetchone()
+            if row is None:
+                return "missing"
+            if row["source"] == "env":
+                return "env"
+            await conn.execute("DELETE FROM push_channels WHERE id = ?", (channel_id,))
+            return "deleted"
+
+        result = await services_of(request).store.write(work)
+        if result == "missing":
+            raise NotFoundException(f"channel {channel_id!r} not found")
+        if result == "env":
+            raise ClientException(
+                "this channel comes from CREDENCE_APPRISE_URLS; remove it there", status_code=409
+            )

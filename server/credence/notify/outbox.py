@@ -1,0 +1,251 @@
+"""The notification outbox: rows written in the same transaction that makes a belief pending."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+from credence.clock import Clock, rfc3339
+from credence.ids import new_id
+from credence.notify import tokens
+from credence.notify.payload import (
+    TITLE,
+    UNTRUSTED_BODY,
+    build_payload,
+    strip_control,
+    to_plain_text,
+    topic_for,
+    truncate_to_bytes,
+)
+
+if TYPE_CHECKING:
+    import aiosqlite
+
+    from credence.db.store import Store
+
+URGENCY = "normal"
+CHANNEL_TEXT_BYTES = 1500
+KIND_BELIEF = "belief.pending"
+KIND_TEST = "test"
+
+# Subscriptions whose reviewer key can see an agent: admin keys, and reviewer keys whose agent
+# list is NULL (every agent) or names it. Revoked keys get nothing.
+_SUBSCRIBERS = (
+    "SELECT s.id AS subscription_id, k.id AS key_id, k.scope AS scope, k.agents AS agents"
+    " FROM push_subscriptions s JOIN api_keys k ON k.id = s.key_id"
+    " WHERE k.revoked_at IS NULL AND k.scope IN ('admin', 'reviewer')"
+    " AND (k.scope = 'admin' OR k.agents IS NULL"
+    "      OR EXISTS (SELECT 1 FROM json_each(k.agents) WHERE value = :agent))"
+    " ORDER BY s.id"
+)
+_CHANNELS = (
+    "SELECT id FROM push_channels"
+    " WHERE agents IS NULL OR EXISTS (SELECT 1 FROM json_each(agents) WHERE value = :agent)"
+    " ORDER BY id"
+)
+
+
+@dataclass(frozen=True)
+class OutboxConfig:
+    """What enqueueing needs besides the transaction: the token secret, TTL, links and clock."""
+
+    secret: bytes
+    ttl_seconds: int
+    base_url: str
+    clock: Clock
+
+
+def deep_link(belief_id: str) -> str:
+    """The PWA's relative link to a belief's card (the static router serves only ``/``)."""
+    return f"/?belief={quote(belief_id, safe='')}"
+
+
+def channel_message(
+    *, belief_id: str, agent_name: str, content: str, provenance: str, base_url: str
+) -> tuple[str, str]:
+    """The (title, body) apprise channels get: the same text as the push, plus the full link."""
+    if provenance == "untrusted":
+        text = UNTRUSTED_BODY
+    else:
+        text = truncate_to_bytes(to_plain_text(content), CHANNEL_TEXT_BYTES) or "(empty)"
+    name = " ".join(strip_control(agent_name).split())[:120]
+    link = base_url.rstrip("/") + deep_link(belief_id)
+    return TITLE, f"{text}\n\n{name} · review it in Credence: {link}"
+
+
+async def _pending_count(conn: aiosqlite.Connection, scope: str, agents: str | None) -> int:
+    if scope == "admin" or agents is None:
+        sql, params = "SELECT COUNT(*) FROM beliefs WHERE status = 'pending'", ()
+    else:
+        sql = (
+            "SELECT COUNT(*) FROM beliefs WHERE status = 'pending'"
+            " AND agent_id IN (SELECT value FROM json_each(?))"
+        )
+        params = (agents,)
+    async with conn.execute(sql, params) as cur:
+        return int((await cur.fetchone())[0])
+
+
+async def enqueue_pending(
+    conn: aiosqlite.Connection, belief: dict[str, Any], config: OutboxConfig
+) -> tuple[int, int]:
+    """Queue the notifications for one new pending belief; returns (push rows, channel rows).
+
+    Runs inside the transaction that inserts the belief, so the belief and its notifications
+    commit or roll back together.
+    """
+    agent_id = belief["agent_id"]
+    version = int(belief.get("version") or 1)
+    now = config.clock()
+    expires = now + timedelta(seconds=config.ttl_seconds)
+    now_text, expires_text = rfc3339(now), rfc3339(expires)
+    async with conn.execute("SELECT name FROM agents WHERE id = ?", (agent_id,)) as cur:
+        agent_row = await cur.fetchone()
+    agent_name = agent_row["name"] if agent_row is not None else agent_id
+    async with conn.execute(_SUBSCRIBERS, {"agent": agent_id}) as cur:
+        subscribers = list(await cur.fetchall())
+    counts: dict[str, int] = {}
+    topic = topic_for(belief["id"])
+    push_rows = []
+    for sub in subscribers:
+        if sub["key_id"] not in counts:
+            counts[sub["key_id"]] = await _pending_count(conn, sub["scope"], sub["agents"])
+        token = tokens.issue(
+            config.secret,
+            belief_id=belief["id"],
+            version=version,
+            key_id=sub["key_id"],
+            expires_at=expires,
+        )
+        payload = build_payload(
+            belief_id=belief["id"],
+            agent_id=agent_id,
+            agent_name=agent_name,
+            content=belief["content"],
+            provenance=belief["provenance"],
+            pending_count=counts[sub["key_id"]],
+            token=token,
+            ttl_seconds=config.ttl_seconds,
+        )
+        push_rows.append(
+            (
+                new_id("msg"),
+                sub["subscription_id"],
+                belief["id"],
+                version,
+                KIND_BELIEF,
+                payload,
+                topic,
+                URGENCY,
+                config.ttl_seconds,
+                now_text,
+                expires_text,
+                now_text,
+            )
+        )
+    if push_rows:
+        await conn.executemany(
+            "INSERT INTO push_outbox(id, subscription_id, belief_id, belief_version, kind,"
+            " payload, topic, urgency, ttl, created_at, expires_at, next_attempt_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            push_rows,
+        )
+    async with conn.execute(_CHANNELS, {"agent": agent_id}) as cur:
+        channel_ids = [r["id"] for r in await cur.fetchall()]
+    if channel_ids:
+        title, body = channel_message(
+            belief_id=belief["id"],
+            agent_name=agent_name,
+            content=belief["content"],
+            provenance=belief["provenance"],
+            base_url=config.base_url,
+        )
+        await conn.executemany(
+            "INSERT INTO channel_outbox(id, channel_id, belief_id, belief_version, kind, title,"
+            " body, created_at, expires_at, next_attempt_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    new_id("cmsg"),
+                    channel_id,
+                    belief["id"],
+                    version,
+                    KIND_BELIEF,
+                    title,
+                    body,
+                    now_text,
+                    expires_text,
+                    now_text,
+                )
+                for channel_id in channel_ids
+            ],
+        )
+    return len(push_rows), len(channel_ids)
+
+
+def pending_hook(config: OutboxConfig, on_enqueue: Callable[[], None] | None = None):
+    """A ``BeliefHooks.in_txn_pending`` hook that queues every new pending belief's pushes.
+
+    ``on_enqueue`` runs after the rows are written (still inside the transaction): it may only
+    signal, e.g. set the worker's wake-up event; the worker's claim runs after the commit.
+    """
+
+    async def hook(conn: aiosqlite.Connection, belief: dict[str, Any]) -> None:
+        queued = await enqueue_pending(conn, belief, config)
+        if on_enqueue is not None and any(queued):
+            on_enqueue()
+
+    return hook
+
+
+# --- channels -------------------------------------------------------------------------------
+
+
+def url_hash(url: str) -> str:
+    """The identity of a channel URL (stored UNIQUE so the same URL is one channel)."""
+    return hashlib.sha256(url.strip().encode("utf-8")).hexdigest()
+
+
+async def sync_env_channels(
+    store: Store, urls: Sequence[str], masked: Callable[[str], str], now: datetime
+) -> None:
+    """Mirror CREDENCE_APPRISE_URLS into the channels table: add new ones, drop removed ones."""
+    wanted = {url_hash(url): url.strip() for url in urls if url.strip()}
+
+    async def work(conn: aiosqlite.Connection) -> None:
+        async with conn.execute(
+            "SELECT id, url_hash, source FROM push_channels WHERE source = 'env'"
+        ) as cur:
+            existing = {r["url_hash"]: r["id"] for r in await cur.fetchall()}
+        for digest, channel_id in existing.items():
+            if digest not in wanted:
+                await conn.execute("DELETE FROM push_channels WHERE id = ?", (channel_id,))
+        for digest, url in wanted.items():
+            if digest in existing:
+                continue
+            # An admin channel with the same URL becomes the env one: one URL, one message.
+            await conn.execute("DELETE FROM push_channels WHERE url_hash = ?", (digest,))
+            await conn.execute(
+                "INSERT INTO push_channels(id, source, url, url_hash, masked_url, label, agents,"
+                " created_at) VALUES (?, 'env', ?, ?, ?, 'CREDENCE_APPRISE_URLS', NULL, ?)",
+                (new_id("chn"), url, digest, masked(url), rfc3339(now)),
+            )
+
+    await store.write(work)
+
+
+def channel_row(row: Any) -> dict[str, Any]:
+    """A push_channels row as the API shows it (never the raw URL, which holds secrets)."""
+    return {
+        "id": row["id"],
+        "source": row["source"],
+        "url": row["masked_url"],
+        "label": row["label"],
+        "agents": json.loads(row["agents"]) if row["agents"] else None,
+        "created_at": row["created_at"],
+    }
