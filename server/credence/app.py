@@ -28,6 +28,7 @@ from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.context import context_component
 from credence.memory.episodes import EpisodeService
 from credence.openapi_doc import cached_openapi_dict
+from credence.ratelimit import RateLimiter, RateLimitMiddleware
 from credence.services import Component, Services
 from credence.settings import Settings
 
@@ -114,7 +115,10 @@ def create_app(
         Router(
             path=API_PREFIX,
             route_handlers=[*api_handlers(), openapi_json],
-            middleware=[DefineMiddleware(BearerAuth)],
+            middleware=[
+                DefineMiddleware(BearerAuth),
+                RateLimitMiddleware(RateLimiter.from_settings(settings)),
+            ],
         ),
     ]
     static_dir = pwa_dir or settings.pwa_dir or PWA_DIR
