@@ -1,0 +1,117 @@
+"""Jobs: submit a reflection run, follow its steps, read its output."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Controller, Request, get, post
+from litestar.exceptions import ClientException, NotFoundException
+from litestar.params import JSONBody, PathParameter, QueryParameter
+
+from credence.api.agents import load_agent
+from credence.api.deps import principal_of, services_of
+from credence.api.errors import errors
+from credence.api.params import Cursor, Limit
+from credence.clock import rfc3339
+from credence.models import ID_PATTERN, SLUG_PATTERN, Job, JobIn, JobPage, JobStatus
+from credence.reflection import jobs
+from credence.reflection.engine import runner_of
+
+JobIdPath = Annotated[str, PathParameter(pattern=ID_PATTERN, max_length=31, description="Job id")]
+JobStatusFilter = Annotated[JobStatus | None, QueryParameter(description="Filter by status")]
+JobAgentFilter = Annotated[
+    str | None,
+    QueryParameter(pattern=SLUG_PATTERN, max_length=64, description="Only this agent's jobs"),
+]
+
+
+def _refuse(detail: str) -> ClientException:
+    return ClientException(status_code=422, detail=detail)
+
+
+def job_input(data: JobIn, llm_configured: bool) -> dict[str, Any]:
+    """The stored input_data of a manual job, checked for combinations that cannot run."""
+    given = data.input_data
+    reflector = given.reflector
+    if reflector is None and given.stub_output is not None:
+        reflector = "stub"
+    if reflector == "stub" and given.stub_output is None:
+        raise _refuse("input_data.stub_output: the stub reflector returns it, so it is required")
+    if reflector not in (None, "stub") and given.stub_output is not None:
+        raise _refuse("input_data.stub_output: only the stub reflector uses it")
+    if reflector == "llm" and not llm_configured:
+        raise _refuse("input_data.reflector: llm needs CREDENCE_LLM_URL on the server")
+    stored: dict[str, Any] = {"agent_id": given.agent_id}
+    if reflector is not None:
+        stored["reflector"] = reflector
+    if given.stub_output is not None:
+        stored["stub_output"] = given.stub_output
+    for name in ("now", "since"):
+        moment = getattr(given, name)
+        if moment is not None:
+            try:
+                stored[name] = rfc3339(moment)
+            except (ValueError, OverflowError) as exc:
+                raise _refuse(f"input_data.{name}: {exc}") from None
+    return stored
+
+
+class JobController(Controller):
+    """/api/v1/jobs"""
+
+    path = "/jobs"
+    tags = ["jobs"]
+
+    @post(operation_id="submitJob", status_code=202, responses=errors(404, 422))
+    async def submit(self, request: Request, data: JSONBody[JobIn]) -> Job:
+        """Queue an agent-reflection job; it runs in the background (poll GET /jobs/{id})."""
+        await load_agent(request, data.input_data.agent_id)
+        services = services_of(request)
+        stored = job_input(data, bool(services.settings.llm_url))
+        job = await jobs.submit(
+            services.store,
+            agent_id=data.input_data.agent_id,
+            trigger="manual",
+            input_data=stored,
+            now=rfc3339(services.clock()),
+            submitted_by=principal_of(request).actor,
+        )
+        runner = runner_of(services)
+        if runner is not None:
+            runner.wake()
+        return job
+
+    @get(operation_id="listJobs", responses=errors())
+    async def list_jobs(
+        self,
+        request: Request,
+        agent_id: JobAgentFilter = None,
+        status: JobStatusFilter = None,
+        limit: Limit = 50,
+        cursor: Cursor = None,
+    ) -> JobPage:
+        """Jobs of the agents this key can see, newest first."""
+        principal = principal_of(request)
+        agent_ids = None
+        if agent_id is not None:
+            agent_ids = [agent_id] if principal.sees_agent(agent_id) else []
+        elif principal.scope != "admin" and principal.agents is not None:
+            agent_ids = sorted(principal.agents)
+        if agent_ids == []:
+            return JobPage(items=[], next_cursor=None)
+        items, next_cursor = await jobs.list_jobs(
+            services_of(request).store,
+            agent_ids=agent_ids,
+            status=status,
+            limit=limit,
+            cursor=cursor,
+        )
+        return JobPage(items=items, next_cursor=next_cursor)
+
+    @get("/{job_id:str}", operation_id="getJob", responses=errors(404))
+    async def get_job(self, request: Request, job_id: JobIdPath) -> Job:
+        """One job: status, steps with timing and errors, input and output."""
+        job = await jobs.get(services_of(request).store, job_id)
+        if job is None or not principal_of(request).sees_agent(job.agent_id):
+            raise NotFoundException(f"job {job_id!r} not found")
+        return job

@@ -1,0 +1,93 @@
+"""Wakes: the cron schedules and event names that submit reflection jobs."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from litestar import Controller, Request, delete, get, patch, post
+from litestar.exceptions import ClientException, NotFoundException
+from litestar.params import JSONBody, PathParameter
+
+from credence.api.deps import services_of
+from credence.api.errors import errors
+from credence.auth import admin_only, reviewer_or_admin
+from credence.models import SLUG_PATTERN, Wake, WakeIn, WakePage, WakePatch
+from credence.reflection import wakes
+
+WakeIdPath = Annotated[
+    str, PathParameter(pattern=SLUG_PATTERN, max_length=64, description="Wake id")
+]
+
+
+class WakeController(Controller):
+    """/api/v1/wakes"""
+
+    path = "/wakes"
+    tags = ["jobs"]
+
+    @get(operation_id="listWakes", guards=[reviewer_or_admin], responses=errors(403))
+    async def list_wakes(self, request: Request) -> WakePage:
+        """Every wake, with the next time each cron wake fires."""
+        services = services_of(request)
+        return WakePage(items=await wakes.list_wakes(services.store, services.clock()))
+
+    @get(
+        "/{wake_id:str}",
+        operation_id="getWake",
+        guards=[reviewer_or_admin],
+        responses=errors(403, 404),
+    )
+    async def get_wake(self, request: Request, wake_id: WakeIdPath) -> Wake:
+        """One wake."""
+        services = services_of(request)
+        wake = await wakes.get_wake(services.store, wake_id, services.clock())
+        if wake is None:
+            raise NotFoundException(f"wake {wake_id!r} not found")
+        return wake
+
+    @post(
+        operation_id="createWake",
+        status_code=201,
+        guards=[admin_only],
+        responses=errors(403, 409, 422),
+    )
+    async def create_wake(self, request: Request, data: JSONBody[WakeIn]) -> Wake:
+        """Create a cron or event wake (admin)."""
+        services = services_of(request)
+        try:
+            return await wakes.create_wake(services.store, data, services.clock())
+        except wakes.WakeRejected as exc:
+            raise ClientException(status_code=422, detail=str(exc)) from None
+        except wakes.WakeConflict as exc:
+            raise ClientException(status_code=409, detail=str(exc)) from None
+
+    @patch(
+        "/{wake_id:str}",
+        operation_id="updateWake",
+        guards=[admin_only],
+        responses=errors(403, 404, 422),
+    )
+    async def update_wake(
+        self, request: Request, wake_id: WakeIdPath, data: JSONBody[WakePatch]
+    ) -> Wake:
+        """Edit a wake's schedule, event, agents, input or enabled flag (admin)."""
+        services = services_of(request)
+        try:
+            wake = await wakes.update_wake(services.store, wake_id, data, services.clock())
+        except wakes.WakeRejected as exc:
+            raise ClientException(status_code=422, detail=str(exc)) from None
+        if wake is None:
+            raise NotFoundException(f"wake {wake_id!r} not found")
+        return wake
+
+    @delete(
+        "/{wake_id:str}",
+        operation_id="deleteWake",
+        status_code=204,
+        guards=[admin_only],
+        responses=errors(403, 404),
+    )
+    async def delete_wake(self, request: Request, wake_id: WakeIdPath) -> None:
+        """Delete a wake (admin); jobs it submitted stay."""
+        if not await wakes.delete_wake(services_of(request).store, wake_id):
+            raise NotFoundException(f"wake {wake_id!r} not found")

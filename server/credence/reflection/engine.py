@@ -1,0 +1,372 @@
+"""The job runner: claims queued jobs under a lease, runs their steps, recovers crashed ones."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from credence.clock import fixed_clock, parse_rfc3339, rfc3339
+from credence.ids import new_id
+from credence.models import Job
+from credence.reflection import jobs, wakes
+from credence.reflection.steps import STEP_FUNCTIONS, JobContext, StepError, job_output
+
+try:  # process liveness via advisory locks; absent on platforms without fcntl
+    import fcntl
+except ImportError:  # pragma: no cover - Credence targets Linux
+    fcntl = None  # type: ignore[assignment]
+
+if TYPE_CHECKING:
+    from credence.reflection.llm import Sleep
+    from credence.services import Component, Services
+
+log = logging.getLogger("credence.reflection")
+
+RUNNER_KEY = "reflection.runner"
+LEASE_S = 30.0
+POLL_S = 1.0
+TICK_S = 20.0
+CONCURRENCY = 2
+RESUMABLE_STEPS = ("pull", "propose")
+
+
+class Engine:
+    """Runs one claimed job through pull, propose, check and submit, heartbeating its lease."""
+
+    def __init__(
+        self, services: Services, owner: str, *, lease_s: float, sleep: Sleep = asyncio.sleep
+    ) -> None:
+        self.services = services
+        self.owner = owner
+        self.lease_s = lease_s
+        self.sleep = sleep
+
+    async def run(self, job_id: str) -> None:
+        """Run a job this worker holds the lease of; every outcome is written to the job."""
+        store = self.services.store
+        found = await jobs.raw(store, job_id)
+        if found is None:
+            return
+        row, steps = found
+        input_data = json.loads(row["input_data"])
+        clock = self.services.clock
+        if input_data.get("now"):
+            clock = fixed_clock(parse_rfc3339(input_data["now"]))
+        ctx = JobContext(
+            job_id=job_id,
+            agent_id=row["agent_id"],
+            owner=self.owner,
+            input=input_data,
+            clock=clock,
+            services=self.services,
+            sleep=self.sleep,
+            stored_answer=row["answer"],
+        )
+        lost = asyncio.Event()
+        beat = asyncio.create_task(self._heartbeat(job_id, lost, asyncio.current_task()))
+        try:
+            await self._steps(ctx, steps)
+        except jobs.LeaseLost:
+            log.warning("job %s: lease lost to another worker; stopping", job_id)
+        except asyncio.CancelledError:
+            if not lost.is_set():
+                with contextlib.suppress(Exception):
+                    await jobs.release(
+                        store, job_id, self.owner, rfc3339(self.services.clock()), "interrupted"
+                    )
+                raise
+            log.warning("job %s: lease lost to another worker; stopped", job_id)
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+
+    async def _steps(self, ctx: JobContext, steps: dict[str, Any]) -> None:
+        store = self.services.store
+        for name in jobs.STEPS:
+            step = steps[name]
+            previous = json.loads(step["output"]) if step["output"] else None
+            resumed = name in RESUMABLE_STEPS and step["status"] == "succeeded"
+            if not resumed:
+                await jobs.step_started(store, ctx.job_id, self.owner, name, ctx.now())
+            started = time.perf_counter()
+            try:
+                output = await STEP_FUNCTIONS[name](ctx, previous)
+            except StepError as exc:
+                await self._fail(ctx, name, started, str(exc))
+                return
+            except jobs.LeaseLost:
+                raise
+            except Exception as exc:
+                log.exception("job %s: step %s failed unexpectedly", ctx.job_id, name)
+                await self._fail(ctx, name, started, f"internal error: {type(exc).__name__}: {exc}")
+                return
+            elapsed = (time.perf_counter() - started) * 1000
+            if name == "submit":
+                assert ctx.reflection is not None
+                await jobs.succeed(
+                    store,
+                    ctx.job_id,
+                    self.owner,
+                    agent_id=ctx.agent_id,
+                    at=ctx.now(),
+                    duration_ms=elapsed,
+                    output=job_output(ctx),
+                    reflected_ids=ctx.reflection.considered,
+                    submit_output=output,
+                )
+            elif not resumed:
+                await jobs.step_succeeded(
+                    store, ctx.job_id, self.owner, name, ctx.now(), elapsed, output
+                )
+
+    async def _fail(self, ctx: JobContext, name: str, started: float, error: str) -> None:
+        await jobs.fail(
+            self.services.store,
+            ctx.job_id,
+            self.owner,
+            step=name,
+            at=ctx.now(),
+            duration_ms=(time.perf_counter() - started) * 1000,
+            error=error,
+        )
+
+    async def _heartbeat(
+        self, job_id: str, lost: asyncio.Event, runner: asyncio.Task[Any] | None
+    ) -> None:
+        interval = max(0.05, self.lease_s / 3)
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                held = await jobs.heartbeat(
+                    self.services.store, job_id, self.owner, self.services.clock(), self.lease_s
+                )
+            except Exception:  # a failed renewal is retried; the lease covers three of them
+                log.exception("job %s: heartbeat failed", job_id)
+                continue
+            if not held:
+                lost.set()
+                if runner is not None:
+                    runner.cancel()
+                return
+
+
+class ReflectionRunner:
+    """Owns the worker loop of one process: recovery, claiming, running and cron ticks.
+
+    Queued jobs always run (manual and event jobs need no scheduler); only the cron ticking
+    depends on ``cron``. Each process holds an advisory lock on ``<data>/run/<owner>.lock``
+    while it lives, so a restarted process can tell at once that a crashed owner is gone and
+    retry its jobs without waiting for their leases to expire.
+    """
+
+    def __init__(
+        self,
+        services: Services,
+        *,
+        cron: bool,
+        lease_s: float = LEASE_S,
+        poll_s: float = POLL_S,
+        tick_s: float = TICK_S,
+        concurrency: int = CONCURRENCY,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.services = services
+        self.cron = cron
+        self.lease_s = lease_s
+        self.poll_s = poll_s
+        self.tick_s = tick_s
+        self.concurrency = concurrency
+        self.owner = new_id("wrk")
+        self.engine = Engine(services, self.owner, lease_s=lease_s, sleep=sleep)
+        self.run_dir = Path(services.settings.data_dir) / "run"
+        self._wakeup = asyncio.Event()
+        self._loop_task: asyncio.Task[None] | None = None
+        self._running: dict[str, asyncio.Task[None]] = {}
+        self._finished: dict[str, asyncio.Event] = {}
+        self._lock_fd: int | None = None
+        self._seen_windows: set[tuple[str, str]] = set()
+        self._last_tick = float("-inf")
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Take this process's liveness lock, recover orphaned jobs and start the loop."""
+        self._take_lock()
+        await self.recover()
+        self._loop_task = asyncio.create_task(self._loop(), name="credence-reflection")
+
+    async def stop(self) -> None:
+        """Stop claiming, hand running jobs back to the queue, release the lock."""
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop_task
+            self._loop_task = None
+        tasks = list(self._running.values())
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        self._release_lock()
+
+    def wake(self) -> None:
+        """Look for queued work now instead of at the next poll."""
+        self._wakeup.set()
+
+    async def wait(self, job_id: str, timeout: float) -> Job | None:
+        """Wait until the job is finished (or the timeout passes) and return it."""
+        deadline = time.monotonic() + timeout
+        while True:
+            job = await jobs.get(self.services.store, job_id)
+            if job is None or job.status in jobs.TERMINAL or time.monotonic() >= deadline:
+                return job
+            event = self._finished.setdefault(job_id, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(
+                    event.wait(), timeout=min(self.poll_s, deadline - time.monotonic())
+                )
+
+    # --- liveness locks ---------------------------------------------------------------------
+
+    def _take_lock(self) -> None:
+        if fcntl is None:
+            return
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.run_dir / f"{self.owner}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        self._lock_fd = fd
+
+    def _release_lock(self) -> None:
+        if self._lock_fd is None:
+            return
+        with contextlib.suppress(OSError):
+            (self.run_dir / f"{self.owner}.lock").unlink()
+        os.close(self._lock_fd)
+        self._lock_fd = None
+
+    def owner_is_dead(self, owner: str) -> bool:
+        """True when no live process holds ``owner``'s lock (so its jobs can be retried now)."""
+        if fcntl is None:
+            return False  # fall back to lease expiry alone
+        path = self.run_dir / f"{owner}.lock"
+        try:
+            fd = os.open(path, os.O_RDWR)
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        except OSError:
+            return False
+        else:
+            with contextlib.suppress(OSError):
+                path.unlink()
+            return True
+        finally:
+            os.close(fd)
+
+    # --- the loop ---------------------------------------------------------------------------
+
+    async def recover(self) -> list[tuple[str, str]]:
+        """Retry or fail running jobs whose worker is gone; returns what changed."""
+        changed = await jobs.recover(
+            self.services.store, self.services.clock(), self.owner_is_dead, self.owner
+        )
+        for job_id, status in changed:
+            log.warning("job %s: its worker stopped; now %s", job_id, status)
+        return changed
+
+    async def tick(self) -> list[str]:
+        """Submit the jobs of due cron windows (exactly once per window across processes)."""
+        created = await wakes.tick(self.services.store, self.services.clock(), self._seen_windows)
+        for job_id in created:
+            log.info("cron wake submitted job %s", job_id)
+        return created
+
+    async def _loop(self) -> None:
+        while True:
+            self._wakeup.clear()
+            try:
+                if self.cron and time.monotonic() - self._last_tick >= self.tick_s:
+                    self._last_tick = time.monotonic()
+                    await self.tick()
+                await self.recover()
+                await self._claim_all()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # keep the worker alive; the next poll tries again
+                log.exception("reflection worker loop failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wakeup.wait(), timeout=self.poll_s)
+
+    async def _claim_all(self) -> None:
+        while len(self._running) < self.concurrency:
+            job_id = await jobs.claim(
+                self.services.store, self.owner, self.services.clock(), self.lease_s
+            )
+            if job_id is None:
+                return
+            task = asyncio.create_task(self._run(job_id), name=f"credence-job-{job_id}")
+            self._running[job_id] = task
+
+    async def _run(self, job_id: str) -> None:
+        try:
+            await self.engine.run(job_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("job %s crashed the engine", job_id)
+        finally:
+            self._running.pop(job_id, None)
+            event = self._finished.pop(job_id, None)
+            if event is not None:
+                event.set()
+            self._wakeup.set()
+
+
+def runner_of(services: Services) -> ReflectionRunner | None:
+    """The process's runner, when the reflection component is running."""
+    return services.extras.get(RUNNER_KEY)
+
+
+def reflection_component(
+    *,
+    lease_s: float = LEASE_S,
+    poll_s: float = POLL_S,
+    tick_s: float = TICK_S,
+    concurrency: int = CONCURRENCY,
+) -> Component:
+    """The job runner as an app component; cron ticks only when ``settings.scheduler``."""
+
+    @asynccontextmanager
+    async def component(services: Services) -> AsyncIterator[ReflectionRunner]:
+        runner = ReflectionRunner(
+            services,
+            cron=services.settings.scheduler,
+            lease_s=lease_s,
+            poll_s=poll_s,
+            tick_s=tick_s,
+            concurrency=concurrency,
+        )
+        await runner.start()
+        services.extras[RUNNER_KEY] = runner
+        try:
+            yield runner
+        finally:
+            services.extras.pop(RUNNER_KEY, None)
+            await runner.stop()
+
+    return component

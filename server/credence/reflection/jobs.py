@@ -1,0 +1,512 @@
+"""The jobs table: submission (exactly once per window), leases, step records and finishing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from credence.clock import parse_rfc3339, rfc3339
+from credence.ids import new_id
+from credence.models import Job, JobOutput, JobStep
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    import aiosqlite
+
+    from credence.db.store import Store
+
+WORKFLOW = "agent-reflection"
+STEPS = ("pull", "propose", "check", "submit")
+DEFAULT_MAX_ATTEMPTS = 3
+TERMINAL = ("succeeded", "failed")
+MAX_ERROR_CHARS = 2000
+
+
+class LeaseLost(RuntimeError):
+    """This worker no longer holds the job's lease (another worker recovered it)."""
+
+
+def _cut(text: str, limit: int = MAX_ERROR_CHARS) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def job_from_rows(row: Any, steps: Sequence[Any]) -> Job:
+    """Turn a jobs row and its step rows into the API's Job."""
+    output = row["output_data"]
+    return Job(
+        id=row["id"],
+        workflow_id=row["workflow_id"],
+        agent_id=row["agent_id"],
+        trigger=row["trigger"],
+        window_key=row["window_key"],
+        wake_id=row["wake_id"],
+        status=row["status"],
+        steps=[
+            JobStep(
+                name=step["name"],
+                status=step["status"],
+                started_at=step["started_at"],
+                finished_at=step["finished_at"],
+                duration_ms=step["duration_ms"],
+                error=step["error"],
+            )
+            for step in sorted(steps, key=lambda s: s["position"])
+        ],
+        input_data=json.loads(row["input_data"]),
+        output_data=msgspec.json.decode(output, type=JobOutput) if output else None,
+        error=row["error"],
+        attempts=row["attempts"],
+        created_at=row["created_at"],
+        started_at=row["started_at"],
+        finished_at=row["finished_at"],
+        updated_at=row["updated_at"],
+    )
+
+
+async def _fetch(conn: aiosqlite.Connection, job_id: str) -> tuple[Any, list[Any]] | None:
+    async with conn.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)) as cur:
+        row = await cur.fetchone()
+    if row is None:
+        return None
+    async with conn.execute(
+        "SELECT * FROM job_steps WHERE job_id = ? ORDER BY position", (job_id,)
+    ) as cur:
+        steps = list(await cur.fetchall())
+    return row, steps
+
+
+async def insert_job(
+    conn: aiosqlite.Connection,
+    *,
+    agent_id: str,
+    trigger: str,
+    input_data: dict[str, Any],
+    now: str,
+    window_key: str | None = None,
+    wake_id: str | None = None,
+    submitted_by: str = "",
+    max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+) -> tuple[str, bool]:
+    """Queue a job inside the caller's transaction; returns (job id, created).
+
+    A job keyed by a window that already exists is not created again: the existing job's id
+    comes back with ``created`` False. That unique key is what makes a scheduled window run
+    once even when several processes tick the same schedule.
+    """
+    if window_key is not None:
+        async with conn.execute(
+            "SELECT id FROM jobs WHERE workflow_id = ? AND agent_id = ? AND window_key = ?",
+            (WORKFLOW, agent_id, window_key),
+        ) as cur:
+            existing = await cur.fetchone()
+        if existing is not None:
+            return existing["id"], False
+    job_id = new_id("job")
+    await conn.execute(
+        "INSERT INTO jobs(id, workflow_id, agent_id, trigger, window_key, wake_id, status,"
+        " input_data, max_attempts, submitted_by, created_at, updated_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)",
+        (
+            job_id,
+            WORKFLOW,
+            agent_id,
+            trigger,
+            window_key,
+            wake_id,
+            json.dumps(input_data, ensure_ascii=False),
+            max_attempts,
+            submitted_by,
+            now,
+            now,
+        ),
+    )
+    await conn.executemany(
+        "INSERT INTO job_steps(job_id, position, name, status) VALUES (?, ?, ?, 'pending')",
+        [(job_id, position, name) for position, name in enumerate(STEPS)],
+    )
+    return job_id, True
+
+
+async def submit(
+    store: Store,
+    *,
+    agent_id: str,
+    trigger: str,
+    input_data: dict[str, Any],
+    now: str,
+    window_key: str | None = None,
+    wake_id: str | None = None,
+    submitted_by: str = "",
+) -> Job:
+    """Queue one job (or find the one already queued for its window) and return it."""
+
+    async def work(conn: aiosqlite.Connection) -> Job:
+        job_id, _ = await insert_job(
+            conn,
+            agent_id=agent_id,
+            trigger=trigger,
+            input_data=input_data,
+            now=now,
+            window_key=window_key,
+            wake_id=wake_id,
+            submitted_by=submitted_by,
+        )
+        found = await _fetch(conn, job_id)
+        assert found is not None
+        return job_from_rows(*found)
+
+    return await store.write(work)
+
+
+async def get(store: Store, job_id: str) -> Job | None:
+    """One job with its steps, or None."""
+
+    async def work(conn: aiosqlite.Connection) -> Job | None:
+        found = await _fetch(conn, job_id)
+        return job_from_rows(*found) if found else None
+
+    return await store.read(work)
+
+
+async def raw(store: Store, job_id: str) -> tuple[Any, dict[str, Any]] | None:
+    """The jobs row and its steps by name (the engine's view, including step outputs)."""
+
+    async def work(conn: aiosqlite.Connection):
+        found = await _fetch(conn, job_id)
+        if found is None:
+            return None
+        row, steps = found
+        return row, {step["name"]: step for step in steps}
+
+    return await store.read(work)
+
+
+async def list_jobs(
+    store: Store,
+    *,
+    agent_ids: Sequence[str] | None,
+    status: str | None,
+    limit: int,
+    cursor: str | None,
+) -> tuple[list[Job], str | None]:
+    """Jobs newest first, optionally by agents and status; returns (jobs, next cursor)."""
+    clauses, params = [], []
+    if agent_ids is not None:
+        clauses.append(f"agent_id IN ({','.join('?' * len(agent_ids))})")
+        params.extend(agent_ids)
+    if status is not None:
+        clauses.append("status = ?")
+        params.append(status)
+    if cursor is not None:
+        clauses.append("id < ?")
+        params.append(cursor)
+    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+
+    async def work(conn: aiosqlite.Connection):
+        async with conn.execute(
+            f"SELECT * FROM jobs {where} ORDER BY id DESC LIMIT ?", (*params, limit + 1)
+        ) as cur:
+            rows = list(await cur.fetchall())
+        page = rows[:limit]
+        steps: dict[str, list[Any]] = {row["id"]: [] for row in page}
+        if page:
+            marks = ",".join("?" * len(page))
+            async with conn.execute(
+                f"SELECT * FROM job_steps WHERE job_id IN ({marks})", tuple(steps)
+            ) as cur:
+                for step in await cur.fetchall():
+                    steps[step["job_id"]].append(step)
+        next_cursor = rows[limit - 1]["id"] if len(rows) > limit else None
+        return [job_from_rows(row, steps[row["id"]]) for row in page], next_cursor
+
+    return await store.read(work)
+
+
+# --- leases ---------------------------------------------------------------------------------
+
+
+def lease_until(now: datetime, lease_s: float) -> str:
+    """The lease expiry for a lease taken or renewed at ``now``."""
+    return rfc3339(now + timedelta(seconds=lease_s))
+
+
+async def claim(store: Store, owner: str, now: datetime, lease_s: float) -> str | None:
+    """Take the oldest queued job whose agent has no running job; returns its id or None."""
+    at = rfc3339(now)
+    until = lease_until(now, lease_s)
+
+    async def work(conn: aiosqlite.Connection) -> str | None:
+        async with conn.execute(
+            "SELECT id FROM jobs WHERE status = 'queued' AND agent_id NOT IN"
+            " (SELECT agent_id FROM jobs WHERE status = 'running')"
+            " ORDER BY created_at, id LIMIT 1"
+        ) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        await conn.execute(
+            "UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires_at = ?,"
+            " heartbeat_at = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?),"
+            " updated_at = ? WHERE id = ?",
+            (owner, until, at, at, at, row["id"]),
+        )
+        return row["id"]
+
+    return await store.write(work)
+
+
+async def _require_lease(conn: aiosqlite.Connection, job_id: str, owner: str) -> None:
+    async with conn.execute(
+        "SELECT 1 FROM jobs WHERE id = ? AND status = 'running' AND lease_owner = ?",
+        (job_id, owner),
+    ) as cur:
+        if await cur.fetchone() is None:
+            raise LeaseLost(job_id)
+
+
+async def heartbeat(store: Store, job_id: str, owner: str, now: datetime, lease_s: float) -> bool:
+    """Renew the lease; False when this worker no longer holds it."""
+
+    async def work(conn: aiosqlite.Connection) -> bool:
+        cur = await conn.execute(
+            "UPDATE jobs SET heartbeat_at = ?, lease_expires_at = ?"
+            " WHERE id = ? AND status = 'running' AND lease_owner = ?",
+            (rfc3339(now), lease_until(now, lease_s), job_id, owner),
+        )
+        return cur.rowcount == 1
+
+    return await store.write(work)
+
+
+async def step_started(store: Store, job_id: str, owner: str, name: str, at: str) -> None:
+    """Mark a step running (fenced by the lease)."""
+
+    async def work(conn: aiosqlite.Connection) -> None:
+        await _require_lease(conn, job_id, owner)
+        await conn.execute(
+            "UPDATE job_steps SET status = 'running', started_at = ?, finished_at = NULL,"
+            " duration_ms = NULL, error = NULL WHERE job_id = ? AND name = ?",
+            (at, job_id, name),
+        )
+        await conn.execute("UPDATE jobs SET updated_at = ? WHERE id = ?", (at, job_id))
+
+    await store.write(work)
+
+
+async def step_succeeded(
+    store: Store,
+    job_id: str,
+    owner: str,
+    name: str,
+    at: str,
+    duration_ms: float,
+    output: dict[str, Any] | None,
+) -> None:
+    """Mark a step succeeded and keep its output (a retry reuses pull's and propose's)."""
+
+    async def work(conn: aiosqlite.Connection) -> None:
+        await _require_lease(conn, job_id, owner)
+        await _step_done(conn, job_id, name, at, duration_ms, output)
+
+    await store.write(work)
+
+
+async def _step_done(
+    conn: aiosqlite.Connection,
+    job_id: str,
+    name: str,
+    at: str,
+    duration_ms: float,
+    output: dict[str, Any] | None,
+) -> None:
+    await conn.execute(
+        "UPDATE job_steps SET status = 'succeeded', finished_at = ?, duration_ms = ?,"
+        " error = NULL, output = COALESCE(?, output) WHERE job_id = ? AND name = ?",
+        (
+            at,
+            round(duration_ms, 3),
+            json.dumps(output, ensure_ascii=False) if output is not None else None,
+            job_id,
+            name,
+        ),
+    )
+    await conn.execute("UPDATE jobs SET updated_at = ? WHERE id = ?", (at, job_id))
+
+
+async def store_answer(
+    store: Store, job_id: str, owner: str, answer: str, meta: dict[str, Any]
+) -> None:
+    """Persist the reflector's raw answer (and what it covered) before anything applies it."""
+
+    async def work(conn: aiosqlite.Connection) -> None:
+        await _require_lease(conn, job_id, owner)
+        await conn.execute("UPDATE jobs SET answer = ? WHERE id = ?", (answer, job_id))
+        await conn.execute(
+            "UPDATE job_steps SET output = ? WHERE job_id = ? AND name = 'propose'",
+            (json.dumps(meta, ensure_ascii=False), job_id),
+        )
+
+    await store.write(work)
+
+
+async def succeed(
+    store: Store,
+    job_id: str,
+    owner: str,
+    *,
+    agent_id: str,
+    at: str,
+    duration_ms: float,
+    output: JobOutput,
+    reflected_ids: Sequence[str],
+    submit_output: dict[str, Any] | None = None,
+) -> None:
+    """Finish the job and move the episode watermark, in one transaction."""
+
+    async def work(conn: aiosqlite.Connection) -> None:
+        await _require_lease(conn, job_id, owner)
+        await _step_done(conn, job_id, "submit", at, duration_ms, submit_output)
+        for start in range(0, len(reflected_ids), 500):
+            chunk = list(reflected_ids[start : start + 500])
+            await conn.execute(
+                "UPDATE episodes SET reflected_at = ?, reflected_job = ?"
+                f" WHERE agent_id = ? AND reflected_at IS NULL"
+                f" AND id IN ({','.join('?' * len(chunk))})",
+                (at, job_id, agent_id, *chunk),
+            )
+        await conn.execute(
+            "UPDATE jobs SET status = 'succeeded', output_data = ?, error = NULL,"
+            " finished_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL"
+            " WHERE id = ?",
+            (msgspec.json.encode(output).decode(), at, at, job_id),
+        )
+
+    await store.write(work)
+
+
+async def fail(
+    store: Store,
+    job_id: str,
+    owner: str,
+    *,
+    step: str | None,
+    at: str,
+    duration_ms: float | None,
+    error: str,
+) -> None:
+    """Fail the job (and the step that failed); the watermark does not move."""
+    error = _cut(error)
+
+    async def work(conn: aiosqlite.Connection) -> None:
+        await _require_lease(conn, job_id, owner)
+        if step is not None:
+            await conn.execute(
+                "UPDATE job_steps SET status = 'failed', finished_at = ?, duration_ms = ?,"
+                " error = ? WHERE job_id = ? AND name = ?",
+                (
+                    at,
+                    round(duration_ms, 3) if duration_ms is not None else None,
+                    error,
+                    job_id,
+                    step,
+                ),
+            )
+        await conn.execute(
+            "UPDATE jobs SET status = 'failed', error = ?, finished_at = ?, updated_at = ?,"
+            " lease_owner = NULL, lease_expires_at = NULL WHERE id = ?",
+            (f"{step}: {error}" if step else error, at, at, job_id),
+        )
+
+    await store.write(work)
+
+
+async def release(store: Store, job_id: str, owner: str, at: str, reason: str) -> None:
+    """Give a job back to the queue (shutdown), without counting the interrupted attempt."""
+
+    async def work(conn: aiosqlite.Connection) -> None:
+        try:
+            await _require_lease(conn, job_id, owner)
+        except LeaseLost:
+            return
+        await _requeue_rows(conn, job_id, at, reason)
+        await conn.execute(
+            "UPDATE jobs SET attempts = MAX(attempts - 1, 0) WHERE id = ?", (job_id,)
+        )
+
+    await store.write(work)
+
+
+async def _requeue_rows(conn: aiosqlite.Connection, job_id: str, at: str, reason: str) -> None:
+    await conn.execute(
+        "UPDATE job_steps SET status = 'pending', error = ?"
+        " WHERE job_id = ? AND status = 'running'",
+        (reason, job_id),
+    )
+    await conn.execute(
+        "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,"
+        " updated_at = ? WHERE id = ?",
+        (at, job_id),
+    )
+
+
+async def recover(
+    store: Store, now: datetime, owner_is_dead: Callable[[str], bool], me: str
+) -> list[tuple[str, str]]:
+    """Retry (or fail after max attempts) running jobs whose worker is gone.
+
+    A worker is gone when its lease expired without a heartbeat, or when ``owner_is_dead``
+    says so (its process lock is free). Returns [(job id, new status)]. Each change is fenced
+    on the same owner, so a worker that is alive after all keeps its job.
+    """
+    rows = await store.fetchall(
+        "SELECT id, lease_owner, lease_expires_at, attempts, max_attempts FROM jobs"
+        " WHERE status = 'running'"
+    )
+    at = rfc3339(now)
+    changed: list[tuple[str, str]] = []
+    for row in rows:
+        owner = row["lease_owner"]
+        if owner == me:
+            continue
+        expired = row["lease_expires_at"] is None or parse_rfc3339(row["lease_expires_at"]) < now
+        if not expired and not (owner and owner_is_dead(owner)):
+            continue
+        give_up = row["attempts"] >= row["max_attempts"]
+
+        async def work(conn: aiosqlite.Connection, row=row, owner=owner, give_up=give_up):
+            async with conn.execute(
+                "SELECT 1 FROM jobs WHERE id = ? AND status = 'running' AND lease_owner IS ?",
+                (row["id"], owner),
+            ) as cur:
+                if await cur.fetchone() is None:
+                    return None
+            if not give_up:
+                await _requeue_rows(
+                    conn, row["id"], at, "interrupted: the worker running this step stopped"
+                )
+                return "queued"
+            error = (
+                f"the worker running this job stopped {row['attempts']} times"
+                f" (max_attempts {row['max_attempts']}); giving up"
+            )
+            await conn.execute(
+                "UPDATE job_steps SET status = 'failed', finished_at = ?, error = ?"
+                " WHERE job_id = ? AND status = 'running'",
+                (at, "interrupted: the worker running this step stopped", row["id"]),
+            )
+            await conn.execute(
+                "UPDATE jobs SET status = 'failed', error = ?, finished_at = ?, updated_at = ?,"
+                " lease_owner = NULL, lease_expires_at = NULL WHERE id = ?",
+                (error, at, at, row["id"]),
+            )
+            return "failed"
+
+        outcome = await store.write(work)
+        if outcome is not None:
+            changed.append((row["id"], outcome))
+    return changed

@@ -1,0 +1,351 @@
+"""Wakes: cron schedules (UTC) and named events that submit reflection jobs."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+from croniter import croniter
+
+from credence.clock import parse_rfc3339, rfc3339
+from credence.models import Job, ReflectionSettings, Wake, WakeIn, WakePatch
+from credence.reflection import jobs
+
+if TYPE_CHECKING:
+    import aiosqlite
+
+    from credence.db.store import Store
+
+EPISODES_READY = "reflection-episodes-ready"
+NIGHTLY = "reflection-nightly"
+
+
+class WakeRejected(ValueError):
+    """A wake definition that cannot work (the message names the field)."""
+
+
+class WakeConflict(ValueError):
+    """A wake with this id already exists."""
+
+
+def check_cron(expression: str, field: str = "cron") -> None:
+    """Refuse anything but a 5-field cron expression croniter can schedule."""
+    if len(expression.split()) != 5 or not croniter.is_valid(expression):
+        raise WakeRejected(f"{field}: {expression!r} is not a 5-field cron expression")
+
+
+def latest_window(expression: str, now: datetime) -> datetime:
+    """The most recent scheduled time at or before ``now`` (UTC)."""
+    return croniter(expression, now).get_prev(datetime)
+
+
+def next_window(expression: str, now: datetime) -> datetime:
+    """The next scheduled time after ``now`` (UTC)."""
+    return croniter(expression, now).get_next(datetime)
+
+
+def window_key(window: datetime) -> str:
+    """The job key of one scheduled window: one job per (workflow, agent, window)."""
+    return "cron:" + window.strftime("%Y-%m-%dT%H:%MZ")
+
+
+def wake_from_row(row: Any, now: datetime) -> Wake:
+    """Turn a wakes row into the API's Wake (with its next fire time when it has a cron)."""
+    next_fire = None
+    if row["kind"] == "cron" and row["cron"] and row["enabled"]:
+        next_fire = rfc3339(next_window(row["cron"], now))
+    return Wake(
+        id=row["id"],
+        kind=row["kind"],
+        workflow_id=row["workflow_id"],
+        cron=row["cron"],
+        event=row["event"],
+        agent_ids=json.loads(row["agent_ids"]) if row["agent_ids"] is not None else None,
+        enabled=bool(row["enabled"]),
+        description=row["description"],
+        input_data=json.loads(row["input_data"]),
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        last_fired_at=row["last_fired_at"],
+        next_fire_at=next_fire,
+    )
+
+
+def _validate(kind: str, cron: str | None, event: str | None) -> None:
+    if kind == "cron":
+        if event is not None:
+            raise WakeRejected("event: only event wakes have an event name")
+        if cron is not None:
+            check_cron(cron)
+    else:
+        if event is None:
+            raise WakeRejected("event: an event wake needs the event name it listens for")
+        if cron is not None:
+            raise WakeRejected("cron: only cron wakes have a schedule")
+
+
+async def list_wakes(store: Store, now: datetime) -> list[Wake]:
+    """Every wake, by id."""
+    rows = await store.fetchall("SELECT * FROM wakes ORDER BY id")
+    return [wake_from_row(row, now) for row in rows]
+
+
+async def get_wake(store: Store, wake_id: str, now: datetime) -> Wake | None:
+    """One wake, or None."""
+    row = await store.fetchone("SELECT * FROM wakes WHERE id = ?", (wake_id,))
+    return wake_from_row(row, now) if row is not None else None
+
+
+def _input_json(value: Any) -> str:
+    return json.dumps(msgspec.to_builtins(value) if value is not None else {}, ensure_ascii=False)
+
+
+async def upsert_wake_rows(
+    conn: aiosqlite.Connection, data: WakeIn, now: str, *, replace: bool
+) -> str:
+    """Insert a wake (or, with ``replace``, make an existing one match); returns what happened.
+
+    The answer is ``created``, ``updated`` or ``unchanged``; without ``replace`` an existing
+    wake raises WakeConflict.
+    """
+    _validate(data.kind, data.cron, data.event)
+    values = {
+        "kind": data.kind,
+        "cron": data.cron,
+        "event": data.event,
+        "agent_ids": json.dumps(data.agent_ids) if data.agent_ids is not None else None,
+        "enabled": int(data.enabled),
+        "input_data": _input_json(data.input_data),
+        "description": data.description,
+    }
+    async with conn.execute("SELECT * FROM wakes WHERE id = ?", (data.id,)) as cur:
+        existing = await cur.fetchone()
+    if existing is None:
+        await conn.execute(
+            "INSERT INTO wakes(id, kind, cron, event, agent_ids, enabled, input_data,"
+            " description, created_at, updated_at) VALUES (:id, :kind, :cron, :event,"
+            " :agent_ids, :enabled, :input_data, :description, :now, :now)",
+            {**values, "id": data.id, "now": now},
+        )
+        return "created"
+    if not replace:
+        raise WakeConflict(f"wake {data.id!r} already exists")
+    if all(existing[name] == value for name, value in values.items()):
+        return "unchanged"
+    await conn.execute(
+        "UPDATE wakes SET kind = :kind, cron = :cron, event = :event, agent_ids = :agent_ids,"
+        " enabled = :enabled, input_data = :input_data, description = :description,"
+        " updated_at = :now WHERE id = :id",
+        {**values, "id": data.id, "now": now},
+    )
+    return "updated"
+
+
+async def create_wake(store: Store, data: WakeIn, now: datetime) -> Wake:
+    """Create a wake; WakeRejected for a definition that cannot work, WakeConflict if taken."""
+
+    async def work(conn: aiosqlite.Connection) -> None:
+        await upsert_wake_rows(conn, data, rfc3339(now), replace=False)
+
+    await store.write(work)
+    wake = await get_wake(store, data.id, now)
+    assert wake is not None
+    return wake
+
+
+async def update_wake(store: Store, wake_id: str, patch: WakePatch, now: datetime) -> Wake | None:
+    """Apply a patch; None when there is no such wake."""
+
+    async def work(conn: aiosqlite.Connection) -> bool:
+        async with conn.execute("SELECT * FROM wakes WHERE id = ?", (wake_id,)) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            return False
+        cron, event, agent_ids = row["cron"], row["event"], row["agent_ids"]
+        if patch.cron is not None and patch.follow_agent_cron:
+            raise WakeRejected("cron: give a schedule or follow_agent_cron, not both")
+        if patch.agent_ids is not None and patch.all_agents:
+            raise WakeRejected("agent_ids: give a list or all_agents, not both")
+        if patch.cron is not None or patch.follow_agent_cron:
+            if row["kind"] != "cron":
+                raise WakeRejected("cron: only cron wakes have a schedule")
+            cron = patch.cron
+        if patch.event is not None:
+            event = patch.event
+        if patch.agent_ids is not None:
+            agent_ids = json.dumps(patch.agent_ids)
+        if patch.all_agents:
+            agent_ids = None
+        _validate(row["kind"], cron, event)
+        await conn.execute(
+            "UPDATE wakes SET cron = ?, event = ?, agent_ids = ?,"
+            " enabled = COALESCE(?, enabled), description = COALESCE(?, description),"
+            " input_data = COALESCE(?, input_data), updated_at = ? WHERE id = ?",
+            (
+                cron,
+                event,
+                agent_ids,
+                int(patch.enabled) if patch.enabled is not None else None,
+                patch.description,
+                _input_json(patch.input_data) if patch.input_data is not None else None,
+                rfc3339(now),
+                wake_id,
+            ),
+        )
+        return True
+
+    if not await store.write(work):
+        return None
+    return await get_wake(store, wake_id, now)
+
+
+async def delete_wake(store: Store, wake_id: str) -> bool:
+    """Delete a wake (its jobs stay); False when there is no such wake."""
+
+    async def work(conn: aiosqlite.Connection) -> bool:
+        cur = await conn.execute("DELETE FROM wakes WHERE id = ?", (wake_id,))
+        return cur.rowcount == 1
+
+    return await store.write(work)
+
+
+def _reflection_of(row: Any) -> ReflectionSettings:
+    return msgspec.convert(json.loads(row["settings"]), ReflectionSettings)
+
+
+def _targets(wake: Any, agents: Iterable[Any]) -> list[Any]:
+    wanted = json.loads(wake["agent_ids"]) if wake["agent_ids"] is not None else None
+    return [
+        agent
+        for agent in agents
+        if (wanted is None or agent["id"] in wanted) and _reflection_of(agent).enabled
+    ]
+
+
+def due_windows(wakes: Iterable[Any], agents: list[Any], now: datetime) -> list[dict[str, Any]]:
+    """The cron windows due at ``now``: the latest scheduled time of each (wake, agent) pair.
+
+    Only the latest window counts (a service that was down catches up once, not once per
+    missed night), and never a window from before the wake or the agent existed. A wake
+    without a cron follows each agent's own ``reflection.cron``.
+    """
+    due = []
+    for wake in wakes:
+        if wake["kind"] != "cron" or not wake["enabled"]:
+            continue
+        for agent in _targets(wake, agents):
+            expression = wake["cron"] or _reflection_of(agent).cron
+            if len(expression.split()) != 5 or not croniter.is_valid(expression):
+                continue
+            window = latest_window(expression, now)
+            born = max(parse_rfc3339(wake["created_at"]), parse_rfc3339(agent["created_at"]))
+            if window < born:
+                continue
+            due.append(
+                {
+                    "wake_id": wake["id"],
+                    "agent_id": agent["id"],
+                    "window_key": window_key(window),
+                    "input_data": {**json.loads(wake["input_data"]), "agent_id": agent["id"]},
+                }
+            )
+    return due
+
+
+async def tick(store: Store, now: datetime, seen: set[tuple[str, str]]) -> list[str]:
+    """Submit the job of every due cron window not seen yet; returns the new job ids.
+
+    ``seen`` remembers (agent, window key) pairs already ensured by this process so a quiet
+    tick costs two reads and no write. Another process submitting the same window first is
+    harmless: the unique window key keeps it to one job.
+    """
+    wakes = await store.fetchall("SELECT * FROM wakes WHERE kind = 'cron' AND enabled = 1")
+    if not wakes:
+        return []
+    agents = await store.fetchall("SELECT id, settings, created_at FROM agents")
+    due = [
+        d for d in due_windows(wakes, agents, now) if (d["agent_id"], d["window_key"]) not in seen
+    ]
+    if not due:
+        return []
+    at = rfc3339(now)
+
+    async def work(conn: aiosqlite.Connection) -> list[str]:
+        created = []
+        for item in due:
+            job_id, new = await jobs.insert_job(
+                conn,
+                agent_id=item["agent_id"],
+                trigger="cron",
+                input_data=item["input_data"],
+                now=at,
+                window_key=item["window_key"],
+                wake_id=item["wake_id"],
+                submitted_by=f"wake:{item['wake_id']}",
+            )
+            if new:
+                created.append(job_id)
+                await conn.execute(
+                    "UPDATE wakes SET last_fired_at = ? WHERE id = ?", (at, item["wake_id"])
+                )
+        return created
+
+    created = await store.write(work)
+    seen.update((d["agent_id"], d["window_key"]) for d in due)
+    return created
+
+
+async def fire_event(
+    store: Store, name: str, agent_id: str, now: datetime, actor: str
+) -> tuple[list[str], list[Job]]:
+    """Submit a job for each enabled event wake listening for ``name`` that targets the agent.
+
+    A wake that already has a queued job for the agent returns that job instead of queueing
+    another: a burst of "episodes ready" events becomes one run. Agents with reflection
+    disabled get no jobs. Returns (wake ids that matched, jobs).
+    """
+    wakes = await store.fetchall(
+        "SELECT * FROM wakes WHERE kind = 'event' AND enabled = 1 AND event = ? ORDER BY id",
+        (name,),
+    )
+    agent = await store.fetchone(
+        "SELECT id, settings, created_at FROM agents WHERE id = ?", (agent_id,)
+    )
+    if agent is None or not wakes:
+        return [], []
+    matching = [wake for wake in wakes if _targets(wake, [agent])]
+    if not matching:
+        return [], []
+    at = rfc3339(now)
+
+    async def work(conn: aiosqlite.Connection) -> list[str]:
+        ids = []
+        for wake in matching:
+            async with conn.execute(
+                "SELECT id FROM jobs WHERE agent_id = ? AND wake_id = ? AND status = 'queued'"
+                " ORDER BY created_at LIMIT 1",
+                (agent_id, wake["id"]),
+            ) as cur:
+                queued = await cur.fetchone()
+            if queued is not None:
+                ids.append(queued["id"])
+                continue
+            job_id, _ = await jobs.insert_job(
+                conn,
+                agent_id=agent_id,
+                trigger="event",
+                input_data={**json.loads(wake["input_data"]), "agent_id": agent_id},
+                now=at,
+                wake_id=wake["id"],
+                submitted_by=actor,
+            )
+            await conn.execute("UPDATE wakes SET last_fired_at = ? WHERE id = ?", (at, wake["id"]))
+            ids.append(job_id)
+        return ids
+
+    job_ids = await store.write(work)
+    found = [await jobs.get(store, job_id) for job_id in job_ids]
+    return [wake["id"] for wake in matching], [job for job in found if job is not None]
