@@ -42,12 +42,18 @@ class ServerProcess:
     server can never block on a full pipe.
     """
 
-    def __init__(self, data_dir: Path, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        env: Mapping[str, str] | None = None,
+        *,
+        log_path: Path | None = None,
+    ) -> None:
         self.data_dir = Path(data_dir)
         self.extra_env = dict(env or {})
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
-        self.log_path = self.data_dir.parent / f"{self.data_dir.name}-server.log"
+        self.log_path = log_path or self.data_dir.parent / f"{self.data_dir.name}-server.log"
         self._log_offset = 0
 
     @property
