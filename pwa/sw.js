@@ -200,8 +200,12 @@ async function openApp(url, beliefId) {
   const windows = await self.clients.matchAll({ type: "window", includeUncontrolled: true });
   const existing = windows.find((client) => new URL(client.url).origin === self.location.origin);
   if (existing) {
-    await existing.focus();
     existing.postMessage({ type: "open-belief", belief_id: beliefId });
+    try {
+      await existing.focus();
+    } catch {
+      // Focus needs the user's tap; without it the card still opens in that window.
+    }
     return existing;
   }
   return self.clients.openWindow(target);

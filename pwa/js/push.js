@@ -2,6 +2,8 @@
 import { api, db } from "./api.js";
 
 const SUB_KEY = "push-subscription-id";
+// A browser whose push service is unreachable never settles subscribe(); say so instead.
+const SUBSCRIBE_TIMEOUT_MS = 10000;
 
 export const isIOS = () =>
   /iphone|ipad|ipod/i.test(navigator.userAgent) ||
@@ -12,6 +14,12 @@ export const isStandalone = () =>
 
 export function supported() {
   return "serviceWorker" in navigator && "PushManager" in self && "Notification" in self;
+}
+
+function withTimeout(promise, ms, message) {
+  let timer;
+  const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 function urlBase64ToBytes(text) {
@@ -56,7 +64,11 @@ export async function enable() {
     await subscription.unsubscribe();
     subscription = null;
   }
-  subscription ||= await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+  subscription ||= await withTimeout(
+    registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }),
+    SUBSCRIBE_TIMEOUT_MS,
+    "the browser's push service did not answer; check the connection and try again",
+  );
   await register(subscription);
   return { ok: true, permission };
 }

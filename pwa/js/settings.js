@@ -131,6 +131,7 @@ export function createSettings(ctx) {
 
   async function turnOn(event) {
     event.target.disabled = true;
+    event.target.textContent = "Asking the browser…";
     try {
       const result = await push.enable();
       toast(result.ok ? "Notifications are on" : "Notifications were not allowed", { tone: result.ok ? "keep" : "warn" });

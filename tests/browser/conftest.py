@@ -55,16 +55,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def chromium() -> Iterator[Any]:
-    """One headless Chromium for the session; skips when Debian's chromium is not installed."""
+def playwright_driver() -> Iterator[Any]:
+    """Playwright itself; skips when Debian's chromium is not installed."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"{CHROMIUM} is not installed (tests/browser/ensure_chromium.py installs it)")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
+        yield playwright
+
+
+@pytest.fixture(scope="session")
+def chromium(playwright_driver: Any) -> Iterator[Any]:
+    """One headless Chromium for the session (its contexts are incognito-like)."""
+    browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    yield browser
+    browser.close()
 
 
 @dataclass
@@ -171,21 +177,35 @@ def open_app(
     server: LiveServer,
     admin: httpx.Client,
     ids: dict[str, str],
+    *,
+    context: Any = None,
     **context_options: Any,
 ) -> App:
-    """A fresh context and page on ``server`` with console, error and CSP collectors."""
+    """A fresh context (or the given one) on ``server`` with console, error and CSP collectors."""
     options = {"viewport": DESKTOP, "reduced_motion": "reduce", **context_options}
-    context = chromium.new_context(**options)
+    context = context or chromium.new_context(**options)
     watch = Watch()
     context.expose_binding(
         "__credenceCsp", lambda _source, detail: watch.csp_violations.append(detail)
     )
     context.add_init_script(CSP_PROBE)
-    page = context.new_page()
+    page = context.pages[0] if context.pages else context.new_page()
     page.on("console", watch.on_console)
     page.on("pageerror", lambda error: watch.page_errors.append(str(error)))
     page.set_default_timeout(10_000)
     return App(server=server, admin=admin, context=context, page=page, watch=watch, ids=ids)
+
+
+def persistent_context(playwright_driver: Any, user_data_dir: Path, **options: Any) -> Any:
+    """A Chromium profile on disk, like a real browser's (incognito lacks the Push API)."""
+    return playwright_driver.chromium.launch_persistent_context(
+        str(user_data_dir),
+        executable_path=CHROMIUM,
+        args=CHROMIUM_ARGS,
+        viewport=DESKTOP,
+        reduced_motion="reduce",
+        **options,
+    )
 
 
 @pytest.fixture
