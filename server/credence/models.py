@@ -18,7 +18,10 @@ AgentId = Annotated[str, Meta(pattern=SLUG_PATTERN, description="Agent slug: a-z
 ObjectId = Annotated[str, Meta(pattern=ID_PATTERN, max_length=31)]
 Label = Annotated[str, Meta(max_length=200, pattern=NO_NUL)]
 ShortText = Annotated[str, Meta(max_length=2000, pattern=NO_NUL)]
-BeliefText = Annotated[str, Meta(min_length=1, max_length=2000, pattern=r"^[^\x00]*\S[^\x00]*$")]
+# A belief has a visible character and no NUL anywhere (\S alone would match a NUL).
+BeliefText = Annotated[
+    str, Meta(min_length=1, max_length=2000, pattern=r"^[^\x00]*[^\x00\s][^\x00]*$")
+]
 LongText = Annotated[str, Meta(max_length=20000, pattern=NO_NUL)]
 Timestamp = Annotated[datetime, Meta(tz=True, description="RFC 3339 date-time with an offset")]
 Confidence = Annotated[float, Meta(ge=0.0, le=1.0)]
