@@ -189,6 +189,75 @@ def audit_command(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _reflect_flags(parser: argparse.ArgumentParser) -> None:
+    from credence.reflection.commands import reflect_arguments
+
+    reflect_arguments(parser)
+    _data_flag(parser)
+
+
+@command("reflect", "run one reflection job for an agent and print its summary", _reflect_flags)
+def reflect(args: argparse.Namespace) -> int:
+    """Run one agent-reflection job in-process; exit 0 when it succeeded."""
+    from credence.reflection.commands import reflect_command
+
+    return reflect_command(settings_from(args), args)
+
+
+def _seed_flags(parser: argparse.ArgumentParser) -> None:
+    from credence.reflection.commands import seed_arguments
+
+    seed_arguments(parser)
+    _data_flag(parser)
+
+
+@command("seed", "create or update agents and wakes from a JSON manifest", _seed_flags)
+def seed(args: argparse.Namespace) -> int:
+    """Apply an annotated manifest idempotently (see examples/reflection.json)."""
+    from credence.reflection.commands import seed_command
+
+    return seed_command(settings_from(args), args)
+
+
+def _push_flags(parser: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="push_action", required=True)
+    test = sub.add_parser("test", help="send a test notification to devices and channels")
+    test.add_argument("--key", dest="key_id", help="only the devices of this key id")
+    _data_flag(test)
+
+
+@command("push", "web push and notification channel tools", _push_flags)
+def push_command(args: argparse.Namespace) -> int:
+    """Send a test push now to every subscribed device (or one key's) and every channel."""
+    import httpx
+
+    from credence.clock import system_clock
+    from credence.notify.outbox import sync_env_channels
+    from credence.notify.worker import load_runtime, mask_channel_url, send_test
+
+    settings = settings_from(args)
+    runtime = load_runtime(settings)
+
+    async def run(store):
+        await sync_env_channels(store, settings.apprise_urls, mask_channel_url, system_clock())
+        async with httpx.AsyncClient(follow_redirects=False) as http:
+            return await send_test(
+                store, http, runtime, system_clock, key_id=args.key_id, agents=None
+            )
+
+    _, devices, channels = with_store(settings, run)
+    for device in devices:
+        status = f"HTTP {device.status_code}" if device.status_code else "no answer"
+        print(f"device {device.subscription_id}: {device.outcome} ({status}) {device.detail}")
+    for channel in channels:
+        print(f"channel {channel.url}: {'delivered' if channel.ok else 'failed'} {channel.detail}")
+    if not devices and not channels:
+        print("nothing to notify: open Credence on a device and allow notifications")
+        return 1
+    ok = all(d.outcome == "sent" for d in devices) and all(c.ok for c in channels)
+    return 0 if ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `credence` console script."""
     parser = argparse.ArgumentParser(prog="credence", description=__doc__)

@@ -95,10 +95,14 @@ class FakeLLM:
         self.script.append(Reply("hang", seconds=seconds))
         return self
 
-    def hold(self) -> FakeLLM:
-        """Block the next request until ``release()``, then answer with the next reply."""
+    def hold(self, content: str = "[]") -> FakeLLM:
+        """Block the next request until ``release()``, then answer it with ``content``.
+
+        The held request answers its own content so that a request whose client died while
+        it waited never consumes the replies scripted for the next one.
+        """
         self._released.clear()
-        self.script.append(Reply("hold"))
+        self.script.append(Reply("hold", content))
         return self
 
     def release(self) -> None:
@@ -145,7 +149,7 @@ class FakeLLM:
                         if fake._stopping.is_set():
                             return
                     fake.holding.clear()
-                    reply = fake._next()
+                    reply = Reply("answer", reply.content)
                 if reply.kind == "hang":
                     deadline = time.monotonic() + reply.seconds
                     while time.monotonic() < deadline and not fake._stopping.is_set():

@@ -107,7 +107,9 @@ def plan_prompt(
     """
     reserve = min(MAX_COMPLETION_TOKENS, token_cap // 4)
     budget = token_cap - reserve
-    vectors = np.asarray(embeddings, dtype=np.float32).reshape(len(episodes), -1)
+    vectors = np.asarray(embeddings, dtype=np.float32)
+    if vectors.ndim != 2 or vectors.shape[0] != len(episodes):
+        raise ValueError(f"{vectors.shape} embeddings for {len(episodes)} episodes")
     beliefs = _relevant_beliefs(active, vectors, MAX_PROMPT_BELIEFS)
 
     def build(count: int) -> list[dict[str, str]]:

@@ -1,0 +1,109 @@
+"""`credence seed`: make agents and wakes match an annotated JSON manifest, idempotently."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from credence.clock import Clock, rfc3339
+from credence.models import AgentIn, WakeIn
+from credence.reflection.wakes import WakeRejected, check_cron, upsert_wake_rows
+
+if TYPE_CHECKING:
+    import aiosqlite
+
+    from credence.db.store import Store
+
+
+class Manifest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """What `credence seed` reads: agents and wakes (keys starting with "$" or "_" are notes)."""
+
+    agents: list[AgentIn] = msgspec.field(default_factory=list)
+    wakes: list[WakeIn] = msgspec.field(default_factory=list)
+
+
+class ManifestError(ValueError):
+    """The manifest cannot be applied; the message names the entry and field."""
+
+
+def strip_comments(value: Any) -> Any:
+    """Drop every object key that starts with "$" or "_" (annotations such as "$comment")."""
+    if isinstance(value, dict):
+        return {k: strip_comments(v) for k, v in value.items() if not str(k).startswith(("$", "_"))}
+    if isinstance(value, list):
+        return [strip_comments(item) for item in value]
+    return value
+
+
+def load_manifest(path: Path) -> Manifest:
+    """Read and validate a manifest file."""
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ManifestError(f"{path}: {exc}") from None
+    try:
+        manifest = msgspec.convert(strip_comments(raw), Manifest, strict=True)
+    except msgspec.ValidationError as exc:
+        raise ManifestError(f"{path}: {exc}") from None
+    for position, agent in enumerate(manifest.agents):
+        try:
+            check_cron(agent.reflection.cron, f"agents[{position}].reflection.cron")
+        except WakeRejected as exc:
+            raise ManifestError(str(exc)) from None
+    seen_agents = [a.id for a in manifest.agents]
+    seen_wakes = [w.id for w in manifest.wakes]
+    for kind, ids in (("agent", seen_agents), ("wake", seen_wakes)):
+        repeated = sorted({i for i in ids if ids.count(i) > 1})
+        if repeated:
+            raise ManifestError(f"{path}: {kind} ids appear twice: {', '.join(repeated)}")
+    return manifest
+
+
+async def _upsert_agent(conn: aiosqlite.Connection, agent: AgentIn, now: str) -> str:
+    roles = json.dumps(agent.roles)
+    settings = msgspec.json.encode(agent.reflection).decode()
+    async with conn.execute(
+        "SELECT name, roles, settings FROM agents WHERE id = ?", (agent.id,)
+    ) as cur:
+        existing = await cur.fetchone()
+    if existing is None:
+        await conn.execute(
+            "INSERT INTO agents(id, name, roles, settings, created_at, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (agent.id, agent.name, roles, settings, now, now),
+        )
+        return "created"
+    same_settings = json.loads(existing["settings"]) == json.loads(settings)
+    if (
+        existing["name"] == agent.name
+        and json.loads(existing["roles"]) == agent.roles
+        and (same_settings)
+    ):
+        return "unchanged"
+    await conn.execute(
+        "UPDATE agents SET name = ?, roles = ?, settings = ?, updated_at = ? WHERE id = ?",
+        (agent.name, roles, settings, now, agent.id),
+    )
+    return "updated"
+
+
+async def apply_manifest(store: Store, manifest: Manifest, clock: Clock) -> list[str]:
+    """Create or update every agent and wake in one transaction; returns one line per entry."""
+    now = rfc3339(clock())
+
+    async def work(conn: aiosqlite.Connection) -> list[str]:
+        lines = []
+        for agent in manifest.agents:
+            lines.append(f"agent {agent.id}: {await _upsert_agent(conn, agent, now)}")
+        for position, wake in enumerate(manifest.wakes):
+            try:
+                outcome = await upsert_wake_rows(conn, wake, now, replace=True)
+            except WakeRejected as exc:
+                raise ManifestError(f"wakes[{position}] ({wake.id}): {exc}") from None
+            lines.append(f"wake {wake.id}: {outcome}")
+        return lines
+
+    return await store.write(work)
