@@ -16,7 +16,7 @@ from litestar.openapi.spec import Components, SecurityScheme, Server
 from litestar.static_files import create_static_files_router
 
 from credence import __version__
-from credence.api import admin, agents, beliefs, context, episodes, health, pair
+from credence.api import admin, agents, beliefs, context, episodes, health, pair, push
 from credence.api.errors import http_exception_handler, unexpected_exception_handler
 from credence.api.security import security_headers_middleware
 from credence.api.strict import strict_json_body
@@ -27,6 +27,7 @@ from credence.embed import Embedder, make_embedder
 from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.context import context_component
 from credence.memory.episodes import EpisodeService
+from credence.notify.worker import push_component
 from credence.openapi_doc import cached_openapi_dict
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
 from credence.services import Component, Services
@@ -49,6 +50,9 @@ def api_handlers() -> list:
         admin.who_am_i,
         pair.pair,
         context.ContextController,
+        push.PushController,
+        push.PushChannelController,
+        push.apply_action,
     ]
 
 
@@ -66,7 +70,7 @@ async def openapi_json() -> dict:
 
 def default_components() -> list[Component]:
     """Background parts started with the app (push delivery, scheduler, …)."""
-    return [context_component()]
+    return [context_component(), push_component()]
 
 
 def create_app(
