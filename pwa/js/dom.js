@@ -143,9 +143,10 @@ export function reasonWords(code) {
   return { text, beliefId: arg && /^b_/.test(arg) ? arg : null };
 }
 
-/** The rationale without the reflection job's "[needs human review] …" marker line. */
+/** The rationale without the reflection job's "[needs human review] code, code." prefix (the
+ * card already shows those reasons in words). */
 export function cleanRationale(text) {
-  return (text || "").replace(/^\s*\[needs human review\][^\n]*(\n|$)/i, "").trim();
+  return (text || "").replace(/^\s*\[needs human review\](?:\s+[\w:-]+(?:,\s*[\w:-]+)*)?\.?\s*/i, "").trim();
 }
 
 // --- word diff (supersede shows what changes) ------------------------------------------------

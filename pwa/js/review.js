@@ -30,6 +30,7 @@ const QUICK_REASONS = ["Not true", "Too specific", "Out of date", "Already known
 export function createReview(ctx) {
   const stack = document.getElementById("stack");
   const progress = document.getElementById("review-progress");
+  const meter = document.getElementById("review-meter");
   const empty = document.getElementById("review-empty");
   const emptyStats = document.getElementById("review-stats");
   let queue = []; // pending beliefs, top card first
@@ -130,13 +131,22 @@ export function createReview(ctx) {
         ? `${pending}${more} to review`
         : "Nothing to review"
       : "Loading…";
+    const cleared = stats.keep + stats.forget + stats.edit;
+    meter.hidden = !cleared;
+    meter.firstElementChild.style.width = `${(100 * cleared) / Math.max(1, cleared + pending)}%`;
+    if (cleared && loaded) progress.textContent += ` · ${cleared} done`;
     empty.hidden = !loaded || queue.length > 0;
     stack.hidden = queue.length === 0;
     if (!queue.length) {
       const total = stats.keep + stats.forget + stats.edit;
+      const parts = [
+        [stats.keep, "kept"],
+        [stats.edit, "rewritten in your words"],
+        [stats.forget, "forgotten"],
+      ].filter(([n]) => n > 0);
       emptyStats.textContent = total
-        ? `This session: ${stats.keep} kept, ${stats.edit} rewritten, ${stats.forget} forgotten.`
-        : "New lessons arrive as notifications, or run a reflection from Runs.";
+        ? `You cleared the pile: ${parts.map(([n, word]) => `${n} ${word}`).join(", ")}. New lessons arrive as notifications.`
+        : "Nothing waits for you. New lessons arrive as notifications, or run a reflection from Runs.";
       if (nextCursor) loadMore();
     }
     ctx.pendingChanged(pending, Boolean(nextCursor));

@@ -82,6 +82,14 @@ function jobView(job, ctx) {
           h("ul", { class: "result-list" }, results.map(resultView)),
         )
       : null,
+    (out.dropped || []).length
+      ? h(
+          "p",
+          { class: "result-reasons" },
+          `${out.dropped.length} dropped by the parser: `,
+          [...new Set(out.dropped.map((d) => d.reason.replaceAll("_", " ")))].join(", "),
+        )
+      : null,
   );
 }
 

@@ -157,6 +157,50 @@ def keys(args: argparse.Namespace) -> int:
     return 0
 
 
+def _pair_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--agent", action="append", dest="agents", help="only this agent (repeatable; default all)"
+    )
+    parser.add_argument("--label", default="paired device", help="a name for the device's key")
+    _data_flag(parser)
+
+
+@command("pair", "pair a phone: print a one-time pairing QR code and URL", _pair_flags)
+def pair(args: argparse.Namespace) -> int:
+    """Create a one-time pairing code (10 minutes); print its QR code, then the URL alone last."""
+    import io
+
+    import segno
+
+    from credence.auth import insert_pairing_code
+    from credence.clock import system_clock
+
+    settings = settings_from(args)
+
+    async def create(store):
+        async def work(conn):
+            return await insert_pairing_code(
+                conn, agents=args.agents, label=args.label, clock=system_clock
+            )
+
+        return await store.write(work)
+
+    try:
+        code, expires_at = with_store(settings, create)
+    except LookupError as exc:
+        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+    url = f"{settings.base_url}/?pair={code}"
+    qr = io.StringIO()
+    segno.make(url, error="m").terminal(out=qr, compact=True, border=2)
+    agents = ", ".join(args.agents) if args.agents else "all agents"
+    print("Scan this with the phone's camera, or open the link below on the device to pair.")
+    print(qr.getvalue(), end="")
+    print(f"One use, for a reviewer key on {agents}; it expires at {expires_at}.")
+    print(url)
+    return 0
+
+
 def _openapi_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--output", type=Path, default=Path("openapi.yaml"))
 
