@@ -226,7 +226,9 @@ class ChatClient:
             "max_tokens": max_tokens,
             "stream": False,
         }
-        spent = 0  # tokens a server may have processed for attempts that gave no answer
+        # Tokens a server may have spent on attempts that gave no answer: a timed-out request
+        # may have been processed in full, so it counts as its prompt plus the whole completion.
+        spent = 0
         problem = ""
         for attempt in range(1, self.max_attempts + 1):
             if spent + prompt_tokens + max_tokens > token_cap:
@@ -240,7 +242,7 @@ class ChatClient:
                     self.endpoint, json=body, headers=headers, timeout=self.timeout_s
                 )
             except httpx.TimeoutException:
-                spent += prompt_tokens
+                spent += prompt_tokens + max_tokens
                 problem = f"timed out after {self.timeout_s:g} s"
             except httpx.HTTPError as exc:
                 problem = f"unreachable: {type(exc).__name__}: {exc}"

@@ -1,0 +1,110 @@
+"""`credence seed` and `credence reflect`, run through the real command-line entry point."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from credence.cli import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "reflection.json"
+
+
+def _rows(data_dir: Path, sql: str) -> list[tuple]:
+    conn = sqlite3.connect(data_dir / "credence.sqlite3")
+    try:
+        return conn.execute(sql).fetchall()
+    finally:
+        conn.close()
+
+
+def test_seeding_the_example_twice_changes_nothing_the_second_time(tmp_path, capsys) -> None:
+    data = tmp_path / "data"
+    assert main(["seed", str(EXAMPLE), "--data", str(data)]) == 0
+    first = capsys.readouterr().out.splitlines()
+    assert "agent support-bot: created" in first and "agent research-agent: created" in first
+    assert "wake research-own-schedule: created" in first
+    assert main(["seed", str(EXAMPLE), "--data", str(data)]) == 0
+    second = capsys.readouterr().out.splitlines()
+    assert second and all(line.endswith(": unchanged") for line in second)
+    agents = dict(_rows(data, "SELECT id, settings FROM agents"))
+    assert json.loads(agents["support-bot"])["recall_queries"][0].startswith("the user")
+    wakes = dict(_rows(data, "SELECT id, cron FROM wakes"))
+    assert wakes == {
+        "reflection-nightly": "0 3 * * *",
+        "research-own-schedule": None,
+        "reflection-episodes-ready": None,
+    }
+
+
+def test_seed_updates_what_changed(tmp_path, capsys) -> None:
+    data = tmp_path / "data"
+    manifest = tmp_path / "m.json"
+    body = {"agents": [{"id": "ada", "name": "Ada"}], "wakes": []}
+    manifest.write_text(json.dumps(body))
+    assert main(["seed", str(manifest), "--data", str(data)]) == 0
+    body["agents"][0]["name"] = "Ada Lovelace"
+    body["$comment"] = "annotations are ignored"
+    manifest.write_text(json.dumps(body))
+    assert main(["seed", str(manifest), "--data", str(data)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "agent ada: updated"
+    assert _rows(data, "SELECT name FROM agents") == [("Ada Lovelace",)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"agents": [{"id": "Bad Id", "name": "x"}]},
+        {"agents": [{"id": "ada", "name": "x", "reflection": {"cron": "every day"}}]},
+        {"wakes": [{"id": "w", "kind": "event"}]},
+        {"agents": [{"id": "ada", "name": "x"}, {"id": "ada", "name": "y"}]},
+        {"surprise": []},
+    ],
+)
+def test_bad_manifests_change_nothing(tmp_path, capsys, body) -> None:
+    data = tmp_path / "data"
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({"agents": [{"id": "zed", "name": "Zed"}], **body}))
+    assert main(["seed", str(manifest), "--data", str(data)]) == 2
+    assert "error:" in capsys.readouterr().err
+    if (data / "credence.sqlite3").exists():
+        assert _rows(data, "SELECT id FROM agents") == []
+
+
+def test_reflect_runs_one_job_and_prints_it(tmp_path, capsys) -> None:
+    data = tmp_path / "data"
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({"agents": [{"id": "ada", "name": "Ada"}]}))
+    assert main(["seed", str(manifest), "--data", str(data)]) == 0
+    capsys.readouterr()
+    answer = tmp_path / "answer.txt"
+    answer.write_text("[]")
+    code = main(
+        ["reflect", "ada", "--reflector", "stub", "--stub-output", str(answer), "--data", str(data)]
+    )
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert " succeeded (agent ada, trigger manual)" in out.splitlines()[0]
+    assert "reflector stub: 0 episodes considered, 0 proposed" in out
+    for step in ("pull", "propose", "check", "submit"):
+        assert f"  {step}" in out
+    answer.write_text("not an answer")
+    code = main(["reflect", "ada", "--stub-output", str(answer), "--json", "--data", str(data)])
+    job = json.loads(capsys.readouterr().out)
+    assert code == 1 and job["status"] == "failed" and job["error"].startswith("propose:")
+    assert _rows(data, "SELECT COUNT(*) FROM jobs WHERE status = 'running'") == [(0,)]
+
+
+def test_reflect_refuses_what_cannot_run(tmp_path, capsys) -> None:
+    data = tmp_path / "data"
+    assert main(["reflect", "ghost", "--data", str(data)]) == 2
+    assert "no agent 'ghost'" in capsys.readouterr().err
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({"agents": [{"id": "ada", "name": "Ada"}]}))
+    main(["seed", str(manifest), "--data", str(data)])
+    assert main(["reflect", "ada", "--reflector", "llm", "--data", str(data)]) == 2
+    assert "CREDENCE_LLM_URL" in capsys.readouterr().err
+    assert main(["reflect", "ada", "--now", "tomorrow", "--data", str(data)]) == 2

@@ -1,0 +1,151 @@
+"""Leases: claiming, fencing, expiry, retries and giving up; process liveness locks."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from credence.clock import rfc3339
+from credence.db.store import Store
+from credence.reflection import jobs
+
+T0 = datetime(2030, 1, 1, tzinfo=UTC)
+LEASE = 30.0
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[Store]:
+    """A migrated store with one agent."""
+    store = Store(tmp_path / "credence.sqlite3")
+    await store.open()
+
+    async def agent(conn):
+        await conn.execute(
+            "INSERT INTO agents(id, name, created_at, updated_at) VALUES ('ada', 'Ada', ?, ?)",
+            (rfc3339(T0), rfc3339(T0)),
+        )
+
+    await store.write(agent)
+    yield store
+    await store.close()
+
+
+async def _queued(store: Store, agent_id: str = "ada") -> str:
+    job = await jobs.submit(
+        store,
+        agent_id=agent_id,
+        trigger="manual",
+        input_data={"agent_id": agent_id},
+        now=rfc3339(T0),
+    )
+    return job.id
+
+
+def alive(_: str) -> bool:
+    """Every owner is alive: only lease expiry can recover a job."""
+    return False
+
+
+async def test_claim_takes_one_job_per_agent(store: Store) -> None:
+    first = await _queued(store)
+    await _queued(store)
+    assert await jobs.claim(store, "wrk_a", T0, LEASE) == first
+    assert await jobs.claim(store, "wrk_b", T0, LEASE) is None  # ada already has a running job
+    job = await jobs.get(store, first)
+    assert job.status == "running" and job.attempts == 1
+
+
+async def test_expired_lease_is_retried_then_fails(store: Store) -> None:
+    job_id = await _queued(store)
+    now = T0
+    for attempt in (1, 2, 3):
+        assert await jobs.claim(store, f"wrk_{attempt}", now, LEASE) == job_id
+        await jobs.step_started(store, job_id, f"wrk_{attempt}", "pull", rfc3339(now))
+        assert await jobs.recover(store, now + timedelta(seconds=LEASE - 1), alive, "me") == []
+        now += timedelta(seconds=LEASE + 1)
+        expected = "queued" if attempt < 3 else "failed"
+        assert await jobs.recover(store, now, alive, "me") == [(job_id, expected)]
+    job = await jobs.get(store, job_id)
+    assert job.status == "failed" and job.attempts == 3
+    assert "stopped 3 times" in job.error
+    pull = job.steps[0]
+    assert pull.status == "failed" and pull.error.startswith("interrupted")
+
+
+async def test_a_requeued_job_resets_its_running_step(store: Store) -> None:
+    job_id = await _queued(store)
+    await jobs.claim(store, "wrk_dead", T0, LEASE)
+    await jobs.step_started(store, job_id, "wrk_dead", "propose", rfc3339(T0))
+    assert await jobs.recover(store, T0, lambda owner: owner == "wrk_dead", "me") == [
+        (job_id, "queued")
+    ]
+    job = await jobs.get(store, job_id)
+    propose = next(s for s in job.steps if s.name == "propose")
+    assert job.status == "queued" and propose.status == "pending"
+    assert "interrupted" in propose.error
+
+
+async def test_a_worker_that_lost_its_lease_is_fenced_out(store: Store) -> None:
+    job_id = await _queued(store)
+    await jobs.claim(store, "wrk_slow", T0, LEASE)
+    await jobs.recover(store, T0 + timedelta(seconds=LEASE + 1), alive, "me")
+    await jobs.claim(store, "wrk_new", T0 + timedelta(seconds=LEASE + 1), LEASE)
+    with pytest.raises(jobs.LeaseLost):
+        await jobs.step_started(store, job_id, "wrk_slow", "pull", rfc3339(T0))
+    with pytest.raises(jobs.LeaseLost):
+        await jobs.store_answer(store, job_id, "wrk_slow", "[]", {})
+    assert not await jobs.heartbeat(store, job_id, "wrk_slow", T0, LEASE)
+    assert await jobs.heartbeat(store, job_id, "wrk_new", T0 + timedelta(seconds=40), LEASE)
+    row, _ = await jobs.raw(store, job_id)
+    assert row["lease_owner"] == "wrk_new"
+    assert row["lease_expires_at"] == rfc3339(T0 + timedelta(seconds=40 + LEASE))
+
+
+async def test_release_gives_the_job_back_without_using_an_attempt(store: Store) -> None:
+    job_id = await _queued(store)
+    await jobs.claim(store, "wrk_a", T0, LEASE)
+    await jobs.release(store, job_id, "wrk_a", rfc3339(T0), "interrupted")
+    job = await jobs.get(store, job_id)
+    assert job.status == "queued" and job.attempts == 0
+
+
+async def test_windows_are_unique(store: Store) -> None:
+    async def insert(conn):
+        return [
+            await jobs.insert_job(
+                conn,
+                agent_id="ada",
+                trigger="cron",
+                input_data={},
+                now=rfc3339(T0),
+                window_key="cron:2030-01-01T03:00Z",
+            )
+            for _ in range(2)
+        ]
+
+    (first, created), (second, again) = await store.write(insert)
+    assert created and not again and first == second
+    rows = await store.fetchall("SELECT id FROM jobs")
+    assert [r["id"] for r in rows] == [first]
+
+
+def test_liveness_locks(server) -> None:
+    runner = server.services.extras["reflection.runner"]
+    assert not runner.owner_is_dead(runner.owner)  # its lock is held
+    assert runner.owner_is_dead("wrk_never_existed")
+    stale = runner.run_dir / "wrk_stale.lock"
+    stale.write_text("")
+    assert runner.owner_is_dead("wrk_stale") and not stale.exists()
+    held = runner.run_dir / "wrk_other.lock"
+    fd = os.open(held, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        assert not runner.owner_is_dead("wrk_other")
+    finally:
+        os.close(fd)
+    assert runner.owner_is_dead("wrk_other")
