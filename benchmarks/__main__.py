@@ -1,4 +1,12 @@
-"""`python -m benchmarks`: run every benchmarks/bench_*.py, print one table, write results.json."""
+"""`python -m benchmarks`: run every benchmarks/bench_*.py, print one table, write results.json.
+
+Each bench file exposes ``measure() -> list[dict]`` with keys name, unit ("ms" | "per_s" | "KB"),
+median, p10, p90, runs, target and better ("lower" | "higher"). An HTTP figure adds
+``healthz_per_s`` (the same server's GET /healthz throughput, measured in the same run) and
+``ratio`` (a number, or {"median", "p10", "p90"} over runs); with ``ratio_target`` its verdict is
+judged on the ratio rather than the absolute figure. Every file runs in its own subprocess, so
+an import error or a crash shows up as a FAILED row and the other files still run.
+"""
 
 from __future__ import annotations
 
@@ -77,7 +85,33 @@ def run_file(path: Path, timeout_s: float) -> tuple[list[dict], float]:
     for figure in figures:
         problem = invalid(figure)
         rows.append(failed_row(path, problem) if problem else {**figure, "file": path.name})
-    return rows, elapsed
+    return attach_healthz(rows), elapsed
+
+
+def attach_healthz(rows: list[dict]) -> list[dict]:
+    """Give HTTP figures their file's /healthz baseline when they do not carry one themselves.
+
+    A bench may instead report /healthz as its own per_s figure (its name containing
+    "healthz"); then each other figure whose name contains "http" is compared with it.
+    """
+    baseline = next(
+        (
+            r
+            for r in rows
+            if "error" not in r and "healthz" in r["name"].lower() and r["unit"] == "per_s"
+        ),
+        None,
+    )
+    if baseline is None:
+        return rows
+    for row in rows:
+        if row is baseline or "error" in row or "healthz_per_s" in row:
+            continue
+        if "http" in row["name"].lower():
+            row["healthz_per_s"] = baseline["median"]
+            if row["unit"] == "per_s" and baseline["median"]:
+                row["ratio"] = row["median"] / baseline["median"]
+    return rows
 
 
 def _last_error(completed: subprocess.CompletedProcess[str]) -> str:

@@ -124,9 +124,7 @@ def test_live_burst_answers_429_with_retry_after_and_a_problem(limited) -> None:
         # reads are never limited, and another key has its own allowance
         assert admin.get("/api/v1/agents/coder/episodes").status_code == 200
         assert other.post("/api/v1/agents/coder/episodes", json=body).status_code == 201
-    stored = limited.run(
-        limited.services.store.fetchone("SELECT COUNT(*) AS n FROM episodes")
-    )
+    stored = limited.run(limited.services.store.fetchone("SELECT COUNT(*) AS n FROM episodes"))
     assert stored["n"] == 3  # the refused write never ran
 
 
