@@ -130,10 +130,10 @@ def test_a_key_keeps_its_twenty_most_recent_devices(reviewer, fake_push) -> None
         lambda b: {**b, "endpoint": "https://user:pw@push.example-push.org/x"},
         lambda b: {**b, "endpoint": "https://push.example-push.org/" + "x" * 2100},
         lambda b: {**b, "endpoint": "https://push.example-push.org/\x00"},
+        lambda b: {**b, "endpoint": "https://push.example-push.org/a#frag"},
         lambda b: {**b, "endpoint": "not a url"},
         lambda b: {**b, "keys": {"p256dh": "AAAA", "auth": b["keys"]["auth"]}},
         lambda b: {**b, "keys": {"p256dh": b["keys"]["p256dh"], "auth": "AAAA"}},
-        lambda b: {**b, "keys": {"p256dh": "B" * 87, "auth": b["keys"]["auth"]}},  # off-curve
         lambda b: {**b, "keys": {"p256dh": "!!", "auth": "!!"}},
         lambda b: {"endpoint": b["endpoint"]},
         lambda b: {**b, "expirationTime": -1},
@@ -142,10 +142,24 @@ def test_a_key_keeps_its_twenty_most_recent_devices(reviewer, fake_push) -> None
         lambda b: [],
     ],
 )
-def test_bad_subscriptions_are_400(reviewer, fake_push, mutate) -> None:
+def test_malformed_subscriptions_are_400(reviewer, fake_push, mutate) -> None:
     response = reviewer.post(SUBS, json=mutate(fake_push.subscription("phone")))
     assert response.status_code == 400, response.text
     assert reviewer.get(SUBS).json()["items"] == []
+
+
+@pytest.mark.parametrize(
+    "mutate, detail",
+    [
+        (lambda b: {**b, "keys": {**b["keys"], "p256dh": "BA" + "A" * 85}}, "not a point on P-256"),
+        (lambda b: {**b, "endpoint": "https://push.example-push.org:99999/x"}, "valid URL"),
+        (lambda b: {**b, "endpoint": "https://[bad/x"}, "valid URL"),
+    ],
+)
+def test_well_formed_but_unusable_subscriptions_are_422(reviewer, fake_push, mutate, detail):
+    response = reviewer.post(SUBS, json=mutate(fake_push.subscription("phone")))
+    assert response.status_code == 422, response.text
+    assert detail in response.json()["detail"]
 
 
 def test_loopback_http_endpoints_are_allowed(reviewer, fake_push) -> None:
@@ -292,7 +306,7 @@ def test_channels_are_admin_managed_with_masked_urls(server, admin, reviewer) ->
         "/api/v1/push/channels", json={"url": "tgram://123456789:abcdefsecrettoken/987654"}
     )
     assert duplicate.status_code == 409
-    assert admin.post("/api/v1/push/channels", json={"url": "bogus://x"}).status_code == 400
+    assert admin.post("/api/v1/push/channels", json={"url": "bogus://x"}).status_code == 422
     unknown = admin.post(
         "/api/v1/push/channels", json={"url": "json://127.0.0.1:9/y", "agents": ["nobody"]}
     )

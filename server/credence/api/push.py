@@ -12,7 +12,6 @@ from litestar.exceptions import (
     NotAuthorizedException,
     NotFoundException,
     PermissionDeniedException,
-    ValidationException,
 )
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter
@@ -25,30 +24,46 @@ from credence.auth import Principal, admin_only, reviewer_or_admin
 from credence.clock import rfc3339
 from credence.ids import new_id
 from credence.memory.beliefs import etag
-from credence.models import ID_PATTERN, MAX_SAFE_INT, NO_NUL, AgentId, Belief, Label
+from credence.models import ID_PATTERN, MAX_SAFE_INT, NO_NUL, AgentId, Belief, Label, Problem
 from credence.notify import outbox, tokens, worker
 from credence.notify.webpush import MAX_ENDPOINT_LENGTH, parse_subscription
 
 # --- contract ------------------------------------------------------------------------------
 
-B64URL = r"^[A-Za-z0-9_-]+={0,2}$"
+# The schema says as much as a pattern can: https anywhere, http only to loopback hosts; a
+# p256dh is 65 bytes starting 0x04 (87 base64url chars), an auth secret 16 bytes (22 chars).
+# What no pattern can say (the point is on P-256, the URL parses) is a 422.
+ENDPOINT_PATTERN = (
+    r"^(?:https://[^/?#@\s\x00-\x1f\x7f]+"
+    r"|http://(?:localhost|127(?:\.[0-9]{1,3}){3}|\[::1\])(?::[0-9]{1,5})?)"
+    r"(?:[/?][^#\s\x00-\x1f\x7f]*)?$"
+)
+P256DH_PATTERN = r"^B[A-P][A-Za-z0-9_-]{85}=?$"
+AUTH_PATTERN = r"^[A-Za-z0-9_-]{21}[AQgw](?:==)?$"
 
 
 class PushKeysIn(Struct, frozen=True):
     """The subscription's keys as the browser encodes them (base64url)."""
 
-    p256dh: Annotated[str, Meta(min_length=1, max_length=120, pattern=B64URL)]
-    auth: Annotated[str, Meta(min_length=1, max_length=60, pattern=B64URL)]
+    p256dh: Annotated[str, Meta(min_length=87, max_length=88, pattern=P256DH_PATTERN)]
+    auth: Annotated[str, Meta(min_length=22, max_length=24, pattern=AUTH_PATTERN)]
 
 
 class PushSubscriptionIn(Struct, frozen=True, kw_only=True):
     """The browser's own ``PushSubscription.toJSON()``."""
 
     endpoint: Annotated[
-        str, Meta(min_length=1, max_length=MAX_ENDPOINT_LENGTH, pattern=r"^[^\x00-\x20\x7f]+$")
+        str,
+        Meta(
+            min_length=9,
+            max_length=MAX_ENDPOINT_LENGTH,
+            pattern=ENDPOINT_PATTERN,
+            description="The push service URL: https, or http to a loopback host (tests)",
+        ),
     ]
     keys: PushKeysIn
-    expiration_time: Annotated[int, Meta(ge=0, le=MAX_SAFE_INT)] | None = msgspec.field(
+    # EpochTimeStamp in ms; a number, since JSON (and some browsers) may write 1.7e12.
+    expiration_time: Annotated[float, Meta(ge=0, le=MAX_SAFE_INT)] | None = msgspec.field(
         default=None, name="expirationTime"
     )
 
@@ -144,6 +159,10 @@ ChannelIdPath = Annotated[
 ]
 
 
+def _unusable(description: str) -> ResponseSpec:
+    return ResponseSpec(data_container=Problem, description=description, generate_examples=False)
+
+
 def _subscription(row) -> PushSubscription:
     return PushSubscription(
         id=row["id"],
@@ -177,6 +196,10 @@ class PushController(Controller):
         status_code=201,
         responses={
             **errors(403),
+            422: _unusable(
+                "The subscription fits the schema but cannot be used: p256dh is not a"
+                " point on P-256, or the endpoint does not parse as a push endpoint."
+            ),
             200: ResponseSpec(
                 data_container=PushSubscription,
                 description="The endpoint was already subscribed; its keys and last_seen_at"
@@ -198,9 +221,10 @@ class PushController(Controller):
                 }
             )
         except ValueError as exc:
-            raise ValidationException(str(exc)) from None
+            raise ClientException(str(exc), status_code=422) from None
         services = services_of(request)
         now = rfc3339(services.clock())
+        expiration = int(data.expiration_time) if data.expiration_time is not None else None
 
         async def work(conn):
             async with conn.execute(
@@ -215,7 +239,7 @@ class PushController(Controller):
                         principal.key_id,
                         parsed.p256dh,
                         parsed.auth,
-                        data.expiration_time,
+                        expiration,
                         now,
                         existing["id"],
                     ),
@@ -232,7 +256,7 @@ class PushController(Controller):
                         parsed.endpoint,
                         parsed.p256dh,
                         parsed.auth,
-                        data.expiration_time,
+                        expiration,
                         now,
                         now,
                     ),
@@ -374,14 +398,21 @@ class PushChannelController(Controller):
         rows = await services_of(request).store.fetchall("SELECT * FROM push_channels ORDER BY id")
         return PushChannelPage(items=[PushChannel(**outbox.channel_row(r)) for r in rows])
 
-    @post(operation_id="createPushChannel", status_code=201, responses=errors(403, 404, 409))
+    @post(
+        operation_id="createPushChannel",
+        status_code=201,
+        responses={
+            **errors(403, 404, 409),
+            422: _unusable("apprise cannot use this URL (unknown scheme or malformed)."),
+        },
+    )
     async def create_channel(self, request: Request, data: JSONBody[PushChannelIn]) -> PushChannel:
         """Add an apprise URL (e.g. ntfy://, mailto://, tgram://, json://)."""
         url = data.url.strip()
         try:
             masked = worker.mask_channel_url(url)
         except ValueError as exc:
-            raise ValidationException(f"url: {exc}") from None
+            raise ClientException(f"url: {exc}", status_code=422) from None
         services = services_of(request)
         agents = sorted(set(data.agents)) if data.agents else None
         digest = outbox.url_hash(url)
