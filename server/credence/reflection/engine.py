@@ -91,12 +91,17 @@ class Engine:
 
     async def _steps(self, ctx: JobContext, steps: dict[str, Any]) -> None:
         store = self.services.store
+        # A finished step is recorded together with the start of the next: one write each.
+        finished: tuple[str, float, dict[str, Any] | None] | None = None
         for name in jobs.STEPS:
             step = steps[name]
             previous = json.loads(step["output"]) if step["output"] else None
             resumed = name in RESUMABLE_STEPS and step["status"] == "succeeded"
             if not resumed:
-                await jobs.step_started(store, ctx.job_id, self.owner, name, ctx.now())
+                await jobs.advance(
+                    store, ctx.job_id, self.owner, at=ctx.now(), done=finished, start=name
+                )
+                finished = None
             started = time.perf_counter()
             try:
                 output = await STEP_FUNCTIONS[name](ctx, previous)
@@ -124,9 +129,7 @@ class Engine:
                     submit_output=output,
                 )
             elif not resumed:
-                await jobs.step_succeeded(
-                    store, ctx.job_id, self.owner, name, ctx.now(), elapsed, output
-                )
+                finished = (name, elapsed, output)
 
     async def _fail(self, ctx: JobContext, name: str, started: float, error: str) -> None:
         await jobs.fail(

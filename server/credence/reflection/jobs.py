@@ -285,33 +285,31 @@ async def heartbeat(store: Store, job_id: str, owner: str, now: datetime, lease_
 
 async def step_started(store: Store, job_id: str, owner: str, name: str, at: str) -> None:
     """Mark a step running (fenced by the lease)."""
-
-    async def work(conn: aiosqlite.Connection) -> None:
-        await _require_lease(conn, job_id, owner)
-        await conn.execute(
-            "UPDATE job_steps SET status = 'running', started_at = ?, finished_at = NULL,"
-            " duration_ms = NULL, error = NULL WHERE job_id = ? AND name = ?",
-            (at, job_id, name),
-        )
-        await conn.execute("UPDATE jobs SET updated_at = ? WHERE id = ?", (at, job_id))
-
-    await store.write(work)
+    await advance(store, job_id, owner, start=name, at=at)
 
 
-async def step_succeeded(
+async def advance(
     store: Store,
     job_id: str,
     owner: str,
-    name: str,
+    *,
     at: str,
-    duration_ms: float,
-    output: dict[str, Any] | None,
+    done: tuple[str, float, dict[str, Any] | None] | None = None,
+    start: str | None = None,
 ) -> None:
-    """Mark a step succeeded and keep its output (a retry reuses pull's and propose's)."""
+    """Finish one step (name, duration, output) and start the next, in one fenced write."""
 
     async def work(conn: aiosqlite.Connection) -> None:
         await _require_lease(conn, job_id, owner)
-        await _step_done(conn, job_id, name, at, duration_ms, output)
+        if done is not None:
+            await _step_done(conn, job_id, done[0], at, done[1], done[2])
+        if start is not None:
+            await conn.execute(
+                "UPDATE job_steps SET status = 'running', started_at = ?, finished_at = NULL,"
+                " duration_ms = NULL, error = NULL WHERE job_id = ? AND name = ?",
+                (at, job_id, start),
+            )
+        await conn.execute("UPDATE jobs SET updated_at = ? WHERE id = ?", (at, job_id))
 
     await store.write(work)
 

@@ -25,7 +25,7 @@ from credence.models import (
     ReflectionSettings,
 )
 from credence.reflection import gate as gate_module
-from credence.reflection import jobs, reflectors
+from credence.reflection import jobs, live, reflectors
 from credence.reflection.gate import Decayed, GateResult, LiveBelief
 from credence.reflection.parse import ParseError, ParseResult, parse_proposals
 from credence.reflection.reflectors import PulledEpisode, Reflection, ReflectorError
@@ -94,41 +94,6 @@ def _episode(row: Any, dim: int) -> PulledEpisode:
     )
 
 
-async def load_beliefs(
-    services: Services,
-    agent_id: str,
-    statuses: tuple[str, ...],
-    *,
-    exclude_job: str | None = None,
-) -> list[LiveBelief]:
-    """The agent's beliefs in ``statuses`` as the gate sees them (optionally not this job's)."""
-    marks = ",".join("?" * len(statuses))
-    params: list[Any] = [agent_id, *statuses]
-    exclude = ""
-    if exclude_job is not None:
-        # On a retry, beliefs this very job already submitted are its own results, not rivals.
-        exclude = " AND COALESCE(json_extract(proposed_by, '$.job_id'), '') != ?"
-        params.append(exclude_job)
-    rows = await services.store.fetchall(
-        "SELECT id, content, status, confidence, created_at, updated_at, embedding FROM beliefs"
-        f" WHERE agent_id = ? AND status IN ({marks}){exclude}",
-        tuple(params),
-    )
-    dim = services.embedder.dim
-    return [
-        LiveBelief(
-            id=row["id"],
-            content=row["content"],
-            status=row["status"],
-            confidence=row["confidence"],
-            created_at=parse_rfc3339(row["created_at"]),
-            updated_at=parse_rfc3339(row["updated_at"]),
-            embedding=_vector(row["embedding"], dim),
-        )
-        for row in rows
-    ]
-
-
 # --- pull -------------------------------------------------------------------------------------
 
 
@@ -175,7 +140,8 @@ async def pull(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, An
         ctx.episodes = [_episode(hit.episode, dim) for hit in hits]
         ranking = "recall" if any(q.strip() for q in ctx.settings.recall_queries) else "newest"
     ctx.untrusted = {e.id for e in ctx.episodes if e.origin != "clean"}
-    ctx.active = await load_beliefs(services, ctx.agent_id, ("active",))
+    snapshot = await live.agent_beliefs(services.store, ctx.agent_id, services.embedder.dim)
+    ctx.active = live.by_status(snapshot.live(), "active")
     return {
         "episode_ids": [e.id for e in ctx.episodes],
         "untrusted": sorted(ctx.untrusted),
@@ -264,10 +230,6 @@ async def check(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, A
     """Re-read live beliefs and gate every proposal; report decayed active beliefs."""
     assert ctx.parsed is not None
     services = ctx.services
-    live = await load_beliefs(
-        services, ctx.agent_id, gate_module.LIVE_STATUSES, exclude_job=ctx.job_id
-    )
-    index = gate_module.BeliefIndex.build(live)
     proposals = list(ctx.parsed.proposals)
     vectors = None
     if proposals:
@@ -275,14 +237,18 @@ async def check(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, A
             vectors = np.asarray(await services.embedder.embed([p.belief for p in proposals]))
         except EmbeddingUnavailable as exc:
             raise StepError(f"embedder unavailable: {exc}") from exc
-        if index.dimension is not None and vectors.shape[1] != index.dimension:
-            vectors = None  # beliefs were embedded by another model: lexical checks only
+    snapshot = await live.agent_beliefs(services.store, ctx.agent_id, services.embedder.dim)
+    if vectors is not None and vectors.shape[1] != snapshot.dim:
+        vectors = None  # beliefs were embedded by another model: lexical checks only
+    # On a retry, beliefs this very job already submitted are its own results, not rivals.
+    candidates = snapshot.relevant(proposals, vectors, exclude_job=ctx.job_id)
+    index = gate_module.BeliefIndex.build(candidates)
     results = gate_module.gate(proposals, index, ctx.untrusted, vectors)
     ctx.gated = [
         GateResult(index=r.index, gate=r.gate, reasons=_reasons(r, index)) for r in results
     ]
     ctx.decayed = gate_module.decay_report(
-        [b for b in live if b.status == "active"],
+        live.by_status(snapshot.live(exclude_job=ctx.job_id), "active"),
         ctx.clock(),
         ctx.settings.lambda_per_day,
         DECAY_MIN_DROP,
@@ -290,7 +256,12 @@ async def check(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, A
     counts = {verdict: 0 for verdict in ("safe", "needs_review", "duplicate")}
     for result in ctx.gated:
         counts[result.gate] += 1
-    return {**counts, "live_beliefs": len(live), "decayed": len(ctx.decayed)}
+    return {
+        **counts,
+        "live_beliefs": len(snapshot.beliefs),
+        "gated_against": len(candidates),
+        "decayed": len(ctx.decayed),
+    }
 
 
 # --- submit -----------------------------------------------------------------------------------

@@ -1,0 +1,228 @@
+"""An agent's live beliefs as the gate sees them, cached per process and refreshed by version.
+
+Building the gate's index over every live belief costs far more than gating (analysing 10,000
+texts), and most beliefs do not change between runs. This cache keeps each belief's parsed
+form, text analysis and embedding, re-reading only beliefs whose version moved, and hands the
+gate just the beliefs that could produce a reason for a given batch of proposals: those with a
+proposal's duplicate key, those whose content tokens overlap a proposal's at the contradiction
+Jaccard threshold, those cosine-close to a proposal, and proposals' targets. No gate rule can
+fire without one of those, so the verdicts equal those of an index over all live beliefs.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from credence.clock import parse_rfc3339
+from credence.reflection.gate import COSINE_THRESHOLD, JACCARD_THRESHOLD, LiveBelief, Proposal
+from credence.reflection.text import analyse
+
+if TYPE_CHECKING:
+    from credence.db.store import Store
+
+_CHUNK = 500
+_EPSILON = 1e-6
+
+
+class AgentBeliefs:
+    """The cached live beliefs of one agent (all of pending, active and forgotten)."""
+
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self.versions: dict[str, int] = {}
+        self.beliefs: dict[str, LiveBelief] = {}
+        self.jobs: dict[str, str | None] = {}
+        self.keys: dict[str, str] = {}
+        self.tokens: dict[str, frozenset[str]] = {}
+        self.by_key: dict[str, set[str]] = {}
+        self.by_token: dict[str, set[int]] = {}
+        self.rows: dict[str, int] = {}
+        self.row_ids: list[str] = []
+        self._matrix = np.zeros((0, dim), dtype=np.float32)
+        self._sizes = np.zeros(0, dtype=np.int32)
+        self._arrays: dict[str, np.ndarray] = {}
+        self._live: list[LiveBelief] | None = None
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """Embeddings, one row per belief in ``row_ids`` order (zero rows when missing)."""
+        return self._matrix[: len(self.row_ids)]
+
+    def _drop_text(self, belief_id: str) -> None:
+        key = self.keys.pop(belief_id, None)
+        if key is not None:
+            self.by_key.get(key, set()).discard(belief_id)
+        row = self.rows.get(belief_id)
+        for token in self.tokens.pop(belief_id, frozenset()):
+            self.by_token.get(token, set()).discard(row)
+            self._arrays.pop(token, None)
+        if row is not None:
+            self._sizes[row] = 0
+
+    def _row_of(self, belief_id: str) -> int:
+        row = self.rows.get(belief_id)
+        if row is None:
+            row = len(self.row_ids)
+            if row >= self._matrix.shape[0]:
+                capacity = max(64, row * 3 // 2)
+                grown = np.zeros((capacity, self.dim), dtype=np.float32)
+                grown[:row] = self._matrix[:row]
+                self._matrix = grown
+                sizes = np.zeros(capacity, dtype=np.int32)
+                sizes[:row] = self._sizes[:row]
+                self._sizes = sizes
+            self.rows[belief_id] = row
+            self.row_ids.append(belief_id)
+        return row
+
+    def put(self, data: Any) -> None:
+        """Store one freshly read beliefs row (with its proposing job as ``job``)."""
+        belief_id = data["id"]
+        blob = data["embedding"]
+        vector = (
+            np.frombuffer(blob, dtype="<f4")
+            if blob is not None and len(blob) == self.dim * 4
+            else None
+        )
+        belief = LiveBelief(
+            id=belief_id,
+            content=data["content"],
+            status=data["status"],
+            confidence=data["confidence"],
+            created_at=parse_rfc3339(data["created_at"]),
+            updated_at=parse_rfc3339(data["updated_at"]),
+            embedding=vector,
+        )
+        previous = self.beliefs.get(belief_id)
+        row = self._row_of(belief_id)
+        if previous is None or previous.content != belief.content:
+            self._drop_text(belief_id)
+            key, tokens, _ = analyse(belief.content)
+            self.keys[belief_id] = key
+            self.tokens[belief_id] = tokens
+            self.by_key.setdefault(key, set()).add(belief_id)
+            for token in tokens:
+                self.by_token.setdefault(token, set()).add(row)
+                self._arrays.pop(token, None)
+            self._sizes[row] = len(tokens)
+        self.beliefs[belief_id] = belief
+        self._live = None
+        self.versions[belief_id] = data["version"]
+        self.jobs[belief_id] = data["job"]
+        self._matrix[row] = vector if vector is not None else 0.0
+
+    def forget_missing(self, present: set[str]) -> None:
+        """Drop beliefs that no longer exist (the store never deletes them; this is defence)."""
+        for belief_id in [b for b in self.beliefs if b not in present]:
+            self._drop_text(belief_id)
+            self.beliefs.pop(belief_id)
+            self._live = None
+            self.versions.pop(belief_id, None)
+            self.jobs.pop(belief_id, None)
+            self._matrix[self.rows[belief_id]] = 0.0  # the row stays, matching nothing
+
+    def live(self, *, exclude_job: str | None = None) -> list[LiveBelief]:
+        """Every cached belief (by id), leaving out those one job proposed."""
+        if self._live is None:
+            self._live = [self.beliefs[belief_id] for belief_id in sorted(self.beliefs)]
+        if exclude_job is None:
+            return list(self._live)
+        return [b for b in self._live if self.jobs.get(b.id) != exclude_job]
+
+    def _posting(self, token: str) -> np.ndarray | None:
+        array = self._arrays.get(token)
+        if array is None:
+            posting = self.by_token.get(token)
+            if not posting:
+                return None
+            array = np.fromiter(posting, dtype=np.int64, count=len(posting))
+            self._arrays[token] = array
+        return array
+
+    def relevant(
+        self,
+        proposals: Sequence[Proposal],
+        vectors: np.ndarray | None,
+        *,
+        exclude_job: str | None = None,
+        jaccard_threshold: float = JACCARD_THRESHOLD,
+        cosine_threshold: float = COSINE_THRESHOLD,
+    ) -> list[LiveBelief]:
+        """The beliefs that could give any of ``proposals`` a gate reason (see module doc)."""
+        chosen: set[str] = set()
+        count = len(self.row_ids)
+        sizes = self._sizes[:count]
+        for proposal in proposals:
+            key, tokens, _ = analyse(proposal.belief)
+            chosen |= self.by_key.get(key, set())
+            if proposal.target_belief_id is not None:
+                chosen.add(proposal.target_belief_id)
+            if not tokens or not count:
+                continue
+            shared = np.zeros(count, dtype=np.int32)
+            for token in tokens:
+                posting = self._posting(token)
+                if posting is not None:
+                    shared[posting] += 1
+            hit = np.flatnonzero(shared)
+            overlap = shared[hit] / (len(tokens) + sizes[hit] - shared[hit])
+            chosen.update(self.row_ids[row] for row in hit[overlap >= jaccard_threshold - _EPSILON])
+        if vectors is not None and count and vectors.shape[1] == self.dim:
+            close = np.flatnonzero(
+                (self.matrix @ vectors.T >= cosine_threshold - _EPSILON).any(axis=1)
+            )
+            chosen.update(self.row_ids[row] for row in close)
+        return [
+            self.beliefs[belief_id]
+            for belief_id in sorted(chosen)
+            if belief_id in self.beliefs
+            and (exclude_job is None or self.jobs.get(belief_id) != exclude_job)
+        ]
+
+
+# store -> {(agent id, embedding dim): AgentBeliefs}
+_CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[str, int], AgentBeliefs]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def agent_beliefs(store: Store, agent_id: str, dim: int) -> AgentBeliefs:
+    """The agent's live beliefs, brought up to date: only changed versions are re-read."""
+    cached = _CACHE.setdefault(store, {}).get((agent_id, dim))
+    if cached is None:
+        cached = AgentBeliefs(dim)
+        _CACHE[store][(agent_id, dim)] = cached
+    current = await store.fetchall(
+        "SELECT id, version FROM beliefs WHERE agent_id = ?", (agent_id,)
+    )
+    stale = [row["id"] for row in current if cached.versions.get(row["id"]) != row["version"]]
+    for start in range(0, len(stale), _CHUNK):
+        chunk = stale[start : start + _CHUNK]
+        rows = await store.fetchall(
+            "SELECT id, version, content, status, confidence, created_at, updated_at, embedding,"
+            " json_extract(proposed_by, '$.job_id') AS job"
+            f" FROM beliefs WHERE id IN ({','.join('?' * len(chunk))})",
+            tuple(chunk),
+        )
+        for row in rows:
+            cached.put(row)
+    if len(cached.beliefs) != len(current):
+        cached.forget_missing({row["id"] for row in current})
+    return cached
+
+
+def forget_cache(store: Store | None = None) -> None:
+    """Drop cached beliefs (of one store, or all)."""
+    if store is None:
+        _CACHE.clear()
+    else:
+        _CACHE.pop(store, None)
+
+
+def by_status(beliefs: Iterable[LiveBelief], status: str) -> list[LiveBelief]:
+    """The beliefs with one status, in the given order."""
+    return [belief for belief in beliefs if belief.status == status]
