@@ -17,6 +17,10 @@ from litestar.static_files import create_static_files_router
 
 from credence import __version__
 from credence.api import admin, agents, beliefs, context, episodes, health, pair, push
+from credence.api import events as events_api
+from credence.api import jobs as jobs_api
+from credence.api import search as search_api
+from credence.api import wakes as wakes_api
 from credence.api.errors import http_exception_handler, unexpected_exception_handler
 from credence.api.security import security_headers_middleware
 from credence.api.strict import strict_json_body
@@ -30,6 +34,7 @@ from credence.memory.episodes import EpisodeService
 from credence.notify.worker import push_component
 from credence.openapi_doc import cached_openapi_dict
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
+from credence.reflection.engine import reflection_component
 from credence.services import Component, Services
 from credence.settings import Settings
 
@@ -49,6 +54,10 @@ def api_handlers() -> list:
         admin.verify_audit,
         admin.who_am_i,
         pair.pair,
+        jobs_api.JobController,
+        search_api.SearchController,
+        events_api.post_event,
+        wakes_api.WakeController,
         context.ContextController,
         push.PushController,
         push.PushChannelController,
@@ -70,7 +79,7 @@ async def openapi_json() -> dict:
 
 def default_components() -> list[Component]:
     """Background parts started with the app (push delivery, scheduler, …)."""
-    return [context_component(), push_component()]
+    return [context_component(), push_component(), reflection_component()]
 
 
 def create_app(
