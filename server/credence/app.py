@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 
+import anyio
 import httpx
 from litestar import Litestar, Router, get
 from litestar.exceptions import HTTPException, NotFoundException
@@ -97,7 +98,8 @@ def create_app(
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         store = Store(settings.database_path)
         await store.open()
-        async with AsyncExitStack() as stack:
+        stack = AsyncExitStack()
+        try:
             stack.push_async_callback(store.close)
             http = httpx.AsyncClient(timeout=httpx.Timeout(30.0), follow_redirects=False)
             stack.push_async_callback(http.aclose)
@@ -121,6 +123,11 @@ def create_app(
             for component in chosen_components:
                 await stack.enter_async_context(component(services))
             yield
+        finally:
+            # Shutdown may arrive inside a cancelled scope (Ctrl-C): drain components and close
+            # the store regardless, so no write is cut off and the WAL is checkpointed.
+            with anyio.CancelScope(shield=True):
+                await stack.aclose()
 
     route_handlers: list = [
         health.healthz,

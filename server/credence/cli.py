@@ -168,10 +168,6 @@ def _pair_flags(parser: argparse.ArgumentParser) -> None:
 @command("pair", "pair a phone: print a one-time pairing QR code and URL", _pair_flags)
 def pair(args: argparse.Namespace) -> int:
     """Create a one-time pairing code (10 minutes); print its QR code, then the URL alone last."""
-    import io
-
-    import segno
-
     from credence.auth import insert_pairing_code
     from credence.clock import system_clock
 
@@ -190,15 +186,26 @@ def pair(args: argparse.Namespace) -> int:
     except LookupError as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
+    print_pairing(settings, code, expires_at, args.agents)
+    return 0
+
+
+def print_pairing(
+    settings: Settings, code: str, expires_at: str, agents: list[str] | None = None
+) -> None:
+    """Print a pairing code's QR code, then its URL alone on the last line."""
+    import io
+
+    import segno
+
     url = f"{settings.base_url}/?pair={code}"
     qr = io.StringIO()
     segno.make(url, error="m").terminal(out=qr, compact=True, border=2)
-    agents = ", ".join(args.agents) if args.agents else "all agents"
+    scope = ", ".join(agents) if agents else "all agents"
     print("Scan this with the phone's camera, or open the link below on the device to pair.")
     print(qr.getvalue(), end="")
-    print(f"One use, for a reviewer key on {agents}; it expires at {expires_at}.")
-    print(url)
-    return 0
+    print(f"One use, for a reviewer key on {scope}; it expires at {expires_at}.")
+    print(url, flush=True)
 
 
 def _openapi_flags(parser: argparse.ArgumentParser) -> None:
@@ -300,6 +307,47 @@ def push_command(args: argparse.Namespace) -> int:
         return 1
     ok = all(d.outcome == "sent" for d in devices) and all(c.ok for c in channels)
     return 0 if ok else 1
+
+
+def _demo_flags(parser: argparse.ArgumentParser) -> None:
+    _serve_flags(parser)
+    parser.add_argument("--manifest", type=Path, help="demo manifest (default examples/demo.json)")
+
+
+@command("demo", "load the demo data, reflect once and serve it with a pairing link", _demo_flags)
+def demo(args: argparse.Namespace) -> int:
+    """Prepare the demo data dir (idempotently), print where to open it, then serve."""
+    import os
+
+    import uvicorn
+
+    from credence.app import create_app
+    from credence.demo import DEMO_MANIFEST, prepare
+
+    if args.data is None and not os.environ.get("CREDENCE_DATA_DIR"):
+        args.data = Path("./demo-data")
+    settings = settings_from(args)
+    print(f"Preparing the demo in {settings.data_dir} …", flush=True)
+    report = asyncio.run(prepare(settings, args.manifest or DEMO_MANIFEST))
+    print(
+        f"Loaded {report.new_episodes} new episodes and {report.new_beliefs} reviewed beliefs"
+        f" for {', '.join(report.agents)}."
+    )
+    for line in report.jobs:
+        print(f"  reflection {line}")
+    print(f"\n{report.pending} beliefs are waiting for your review.")
+    print(f"Open {settings.base_url}/ — or pair your phone:\n")
+    print_pairing(settings, report.pairing_code, report.pairing_expires_at)
+    print("\nPress Ctrl-C to stop; the next `make demo` resumes with the same data.", flush=True)
+    uvicorn.run(
+        create_app(settings),
+        host=settings.host,
+        port=settings.port,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+    )
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:

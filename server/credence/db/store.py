@@ -76,7 +76,13 @@ class Store:
         if self._executor is not None:
             self._queue.append((False, _stop, asyncio.get_running_loop().create_future()))
             self._wakeup.set()
-            await self._executor
+            try:
+                await self._executor
+            except asyncio.CancelledError:
+                # A shutdown that cancels every task may reach the executor first; the queue
+                # holds no unfinished write then (writes run to completion), so closing is safe.
+                if not self._executor.cancelled():
+                    raise
             self._executor = None
         if self._conn is not None:
             await self._conn.close()
