@@ -1,0 +1,469 @@
+"""Secret redaction: replace credentials in text before it is stored, logged, embedded or sent."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+import string
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import msgspec
+import re2
+
+__all__ = ["RULES", "Redaction", "Rule", "looks_like_secret", "redact", "redact_value"]
+
+
+class Redaction(msgspec.Struct, frozen=True):
+    """The result of redacting one text."""
+
+    text: str  # redacted text
+    count: int  # number of secrets replaced
+    rules: tuple[str, ...]  # rule slug per replacement, in order of appearance (may repeat)
+
+
+def _compile(pattern: bytes) -> Any:
+    # Latin-1 mode over UTF-8 bytes: every class below is either pure ASCII or takes all high
+    # bytes, so spans always fall on character boundaries, and lone surrogates (encoded with
+    # surrogatepass) reach the matcher as plain bytes instead of failing.
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    options.log_errors = False
+    return re2.compile(pattern, options)
+
+
+_PLACEHOLDER = _compile(rb"\[REDACTED:[a-z0-9_]{1,32}:[0-9a-f]{8}\]")
+_TEMPLATE_STARTS = ("$", "{", "<", "%")  # ${TOKEN}, {{ secret }}, <password>, %(pw)s
+
+# --- judging values -----------------------------------------------------------------------
+
+_LOWER = frozenset(string.ascii_lowercase)
+_UPPER = frozenset(string.ascii_uppercase)
+_DIGITS = frozenset(string.digits)
+_ALPHANUMERIC = _LOWER | _UPPER | _DIGITS
+MIN_SECRET_LENGTH = 8
+# A value longer than any password is judged by its beginning, which keeps judging cheap and lets
+# the stdlib engine run the shape checks: bounded input, no ambiguous repetition.
+_JUDGED_LENGTH = 1024
+_WORDISH = re.compile(r"[(\[]?[A-Za-z]+(?:[_.\-][A-Za-z]+)*[.!?:)\]]*")  # "expired." too
+_CODEISH = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.[A-Za-z_$][\w$]*)+(?:[(\[].*)?|[(\[].*)", re.ASCII)
+_PATHISH = re.compile(r"~?/|\.\.?/|[A-Za-z]:\\")
+
+
+_N_LOG2_N = tuple(n * math.log2(n) if n else 0.0 for n in range(_JUDGED_LENGTH + 1))
+
+
+def _shannon_entropy(value: str) -> float:
+    """Shannon entropy of ``value`` (at most _JUDGED_LENGTH characters) in bits per character."""
+    # H = log2(L) - sum(n * log2(n)) / L over the count n of each distinct character.
+    length = len(value)
+    return math.log2(length) - sum(map(_N_LOG2_N.__getitem__, Counter(value).values())) / length
+
+
+def _character_classes(value: str) -> int:
+    """How many of lower case, upper case, digits and other characters ``value`` uses."""
+    chars = set(value)
+    return (
+        (not chars.isdisjoint(_LOWER))
+        + (not chars.isdisjoint(_UPPER))
+        + (not chars.isdisjoint(_DIGITS))
+        + bool(chars - _ALPHANUMERIC)
+    )
+
+
+def looks_like_secret(value: str) -> bool:
+    """Whether a value given to a secret-sounding key is random enough to be a real secret.
+
+    Ordinary words and identifiers (``reset``, ``confidential``, ``YOUR_API_KEY``), code
+    (``os.environ.get(...)``), paths, URLs, template placeholders and redaction placeholders are
+    not; ``Xy7#kP9$mQ2!`` and ``changeme123`` are.
+    """
+    if len(value) < MIN_SECRET_LENGTH or value.startswith(_TEMPLATE_STARTS):
+        return False
+    sample = value[:_JUDGED_LENGTH]
+    if "://" in sample or "[REDACTED:" in sample or _character_classes(sample) < 2:
+        return False
+    if _WORDISH.fullmatch(sample) or _CODEISH.fullmatch(sample) or _PATHISH.match(sample):
+        return False
+    # 8 or 9 characters cannot reach 3 bits per character unless nearly all differ, so for them
+    # the bar is relative to the most their length allows.
+    return _shannon_entropy(sample) >= min(3.0, math.log2(len(sample)) - 0.3)
+
+
+def _has_letter_and_digit(value: str) -> bool:
+    chars = set(value)
+    return not chars.isdisjoint(_DIGITS) and not chars.isdisjoint(_LOWER | _UPPER)
+
+
+# --- rules --------------------------------------------------------------------------------
+
+Span = tuple[int, int]
+# Narrows one match (data, start, end) to the span of its secret, or rejects it with None.
+SecretSpan = Callable[[bytes, int, int], Span | None]
+
+
+def _whole(data: bytes, start: int, end: int) -> Span | None:
+    return start, end
+
+
+def _text(data: bytes, start: int, end: int) -> str:
+    return data[start:end].decode("utf-8", "surrogatepass")
+
+
+def _checked(check: Callable[[str], bool]) -> SecretSpan:
+    """The whole match, if ``check`` accepts it."""
+
+    def span(data: bytes, start: int, end: int) -> Span | None:
+        return (start, end) if check(_text(data, start, end)) else None
+
+    return span
+
+
+# Run with the stdlib engine on one match at a time: bounded input, and no ambiguity to backtrack
+# over, as the key before the separator holds no ':' or '='.
+_THROUGH_SEPARATOR = re.compile(rb"[^:=]*(?::=|=>|[:=])[ \t]*\\?[\"'`]?")
+
+
+def _after_separator(data: bytes, start: int, end: int) -> int:
+    """Where the value begins in a ``key Q SEP Q value`` match (see the patterns below).
+
+    Keys hold no ':' or '=', and a value never starts with a quote, a blank, ':', '=' or '>', so
+    the first ':' or '=' opens the separator and the value starts right after it, its blanks and
+    its quote: the patterns need no capture groups, which lets RE2 match with its DFA alone.
+    """
+    return _THROUGH_SEPARATOR.match(data, start, end).end()  # type: ignore[union-attr]
+
+
+def _value(check: Callable[[str], bool] | None = None) -> SecretSpan:
+    """The value of a ``key: value`` match, if ``check`` (when given) accepts it."""
+
+    def span(data: bytes, start: int, end: int) -> Span | None:
+        value_start = _after_separator(data, start, end)
+        if check is not None and not check(_text(data, value_start, end)):
+            return None
+        return value_start, end
+
+    return span
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One kind of secret: its slug, a pattern for the match, and how to find the secret in it.
+
+    ``not_followed_by`` stands in for the lookahead RE2 lacks: a match followed by one more of
+    those characters is no match, which keeps fixed-length formats (43 characters after crd_, a
+    40-character AWS secret) from matching the start of a longer run.
+    """
+
+    slug: str
+    regex: Any
+    secret: SecretSpan = _whole
+    not_followed_by: frozenset[int] = frozenset()
+
+
+_TOKEN_CHARS = frozenset((string.ascii_letters + string.digits + "_-").encode())
+_BASE64_CHARS = frozenset((string.ascii_letters + string.digits + "/+=").encode())
+_Q = rb"(?:\\?[\"'`])?"  # an optional quote, also JSON-escaped (\") as in logged JSON strings
+_SEP = rb"[ \t]{0,4}(?::=|=>|[:=])[ \t]{0,4}"
+# A value runs to whitespace, a quote, a comma or a semicolon; its first character is not one a
+# separator could have taken, so where the value starts is never ambiguous.
+_VALUE = rb"[^\s\"'`,;\\:=>][^\s\"'`,;\\]{%d,}" % (MIN_SECRET_LENGTH - 1)
+# A key that names a secret: *password*, *secret*, *token*, *api_key*, ... and "pass" only as a
+# word of its own (DB_PASS), so that "bypass" and "compass" stay out.
+_SECRET_KEY_NAME = (
+    rb"(?i:password|passwd|passphrase|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key"
+    rb"|credentials?|(?:\b|[_.\-])pass)(?i:[_\-]?(?:key|value|hash))?"
+)
+_AUTH_SCHEME = rb"(?i:bearer|basic|token|digest|negotiate|ntlm|apikey|aws4-hmac-sha256)[ \t]+"
+_AUTH_SCHEME_PREFIX = re.compile(_AUTH_SCHEME)  # stdlib: bounded input, a plain alternation
+
+
+def _authorization_secret(data: bytes, start: int, end: int) -> Span | None:
+    value_start = _after_separator(data, start, end)
+    scheme = _AUTH_SCHEME_PREFIX.match(data, value_start, end)
+    if scheme is not None and scheme.end() < end:
+        # An explicit scheme (Bearer, Basic, ...) says what follows is a credential.
+        value = _text(data, scheme.end(), end)
+        if value.startswith(_TEMPLATE_STARTS) or len(value) < 4:
+            return None
+        return scheme.end(), end
+    return (value_start, end) if looks_like_secret(_text(data, value_start, end)) else None
+
+
+def _url_password(data: bytes, start: int, end: int) -> Span | None:
+    # Neither the scheme nor the user holds a ':', so the password starts after the second one;
+    # the match ends with the '@'.
+    scheme_colon = data.index(b":", start)
+    return data.index(b":", scheme_colon + 3) + 1, end - 1
+
+
+def _slack_webhook_path(data: bytes, start: int, end: int) -> Span | None:
+    # The path after /services/ (or /workflows/, /triggers/) is the secret.
+    return data.index(b"/", start + len(b"https://hooks.slack.com/")) + 1, end
+
+
+# The order is the priority. Each rule runs on the text as the rules before it left it, so it sees
+# their placeholders, never their secrets; a later rule never relabels an earlier one's secret.
+# Specific formats come first (anthropic before openai), then the rules whose acceptance looks
+# at a match's content or its next character (openai, credence, aws secret), and the rules that
+# read a secret from its context (a URL, a header, a key) last. That order is also what makes a
+# second pass find nothing: a rule's verdict could otherwise change once a later rule's secret
+# next to it, or inside what it rejected, became a placeholder.
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "private_key",
+        # The body may hold single dashes (DEK-Info: AES-128-CBC) but never "--", so a BEGIN with
+        # no END gives up at the next dashes instead of scanning the rest of the text each time;
+        # a truncated key (no END) is still redacted through its base64 lines (indented, or with
+        # escaped newlines as in logged JSON), if it has any.
+        _compile(
+            rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+            rb"(?:(?:[^-]|-[^-])*-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+            rb"|(?:\s|\\[nr])*[A-Za-z0-9+/=]{16}(?:\n[ \t]+|[A-Za-z0-9+/=\\\r\n])*)"
+        ),
+    ),
+    Rule("jwt", _compile(rb"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]*")),
+    Rule("anthropic_key", _compile(rb"\bsk-ant-[A-Za-z0-9_\-]{20,}")),
+    Rule("stripe_key", _compile(rb"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}")),
+    Rule(
+        "github_token", _compile(rb"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")
+    ),
+    Rule("gitlab_token", _compile(rb"\bgl(?:pat|ptt|dt|rt)-[A-Za-z0-9_\-]{20,}")),
+    Rule(
+        "slack_webhook",
+        _compile(
+            rb"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+\-]{8,}"
+        ),
+        _slack_webhook_path,
+    ),
+    Rule("slack_token", _compile(rb"\bxox[abeoprs]-[A-Za-z0-9\-]{10,}")),
+    Rule("aws_access_key", _compile(rb"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b")),
+    Rule("google_api_key", _compile(rb"\bAIza[0-9A-Za-z_\-]{35,}")),
+    Rule(
+        "openai_key",
+        _compile(rb"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+        _checked(_has_letter_and_digit),  # not a hyphenated slug like sk-this-is-not-a-key
+    ),
+    Rule(
+        "credence_key",
+        _compile(rb"\bcrd_[A-Za-z0-9_\-]{43}"),
+        not_followed_by=_TOKEN_CHARS,
+    ),
+    Rule(
+        "aws_secret_key",
+        _compile(
+            rb"(?i:aws[_.\-]?secret[_.\-]?(?:access[_.\-]?)?key|secret[_.\-]?access[_.\-]?key)"
+            + _Q
+            + _SEP
+            + _Q
+            + rb"[A-Za-z0-9/+]{40}"
+        ),
+        _value(),
+        not_followed_by=_BASE64_CHARS,
+    ),
+    Rule(
+        "url_credentials",
+        # The password may hold a raw '@' (the last one ends it) but never '/', '?', '#' or
+        # whitespace, which end the authority.
+        _compile(rb"\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s:/?#@\[\]\"'<>]{0,128}:[^\s/?#\"'<>]+@"),
+        _url_password,
+    ),
+    Rule(
+        "authorization",
+        _compile(
+            rb"(?i:\b(?:proxy-)?authorization)"
+            + _Q
+            + _SEP
+            + _Q
+            + rb"(?:"
+            + _AUTH_SCHEME
+            + rb"[^\s\"'`,;\\]+|[^\s\"'`,;\\:=>][^\s\"'`,;\\]*)"
+        ),
+        _authorization_secret,
+    ),
+    Rule(
+        "generic_secret",
+        _compile(_SECRET_KEY_NAME + _Q + _SEP + _Q + _VALUE),
+        _value(looks_like_secret),
+    ),
+)
+
+_SECRET_KEY = _compile(rb"(?i)^[A-Za-z0-9_.\-]*" + _SECRET_KEY_NAME + rb"$")
+_AUTHORIZATION_KEY = _compile(rb"(?i)^(?:proxy-)?authorization$")
+
+# --- redacting ----------------------------------------------------------------------------
+
+_RESERVED = ""  # the "slug" of placeholders that were in the text already: left alone, not counted
+
+# A placeholder in the current text: start, end, slug (or _RESERVED).
+_Mark = tuple[int, int, str]
+
+
+def _placeholder(slug: str, secret: bytes) -> bytes:
+    return f"[REDACTED:{slug}:{hashlib.sha256(secret).hexdigest()[:8]}]".encode()
+
+
+def _rule_spans(rule: Rule, data: bytes, marks: list[_Mark]) -> list[Span]:
+    """The secrets ``rule`` finds in ``data``, except any touching a placeholder."""
+    found: list[tuple[Span, int]] = []  # each secret with the end of its match
+    next_mark = 0
+    for match in rule.regex.finditer(data):
+        start, end = match.span()
+        span = rule.secret(data, start, end)
+        if span is None or span[0] >= span[1]:
+            continue
+        while next_mark < len(marks) and marks[next_mark][1] <= span[0]:
+            next_mark += 1
+        if next_mark < len(marks) and marks[next_mark][0] < span[1]:
+            continue  # a placeholder is never redacted again, nor swallowed by a bigger secret
+        found.append((span, end))
+    if not rule.not_followed_by:
+        return [span for span, _ in found]
+    # Right to left, so that a match followed by the next accepted one counts as followed by its
+    # placeholder, as it will be; otherwise crd_…-crd_… would need a second pass.
+    kept: list[Span] = []
+    next_start = -1
+    for span, end in reversed(found):
+        if end == len(data) or end == next_start or data[end] not in rule.not_followed_by:
+            kept.append(span)
+            next_start = span[0]
+    kept.reverse()
+    return kept
+
+
+def _substitute(
+    data: bytes, marks: list[_Mark], spans: list[Span], slug: str
+) -> tuple[bytes, list[_Mark]]:
+    """Replace the (sorted, disjoint, mark-free) ``spans`` by placeholders; shift the marks."""
+    pieces: list[bytes] = []
+    moved: list[_Mark] = []
+    position = shift = i = 0
+    for start, end in spans:
+        while i < len(marks) and marks[i][0] < start:
+            moved.append((marks[i][0] + shift, marks[i][1] + shift, marks[i][2]))
+            i += 1
+        replacement = _placeholder(slug, data[start:end])
+        pieces += (data[position:start], replacement)
+        moved.append((start + shift, start + shift + len(replacement), slug))
+        shift += len(replacement) - (end - start)
+        position = end
+    moved.extend((s + shift, e + shift, rule) for s, e, rule in marks[i:])
+    pieces.append(data[position:])
+    return b"".join(pieces), moved
+
+
+def redact(text: str) -> Redaction:
+    """Replace every secret in ``text`` with ``[REDACTED:<rule>:<first 8 hex of sha256>]``.
+
+    Idempotent (placeholders are left alone, and none matches a rule) and linear in the length of
+    the text: RE2 matches in linear time, and each rule makes one pass.
+    """
+    data = text.encode("utf-8", "surrogatepass")
+    marks: list[_Mark] = [(*match.span(), _RESERVED) for match in _PLACEHOLDER.finditer(data)]
+    changed = False
+    for rule in RULES:
+        spans = _rule_spans(rule, data, marks)
+        if spans:
+            data, marks = _substitute(data, marks, spans, rule.slug)
+            changed = True
+    if not changed:
+        return Redaction(text=text, count=0, rules=())
+    slugs = tuple(slug for _, _, slug in marks if slug != _RESERVED)
+    return Redaction(text=data.decode("utf-8", "surrogatepass"), count=len(slugs), rules=slugs)
+
+
+def _placeholder_text(slug: str, secret: str) -> str:
+    return _placeholder(slug, secret.encode("utf-8", "surrogatepass")).decode()
+
+
+def _redact_keyed(key: object, value: str) -> tuple[str, int]:
+    """Redact a string, using its dict key as context: ``{"password": "..."}``."""
+    result = redact(value)
+    if result.count or not isinstance(key, str):
+        return result.text, result.count
+    raw_key = key.encode("utf-8", "surrogatepass")
+    if _AUTHORIZATION_KEY.search(raw_key):
+        data = value.encode("utf-8", "surrogatepass")
+        scheme = _AUTH_SCHEME_PREFIX.match(data)
+        if scheme is not None and scheme.end() < len(data):
+            credential = _text(data, scheme.end(), len(data))
+            if not credential.startswith(_TEMPLATE_STARTS) and "[REDACTED:" not in credential:
+                prefix = _text(data, 0, scheme.end())
+                return prefix + _placeholder_text("authorization", credential), 1
+        elif looks_like_secret(value):
+            return _placeholder_text("authorization", value), 1
+    elif _SECRET_KEY.search(raw_key) and looks_like_secret(value):
+        return _placeholder_text("generic_secret", value), 1
+    return value, 0
+
+
+@dataclass(slots=True)
+class _Frame:
+    """A container being rebuilt by redact_value."""
+
+    items: Iterator[Any]
+    built: dict[Any, Any] | list[Any]
+    is_tuple: bool
+    parent: _Frame | None
+    key: object  # where the finished container goes in its parent dict
+
+    def add(self, key: object, item: object) -> None:
+        if isinstance(self.built, dict):
+            self.built[key] = item
+        else:
+            self.built.append(item)
+
+
+def _open(
+    container: dict[Any, Any] | list[Any] | tuple[Any, ...], parent: _Frame | None, key: object
+) -> _Frame:
+    if isinstance(container, dict):
+        return _Frame(iter(container.items()), {}, False, parent, key)
+    return _Frame(iter(container), [], isinstance(container, tuple), parent, key)
+
+
+_DONE = object()
+
+
+def redact_value(value: object) -> tuple[object, int]:
+    """Redact every string inside a JSON-like value (dict/list/str/other); return (value, count).
+
+    Dict keys are redacted too, and a key gives its value context: ``{"password": "Xy7#kP9$mQ"}``
+    is redacted although the bare string would not be. Other values come back unchanged; the
+    input is never modified. Iterative, so deep nesting cannot exhaust the stack.
+    """
+    total = 0
+
+    def scalar(item: object, key: object = None) -> object:
+        nonlocal total
+        if not isinstance(item, str):
+            return item
+        text, count = _redact_keyed(key, item)
+        total += count
+        return text
+
+    if not isinstance(value, dict | list | tuple):
+        return scalar(value), total
+    frame = _open(value, None, None)
+    while True:
+        entry = next(frame.items, _DONE)
+        if entry is _DONE:
+            finished = tuple(frame.built) if frame.is_tuple else frame.built
+            if frame.parent is None:
+                return finished, total
+            frame.parent.add(frame.key, finished)
+            frame = frame.parent
+            continue
+        if isinstance(frame.built, dict):
+            key, child = entry
+            new_key = scalar(key)
+        else:
+            key = new_key = None
+            child = entry
+        if isinstance(child, dict | list | tuple):
+            frame = _open(child, frame, new_key)
+        else:
+            frame.add(new_key, scalar(child, key))
