@@ -8,6 +8,7 @@ import time
 import httpx
 import pytest
 
+from credence.api.context import simple_context_params
 from credence.memory.prompt_block import EPISODES_HEADER, NOTES_HEADER, parse_prompt_block
 from tests.helpers import decide, make_agent, pending_belief, post_episode
 from tests.livesrv import cli_key
@@ -192,3 +193,44 @@ def test_relevant_episodes_come_from_recall_and_leave_untrusted_out(admin) -> No
     wider = read(admin, query="pnpm install", include_untrusted="true")
     assert untrusted["id"] in [e["episode_id"] for e in wider["recent_relevant_episodes"]]
     assert len(read(admin, query="pnpm", limit=1)["recent_relevant_episodes"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("query_string", "expected"),
+    [
+        (b"", {"role": None, "query": None, "limit": 10, "include_untrusted": False}),
+        (
+            b"role=reviewer&query=pnpm+install%21&limit=50&include_untrusted=true",
+            {"role": "reviewer", "query": "pnpm install!", "limit": 50, "include_untrusted": True},
+        ),
+        (b"query=", {"role": None, "query": None, "limit": 10, "include_untrusted": False}),
+        (b"limit=0", None),
+        (b"limit=51", None),
+        (b"limit=010", None),
+        (b"limit=5&limit=6", None),
+        (b"role=", None),
+        (b"role=Not+A+Slug", None),
+        (b"include_untrusted=1", None),
+        (b"query=a%00b", None),
+        (b"query=%FF", None),
+        (b"query=" + b"x" * 1001, None),
+        (b"unknown=1", None),
+    ],
+)
+def test_the_fast_path_takes_only_plainly_valid_parameters(query_string, expected) -> None:
+    assert simple_context_params(query_string) == expected
+
+
+def test_the_fast_path_and_the_documented_handler_answer_alike(admin) -> None:
+    make_agent(admin)
+    kept(admin, "Write the changelog entry with the fix")
+    fast = admin.get(CONTEXT, params={"limit": 10})
+    # "1" is a boolean the handler's validation accepts but the fast path leaves to it.
+    documented = admin.get(CONTEXT, params={"limit": 10, "include_untrusted": "1"})
+    assert fast.status_code == documented.status_code == 200
+    assert sorted(fast.headers.keys()) == sorted(documented.headers.keys())
+    assert fast.headers["content-type"] == documented.headers["content-type"]
+    one, other = fast.json(), documented.json()
+    one["prompt_block"] = one["prompt_block"].replace(nonce_of(one["prompt_block"]), "N")
+    other["prompt_block"] = other["prompt_block"].replace(nonce_of(other["prompt_block"]), "N")
+    assert one == other

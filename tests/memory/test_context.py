@@ -21,8 +21,10 @@ from credence.embed import WordLlamaEmbedder
 from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.context import (
     MAX_LIMIT,
+    RECHECK_S,
     CachedNote,
     CacheEntry,
+    ContextService,
     HotCache,
     context_of,
     rank_notes,
@@ -54,6 +56,16 @@ DISTINCT_LESSONS = [
     "Docker images are built for arm64 and amd64",
     "Translations live in a separate repository",
 ]
+
+
+class Ticks:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 class Clock:
@@ -217,6 +229,7 @@ def test_hot_cache_misses_on_a_new_counter_or_lambda_and_invalidates_per_agent()
     cache.put("a", "reviewer", entry(3))
     cache.put("b", None, entry(3))
     assert cache.get("a", None, 3, 0.02) is not None
+    assert cache.get("a", None, 2, 0.02) is not None  # built after the last observed change
     assert cache.get("a", None, 4, 0.02) is None
     assert cache.get("a", None, 3, 0.05) is None
     cache.invalidate("a")
@@ -224,6 +237,11 @@ def test_hot_cache_misses_on_a_new_counter_or_lambda_and_invalidates_per_agent()
     assert cache.get("a", "reviewer", 3, 0.02) is None
     assert cache.get("b", None, 3, 0.02) is not None
     assert len(cache) == 1
+    # A rebuild begun before the invalidation (generation 0) must not be stored after it.
+    assert cache.generation("a") == 1
+    assert cache.put("a", None, entry(5), generation=0) is False
+    assert cache.put("a", None, entry(5), generation=1) is True
+    assert len(cache) == 2
 
 
 def test_hot_cache_is_a_bounded_lru() -> None:
@@ -302,11 +320,16 @@ async def test_concurrent_misses_share_one_rebuild(services: Services) -> None:
     assert context.rebuilds == rebuilds + 1
 
 
-async def test_another_process_changing_a_belief_is_noticed(
-    services: Services, tmp_path: Path
+async def test_another_process_changing_a_belief_is_noticed_within_the_recheck(
+    services: Services,
 ) -> None:
+    ticks = Ticks()
+    context = ContextService(services.store, services.clock, monotonic=ticks)
     belief_id = await kept(services, "Pin dependency versions")
-    assert await served(services) == ["Pin dependency versions"]
+    assert [n.content for n in (await context.notes("coder", None))[0]] == [
+        "Pin dependency versions"
+    ]
+    checks = context.checks
     script = textwrap.dedent(
         f"""
         import asyncio, json
@@ -336,13 +359,35 @@ async def test_another_process_changing_a_belief_is_noticed(
         [sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False
     )
     assert done.stdout.strip() == "200", done.stderr
-    assert await served(services) == []
+    # Within the recheck interval a warm read touches no database: the bound on staleness.
+    ticks.now += RECHECK_S / 2
+    assert len((await context.notes("coder", None))[0]) == 1
+    assert context.checks == checks
+    ticks.now += RECHECK_S / 2
+    assert (await context.notes("coder", None))[0] == []
+    assert context.checks == checks + 1
 
 
-async def test_decay_is_served_and_a_new_lambda_rebuilds(services: Services) -> None:
+async def test_a_rebuild_racing_an_invalidation_is_not_cached(services: Services) -> None:
+    context = context_of(services)
+    await kept(services, "Rotate the on-call rota weekly")
+    state = await context.agent_state("coder")
+    racing = asyncio.create_task(context._rebuild("coder", None, state.lambda_per_day))
+    await asyncio.sleep(0)  # the rebuild is now waiting for its read
+    context.invalidate("coder")
+    entry = await racing
+    assert len(entry.notes) == 1
+    assert len(context.cache) == 0
+
+
+async def test_decay_is_served_and_a_new_lambda_is_seen_after_the_recheck(
+    services: Services,
+) -> None:
+    ticks = Ticks()
+    context = ContextService(services.store, services.clock, monotonic=ticks)
     await kept(services, "Cache build artefacts", confidence=0.8)
     services.clock.now = T0 + timedelta(days=30)
-    (note,), _ = await context_of(services).notes("coder", None, 10)
+    (note,), _ = await context.notes("coder", None, 10)
     assert note.confidence == 0.8
     assert note.decayed_confidence == pytest.approx(0.8 * 0.548812, abs=1e-5)
 
@@ -352,7 +397,8 @@ async def test_decay_is_served_and_a_new_lambda_rebuilds(services: Services) -> 
         )
 
     await services.store.write(no_decay)
-    (note,), _ = await context_of(services).notes("coder", None, 10)
+    ticks.now += RECHECK_S
+    (note,), _ = await context.notes("coder", None, 10)
     assert note.decayed_confidence == 0.8
 
 

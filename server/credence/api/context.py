@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import re
 from typing import Annotated, Any, Literal
+from urllib.parse import parse_qsl
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.exceptions import NotFoundException, ValidationException
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, QueryParameter
+from litestar.types import ASGIApp, Receive, Scope, Send
 
 from credence.api.agents import load_agent
 from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors, problem
 from credence.api.params import AgentIdPath
+from credence.auth import Principal
 from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, context_of
 from credence.memory.episodes import AgentMissing, EpisodeRejected, episode_from_row
 from credence.memory.export import export_memory, render_markdown
@@ -111,6 +114,88 @@ def episode_for_turn(data: TurnIn, turn: ExtractedTurn) -> EpisodeIn:
         raise ValidationException(f"the turn cannot be stored as an episode: {exc}") from None
 
 
+_SLUG = re.compile(SLUG_PATTERN)
+_LIMIT = re.compile(r"^[1-9][0-9]?$")
+_JSON_HEADERS = [(b"content-type", b"application/json")]
+
+
+def simple_context_params(query_string: bytes) -> dict[str, Any] | None:
+    """The context parameters when they are plainly valid, else None (let the handler judge).
+
+    Only inputs whose verdict is certain are taken: every parameter at most once, nothing
+    unknown, each within the documented bounds. Everything else goes the documented way, so
+    errors and edge cases are answered by the handler and its validation, never guessed here.
+    """
+    try:
+        pairs = parse_qsl(
+            query_string.decode("ascii"),
+            keep_blank_values=True,
+            strict_parsing=False,
+            errors="strict",
+        )
+    except (UnicodeDecodeError, ValueError):
+        return None
+    params: dict[str, Any] = {"role": None, "query": None, "limit": DEFAULT_LIMIT}
+    params["include_untrusted"] = False
+    seen: set[str] = set()
+    for name, value in pairs:
+        if name in seen:
+            return None
+        seen.add(name)
+        if name == "role" and len(value) <= 64 and _SLUG.match(value):
+            params["role"] = value
+        elif name == "query" and len(value) <= 1000 and "\x00" not in value:
+            params["query"] = _clean(value) if value else None
+        elif name == "limit" and _LIMIT.match(value) and int(value) <= MAX_LIMIT:
+            params["limit"] = int(value)
+        elif name == "include_untrusted" and value in ("true", "false"):
+            params["include_untrusted"] = value == "true"
+        else:
+            return None
+    return params
+
+
+def fast_context(app: ASGIApp) -> ASGIApp:
+    """Route middleware for the hot read: answer a plainly valid context request directly.
+
+    It runs after the router's authentication and rate limiting and inside the security
+    headers, and skips only the framework's per-request parameter and response machinery: the
+    same service call builds the same body. Anything not plainly valid — unknown agent, foreign
+    agent, odd parameters — falls through to the documented handler.
+    """
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        principal = scope.get("user")
+        agent_id = scope.get("path_params", {}).get("agent_id", "")
+        params = simple_context_params(scope.get("query_string", b""))
+        if (
+            params is not None
+            and isinstance(principal, Principal)
+            and isinstance(agent_id, str)
+            and _SLUG.match(agent_id)
+            and principal.sees_agent(agent_id)
+        ):
+            service = context_of(scope["app"].state.services)
+            try:
+                result = await service.context(agent_id, **params)
+            except AgentMissing:
+                result = None
+            if result is not None:
+                body = msgspec.json.encode(result)
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 200,
+                        "headers": [*_JSON_HEADERS, (b"content-length", b"%d" % len(body))],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await app(scope, receive, send)
+
+    return middleware
+
+
 def too_deep(_: Request, __: RecursionError) -> Response:
     """A body nested deeper than the JSON decoder follows is the client's problem, not a 500."""
     return problem(400, "the request body is nested too deeply")
@@ -123,7 +208,12 @@ class ContextController(Controller):
     tags = ["agent integration"]
     exception_handlers = {RecursionError: too_deep}
 
-    @get("/memory/context", operation_id="getMemoryContext", responses=errors(404))
+    @get(
+        "/memory/context",
+        operation_id="getMemoryContext",
+        responses=errors(404),
+        middleware=[fast_context],
+    )
     async def get_context(
         self,
         request: Request,

@@ -6,17 +6,26 @@ import asyncio
 import json
 import logging
 import math
+import time
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from credence.clock import Clock, parse_rfc3339, rfc3339
+from credence.clock import Clock, parse_rfc3339
 from credence.memory.episodes import AgentMissing
 from credence.memory.injection import InjectionRecorder, flush_forever, stop_flushing
-from credence.memory.prompt_block import BlockEpisode, BlockNote, build_prompt_block, new_nonce
+from credence.memory.prompt_block import (
+    BlockEpisode,
+    BlockNote,
+    Section,
+    assemble,
+    episodes_section,
+    new_nonce,
+    notes_section,
+)
 from credence.models import MemoryContext, MemoryNote, RelevantEpisode
 from credence.reflection.gate import decayed_confidence
 
@@ -32,6 +41,8 @@ EXTRAS_KEY = "context"
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
 MAX_CACHE_ENTRIES = 4096
+# How stale a change made by another process may be seen (this process's own are seen at once).
+RECHECK_S = 0.25
 DEFAULT_LAMBDA = 0.02
 # Provenances a served belief may have. The schema already refuses an active untrusted belief;
 # the read path checks again so that no future migration or bug can put one in a prompt.
@@ -70,12 +81,27 @@ class CachedNote:
 
 
 @dataclass(frozen=True, slots=True)
+class Served:
+    """What one (agent, role, limit) serves during one second: notes and their rendered section.
+
+    Decay moves a confidence by about λ·c per day, far below the 6 decimals served within a
+    second, so everything but the nonce is rendered once per second and reused.
+    """
+
+    second: int
+    notes: list[MemoryNote]
+    section: Section
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class CacheEntry:
     """The servable beliefs of one (agent, role), best first, as of one change counter."""
 
     counter: int
     lambda_per_day: float
     notes: tuple[CachedNote, ...]
+    served: dict[int, Served] = field(default_factory=dict, compare=False)
 
 
 def rank_notes(rows: list[Any], lambda_per_day: float) -> tuple[CachedNote, ...]:
@@ -101,30 +127,44 @@ def rank_notes(rows: list[Any], lambda_per_day: float) -> tuple[CachedNote, ...]
 
 
 class HotCache:
-    """Servable beliefs per (agent, role), bounded LRU, dropped per agent on every change."""
+    """Servable beliefs per (agent, role), bounded LRU, dropped per agent on every change.
+
+    Each agent has a generation that every invalidation bumps; a rebuild that started before an
+    invalidation carries the old generation and is not stored, so a read racing a decision can
+    never put pre-decision memory back into the cache.
+    """
 
     def __init__(self, max_entries: int = MAX_CACHE_ENTRIES) -> None:
         self.max_entries = max_entries
         self._entries: OrderedDict[tuple[str, str | None], CacheEntry] = OrderedDict()
         self._roles: dict[str, set[str | None]] = {}
+        self._generations: dict[str, int] = {}
         self.hits = 0
         self.misses = 0
+
+    def generation(self, agent_id: str) -> int:
+        """How many times ``agent_id`` has been invalidated in this process."""
+        return self._generations.get(agent_id, 0)
 
     def get(
         self, agent_id: str, role: str | None, counter: int, lambda_per_day: float
     ) -> CacheEntry | None:
-        """The entry if it is as fresh as ``counter`` and built with the same λ."""
+        """The entry if it is at least as fresh as ``counter`` and built with the same λ."""
         key = (agent_id, role)
         entry = self._entries.get(key)
-        if entry is None or entry.counter != counter or entry.lambda_per_day != lambda_per_day:
+        if entry is None or entry.counter < counter or entry.lambda_per_day != lambda_per_day:
             self.misses += 1
             return None
         self._entries.move_to_end(key)
         self.hits += 1
         return entry
 
-    def put(self, agent_id: str, role: str | None, entry: CacheEntry) -> None:
-        """Store an entry, evicting the least recently used beyond the bound."""
+    def put(
+        self, agent_id: str, role: str | None, entry: CacheEntry, generation: int | None = None
+    ) -> bool:
+        """Store an entry unless the agent was invalidated since ``generation``; evict LRU."""
+        if generation is not None and generation != self.generation(agent_id):
+            return False
         key = (agent_id, role)
         self._entries[key] = entry
         self._entries.move_to_end(key)
@@ -136,9 +176,11 @@ class HotCache:
                 roles.discard(old_role)
                 if not roles:
                     del self._roles[old_agent]
+        return True
 
     def invalidate(self, agent_id: str) -> None:
         """Drop every entry of one agent (the after-commit hook of every belief change)."""
+        self._generations[agent_id] = self.generation(agent_id) + 1
         for role in self._roles.pop(agent_id, ()):
             self._entries.pop((agent_id, role), None)
 
@@ -154,8 +196,23 @@ def _lambda_of(settings_json: str) -> float:
     return float(value) if isinstance(value, int | float) else DEFAULT_LAMBDA
 
 
+@dataclass(frozen=True, slots=True)
+class AgentState:
+    """What the read path knows about an agent: its decay rate and the last change counter."""
+
+    lambda_per_day: float
+    counter: int
+    checked_at: float
+
+
 class ContextService:
-    """Builds an agent's memory context; one per process, shared by every request."""
+    """Builds an agent's memory context; one per process, shared by every request.
+
+    Changes made through this process invalidate the cache at once (the after-commit hook).
+    Changes made by another process on the same data dir are noticed through the store's
+    change counter, read with the agent row at most once per ``recheck_s`` per agent, so a warm
+    read touches no database at all.
+    """
 
     def __init__(
         self,
@@ -164,19 +221,45 @@ class ContextService:
         recorder: InjectionRecorder | None = None,
         episode_search: EpisodeSearch | None = None,
         cache: HotCache | None = None,
+        recheck_s: float = RECHECK_S,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
         self.clock = clock
         self.recorder = recorder or InjectionRecorder()
         self.episode_search = episode_search
         self.cache = cache or HotCache()
-        self._lambda_by_settings: dict[str, float] = {}
-        self._building: dict[tuple[str, str | None], asyncio.Future[CacheEntry]] = {}
+        self.recheck_s = recheck_s
+        self._monotonic = monotonic
+        self._agents: dict[str, AgentState] = {}
+        self._building: dict[tuple[str, str | None], tuple[asyncio.Future[CacheEntry], int]] = {}
         self.rebuilds = 0
+        self.checks = 0
 
     def invalidate(self, agent_id: str) -> None:
         """Forget the cached beliefs of ``agent_id`` (registered as a BeliefHooks.after_change)."""
         self.cache.invalidate(agent_id)
+        self._agents.pop(agent_id, None)
+
+    async def agent_state(self, agent_id: str) -> AgentState:
+        """The agent's decay rate and change counter, re-read at most every ``recheck_s``.
+
+        Raises AgentMissing when the agent does not exist.
+        """
+        state = self._agents.get(agent_id)
+        now = self._monotonic()
+        if state is not None and now - state.checked_at < self.recheck_s:
+            return state
+        self.checks += 1
+        row = await self.store.fetchone(_AGENT_AND_COUNTER, (agent_id,))
+        if row is None:
+            self._agents.pop(agent_id, None)
+            raise AgentMissing(agent_id)
+        state = AgentState(_lambda_of(row["settings"]), int(row["changes"]), now)
+        if len(self._agents) >= MAX_CACHE_ENTRIES:
+            self._agents.clear()
+        self._agents[agent_id] = state
+        return state
 
     async def notes(
         self, agent_id: str, role: str | None, limit: int = DEFAULT_LIMIT
@@ -185,21 +268,21 @@ class ContextService:
 
         Raises AgentMissing when the agent does not exist.
         """
-        row = await self.store.fetchone(_AGENT_AND_COUNTER, (agent_id,))
-        if row is None:
-            raise AgentMissing(agent_id)
-        settings = row["settings"]
-        lam = self._lambda_by_settings.get(settings)
-        if lam is None:
-            if len(self._lambda_by_settings) > MAX_CACHE_ENTRIES:
-                self._lambda_by_settings.clear()
-            lam = self._lambda_by_settings[settings] = _lambda_of(settings)
-        now = self.clock()
-        entry = self.cache.get(agent_id, role, int(row["changes"]), lam)
+        state = await self.agent_state(agent_id)
+        entry = self.cache.get(agent_id, role, state.counter, state.lambda_per_day)
         if entry is None:
-            entry = await self._rebuild(agent_id, role, lam)
-        served = entry.notes[: max(0, min(limit, MAX_LIMIT))]
-        return [
+            entry = await self._rebuild(agent_id, role, state.lambda_per_day)
+        now = self.clock()
+        return list(self._served(entry, limit, now).notes), now
+
+    def _served(self, entry: CacheEntry, limit: int, now: datetime) -> Served:
+        limit = max(0, min(limit, MAX_LIMIT))
+        second = math.floor(now.timestamp())
+        served = entry.served.get(limit)
+        if served is not None and served.second == second:
+            return served
+        lam = entry.lambda_per_day
+        notes = [
             MemoryNote(
                 belief_id=note.belief_id,
                 content=note.content,
@@ -208,17 +291,25 @@ class ContextService:
                     decayed_confidence(note.confidence, note.anchor, now, lam), 6
                 ),
             )
-            for note in served
-        ], now
+            for note in entry.notes[:limit]
+        ]
+        section = notes_section(
+            [BlockNote(n.belief_id, n.content, n.decayed_confidence) for n in notes]
+        )
+        served = Served(second, notes, section, tuple(n.belief_id for n in notes))
+        entry.served[limit] = served
+        return served
 
     async def _rebuild(self, agent_id: str, role: str | None, lam: float) -> CacheEntry:
         """One indexed query for the (agent, role); concurrent misses share one rebuild."""
         key = (agent_id, role)
+        generation = self.cache.generation(agent_id)
         building = self._building.get(key)
-        if building is not None:
-            return await asyncio.shield(building)
+        # Join a rebuild in flight only if no change has invalidated the agent since it began.
+        if building is not None and building[1] == generation:
+            return await asyncio.shield(building[0])
         future: asyncio.Future[CacheEntry] = asyncio.get_running_loop().create_future()
-        self._building[key] = future
+        self._building[key] = (future, generation)
 
         async def read(conn: aiosqlite.Connection) -> tuple[int, list[Any]]:
             # Counter first: rows read after it are at least that fresh, so a change that lands
@@ -237,7 +328,7 @@ class ContextService:
         try:
             counter, rows = await self.store.read(read)
             entry = CacheEntry(counter, lam, rank_notes(rows, lam))
-            self.cache.put(agent_id, role, entry)
+            self.cache.put(agent_id, role, entry, generation)
             future.set_result(entry)
             return entry
         except BaseException as exc:
@@ -246,7 +337,8 @@ class ContextService:
             future.exception()
             raise
         finally:
-            self._building.pop(key, None)
+            if self._building.get(key, (None,))[0] is future:
+                del self._building[key]
 
     async def context(
         self,
@@ -258,19 +350,26 @@ class ContextService:
         include_untrusted: bool = False,
     ) -> MemoryContext:
         """Notes, relevant episodes and the prompt block; records which beliefs were served."""
-        notes, now = await self.notes(agent_id, role, limit)
+        state = await self.agent_state(agent_id)
+        entry = self.cache.get(agent_id, role, state.counter, state.lambda_per_day)
+        if entry is None:
+            entry = await self._rebuild(agent_id, role, state.lambda_per_day)
+        now = self.clock()
+        served = self._served(entry, limit, now)
         episodes: list[RelevantEpisode] = []
         if query and query.strip() and self.episode_search is not None:
             episodes = await self.episode_search(agent_id, query, limit, include_untrusted)
-        if notes:
-            self.recorder.record([note.belief_id for note in notes], rfc3339(now))
-        block = build_prompt_block(
-            [BlockNote(n.belief_id, n.content, n.decayed_confidence) for n in notes],
-            [BlockEpisode(e.episode_id, e.summary, e.finished_at) for e in episodes],
+        if served.ids:
+            self.recorder.record(served.ids, now)
+        block = assemble(
+            served.section,
+            episodes_section(
+                [BlockEpisode(e.episode_id, e.summary, e.finished_at) for e in episodes]
+            ),
             new_nonce(),
         )
         return MemoryContext(
-            memory_notes=notes, recent_relevant_episodes=episodes, prompt_block=block
+            memory_notes=served.notes, recent_relevant_episodes=episodes, prompt_block=block
         )
 
 

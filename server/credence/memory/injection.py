@@ -6,7 +6,10 @@ import asyncio
 import logging
 from collections.abc import Iterable
 from contextlib import suppress
+from datetime import datetime
 from typing import TYPE_CHECKING
+
+from credence.clock import rfc3339
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -28,25 +31,28 @@ class InjectionRecorder:
     """
 
     def __init__(self) -> None:
-        self._pending: dict[str, tuple[int, str]] = {}
+        self._pending: dict[str, tuple[int, datetime]] = {}
 
-    def record(self, belief_ids: Iterable[str], at: str) -> None:
-        """Count one serving of each belief at ``at`` (an RFC 3339 timestamp)."""
+    def record(self, belief_ids: Iterable[str], at: datetime) -> None:
+        """Count one serving of each belief at ``at`` (formatted only when flushed)."""
         pending = self._pending
         for belief_id in belief_ids:
-            count, last = pending.get(belief_id, (0, at))
-            pending[belief_id] = (count + 1, max(last, at))
+            seen = pending.get(belief_id)
+            if seen is None:
+                pending[belief_id] = (1, at)
+            else:
+                pending[belief_id] = (seen[0] + 1, max(seen[1], at))
 
     @property
     def pending(self) -> int:
         """How many beliefs have servings not yet written."""
         return len(self._pending)
 
-    def _take(self) -> dict[str, tuple[int, str]]:
+    def _take(self) -> dict[str, tuple[int, datetime]]:
         taken, self._pending = self._pending, {}
         return taken
 
-    def _give_back(self, taken: dict[str, tuple[int, str]]) -> None:
+    def _give_back(self, taken: dict[str, tuple[int, datetime]]) -> None:
         for belief_id, (count, last) in taken.items():
             now_count, now_last = self._pending.get(belief_id, (0, last))
             self._pending[belief_id] = (count + now_count, max(last, now_last))
@@ -56,7 +62,10 @@ class InjectionRecorder:
         taken = self._take()
         if not taken:
             return 0
-        rows = [(count, last, last, belief_id) for belief_id, (count, last) in taken.items()]
+        rows = []
+        for belief_id, (count, last) in taken.items():
+            stamp = rfc3339(last)
+            rows.append((count, stamp, stamp, belief_id))
 
         async def work(conn: aiosqlite.Connection) -> None:
             await conn.executemany(

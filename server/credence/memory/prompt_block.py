@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import secrets
 import unicodedata
@@ -16,10 +17,10 @@ NOTE_MAX_CHARS = 2000
 EPISODE_MAX_CHARS = 800
 NONCE_BYTES = 12
 NONCE_PATTERN = re.compile(r"^[0-9a-f]{16,64}$")
+PLACEHOLDER = "\x00nonce\x00"
 
 # Angle brackets are what every tag forgery needs (</memory-item>, </memory>, <system>), so item
-# text gets look-alikes that read the same to a person and can never open or close a tag.
-_BRACKETS = str.maketrans({"<": "‹", ">": "›"})
+# text gets look-alikes (‹ ›) that read the same to a person and can never open or close a tag.
 _ATTRIBUTE_VALUE = re.compile(r"[^A-Za-z0-9_.:+\-]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 # Line breaks, controls, bidi overrides and zero-width characters: a header or tag hidden behind
@@ -52,19 +53,27 @@ def new_nonce() -> str:
 
 def neutralise(text: str, nonce: str, max_chars: int) -> str:
     """Make stored text inert inside an item: one line, no brackets, no nonce, bounded length."""
+    inert, folded = _inert(text, max_chars)
+    if nonce and nonce in folded:
+        inert = re.sub(re.escape(nonce), "[nonce]", inert, flags=re.IGNORECASE)
+    return inert
+
+
+@functools.lru_cache(maxsize=16384)
+def _inert(text: str, max_chars: int) -> tuple[str, str]:
+    """The nonce-independent part of neutralising (memoised: served memory repeats), folded too."""
     text = _SURROGATE.sub("\ufffd", text)
     if not text.isascii() or not text.isprintable():
         text = "".join(
             " " if unicodedata.category(ch) in _INVISIBLE_CATEGORIES else ch for ch in text
         )
-    text = " ".join(text.translate(_BRACKETS).split())
-    if nonce and nonce in text.lower():
-        text = re.sub(re.escape(nonce), "[nonce]", text, flags=re.IGNORECASE)
+    text = " ".join(text.replace("<", "‹").replace(">", "›").split())
     if len(text) > max_chars:
         text = text[: max_chars - 1].rstrip() + "…"
-    return text
+    return text, text.lower()
 
 
+@functools.lru_cache(maxsize=16384)
 def _attribute(value: str) -> str:
     return _ATTRIBUTE_VALUE.sub("", value)[:64]
 
@@ -89,28 +98,92 @@ def preamble(nonce: str) -> str:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Section:
+    """Rendered items with a placeholder where the nonce goes, so a cached section is reusable.
+
+    The placeholder holds NUL bytes, which neutralised text and attribute values never contain,
+    so filling it in touches nothing but the delimiters.
+    """
+
+    text: str
+    items: tuple[tuple[str, str], ...]  # (opening tag with placeholder, inert text)
+    folded: tuple[str, ...]  # each item's inert text, lower-cased, to look for the nonce
+
+
+def notes_section(notes: Sequence[BlockNote]) -> Section:
+    """MEMORY_NOTES items, rendered once for any number of responses."""
+    return _section(
+        [
+            (
+                open_tag(PLACEHOLDER, id=note.belief_id, confidence=f"{note.confidence:.2f}"),
+                _inert(note.content, NOTE_MAX_CHARS),
+            )
+            for note in notes
+        ]
+    )
+
+
+def episodes_section(episodes: Sequence[BlockEpisode]) -> Section:
+    """RECENT_RELEVANT_EPISODES items, rendered once for any number of responses."""
+    if not episodes:
+        return _EMPTY_SECTION
+    return _section(
+        [
+            (
+                open_tag(PLACEHOLDER, id=episode.episode_id, finished_at=episode.finished_at),
+                _inert(episode.summary, EPISODE_MAX_CHARS),
+            )
+            for episode in episodes
+        ]
+    )
+
+
+def _section(rendered: list[tuple[str, tuple[str, str]]]) -> Section:
+    closing = close_tag(PLACEHOLDER)
+    lines = [f"- {opening}{inert}{closing}" for opening, (inert, _) in rendered]
+    return Section(
+        text="\n".join(lines) if lines else EMPTY,
+        items=tuple((opening, inert) for opening, (inert, _) in rendered),
+        folded=tuple(folded for _, (_, folded) in rendered),
+    )
+
+
+_EMPTY_SECTION = Section(text=EMPTY, items=(), folded=())
+
+
+def _filled(section: Section, nonce: str) -> str:
+    if not any(nonce in folded for folded in section.folded):
+        return section.text.replace(PLACEHOLDER, nonce)
+    # Stored text that happens to hold this response's nonce loses it (practically never).
+    closing = close_tag(nonce)
+    return "\n".join(
+        f"- {opening.replace(PLACEHOLDER, nonce)}"
+        f"{re.sub(re.escape(nonce), '[nonce]', inert, flags=re.IGNORECASE)}{closing}"
+        for opening, inert in section.items
+    )
+
+
+def assemble(notes: Section, episodes: Section, nonce: str) -> str:
+    """The whole block for one response: preamble, both sections, this response's nonce."""
+    if not NONCE_PATTERN.match(nonce):
+        raise ValueError("nonce must be 16-64 lower-case hex characters")
+    return "\n".join(
+        (
+            preamble(nonce),
+            NOTES_HEADER,
+            _filled(notes, nonce),
+            EPISODES_HEADER,
+            _filled(episodes, nonce),
+        )
+    )
+
+
 def build_prompt_block(
     notes: Sequence[BlockNote], episodes: Sequence[BlockEpisode], nonce: str
 ) -> str:
     """Render MEMORY_NOTES then RECENT_RELEVANT_EPISODES, each item inside nonce delimiters."""
-    if not NONCE_PATTERN.match(nonce):
-        raise ValueError("nonce must be 16-64 lower-case hex characters")
-    closing = close_tag(nonce)
-    lines = [preamble(nonce), NOTES_HEADER]
-    for note in notes:
-        opening = open_tag(nonce, id=note.belief_id, confidence=f"{note.confidence:.2f}")
-        text = neutralise(note.content, nonce, NOTE_MAX_CHARS)
-        lines.append(f"- {opening}{text}{closing}")
-    if not notes:
-        lines.append(EMPTY)
-    lines.append(EPISODES_HEADER)
-    for episode in episodes:
-        opening = open_tag(nonce, id=episode.episode_id, finished_at=episode.finished_at)
-        text = neutralise(episode.summary, nonce, EPISODE_MAX_CHARS)
-        lines.append(f"- {opening}{text}{closing}")
-    if not episodes:
-        lines.append(EMPTY)
-    return "\n".join(lines)
+    return assemble(notes_section(notes), episodes_section(episodes), nonce)
 
 
 @dataclass(frozen=True, slots=True)
