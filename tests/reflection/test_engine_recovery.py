@@ -149,3 +149,41 @@ def test_liveness_locks(server) -> None:
     finally:
         os.close(fd)
     assert runner.owner_is_dead("wrk_other")
+
+
+def test_a_job_that_lost_its_lease_cannot_create_beliefs(server, admin) -> None:
+    from credence.models import ProposalIn, ProposedBy
+
+    services = server.services
+    engine = services.extras["reflection.runner"].engine
+    assert admin.post("/api/v1/agents", json={"id": "ada", "name": "Ada"}).status_code == 201
+    job = server.run(
+        jobs.submit(
+            services.store, agent_id="ada", trigger="manual", input_data={}, now=rfc3339(T0)
+        )
+    )
+
+    async def taken_over(conn):
+        await conn.execute(
+            "UPDATE jobs SET status = 'running', lease_owner = 'wrk_other' WHERE id = ?",
+            (job.id,),
+        )
+
+    server.run(services.store.write(taken_over))
+    proposal = ProposalIn(op="add", belief="Use grams.", confidence=0.5)
+    engine.running.add(job.id)
+    try:
+        with pytest.raises(jobs.LeaseLost):
+            server.run(
+                services.beliefs.propose(
+                    "ada", [proposal], ProposedBy(job_id=job.id, reflector="stub"), "job"
+                )
+            )
+    finally:
+        engine.running.discard(job.id)
+    assert admin.get("/api/v1/agents/ada/memory/beliefs").json()["items"] == []
+    # Another process's job, or no job at all, is not this worker's to fence.
+    (result,) = server.run(
+        services.beliefs.propose("ada", [proposal], ProposedBy(job_id=job.id), "job")
+    )
+    assert result.accepted

@@ -48,6 +48,17 @@ class Engine:
         self.owner = owner
         self.lease_s = lease_s
         self.sleep = sleep
+        self.running: set[str] = set()
+
+    async def fence(self, conn: Any, row: dict[str, Any]) -> None:
+        """In-transaction hook: a belief this worker's job proposes needs the job's lease.
+
+        A worker that lost its lease (stalled past it while another took the job over) must
+        not create beliefs; raising here rolls the whole proposals write back.
+        """
+        job_id = json.loads(row["proposed_by"]).get("job_id")
+        if job_id in self.running:
+            await jobs.require_lease(conn, job_id, self.owner)
 
     async def run(self, job_id: str) -> None:
         """Run a job this worker holds the lease of; every outcome is written to the job."""
@@ -72,6 +83,7 @@ class Engine:
         )
         lost = asyncio.Event()
         beat = asyncio.create_task(self._heartbeat(job_id, lost, asyncio.current_task()))
+        self.running.add(job_id)
         try:
             await self._steps(ctx, steps)
         except jobs.LeaseLost:
@@ -85,6 +97,7 @@ class Engine:
                 raise
             log.warning("job %s: lease lost to another worker; stopped", job_id)
         finally:
+            self.running.discard(job_id)
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
@@ -204,6 +217,7 @@ class ReflectionRunner:
     async def start(self) -> None:
         """Take this process's liveness lock, recover orphaned jobs and start the loop."""
         self._take_lock()
+        self.services.hooks.in_txn_pending.append(self.engine.fence)
         await self.recover()
         self._loop_task = asyncio.create_task(self._loop(), name="credence-reflection")
 
@@ -220,6 +234,8 @@ class ReflectionRunner:
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await task
+        with contextlib.suppress(ValueError):
+            self.services.hooks.in_txn_pending.remove(self.engine.fence)
         self._release_lock()
 
     def wake(self) -> None:

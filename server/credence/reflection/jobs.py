@@ -260,7 +260,8 @@ async def claim(store: Store, owner: str, now: datetime, lease_s: float) -> str 
     return await store.write(work)
 
 
-async def _require_lease(conn: aiosqlite.Connection, job_id: str, owner: str) -> None:
+async def require_lease(conn: aiosqlite.Connection, job_id: str, owner: str) -> None:
+    """Raise LeaseLost unless ``owner`` still runs the job (call inside a write)."""
     async with conn.execute(
         "SELECT 1 FROM jobs WHERE id = ? AND status = 'running' AND lease_owner = ?",
         (job_id, owner),
@@ -300,7 +301,7 @@ async def advance(
     """Finish one step (name, duration, output) and start the next, in one fenced write."""
 
     async def work(conn: aiosqlite.Connection) -> None:
-        await _require_lease(conn, job_id, owner)
+        await require_lease(conn, job_id, owner)
         if done is not None:
             await _step_done(conn, job_id, done[0], at, done[1], done[2])
         if start is not None:
@@ -342,7 +343,7 @@ async def store_answer(
     """Persist the reflector's raw answer (and what it covered) before anything applies it."""
 
     async def work(conn: aiosqlite.Connection) -> None:
-        await _require_lease(conn, job_id, owner)
+        await require_lease(conn, job_id, owner)
         await conn.execute("UPDATE jobs SET answer = ? WHERE id = ?", (answer, job_id))
         await conn.execute(
             "UPDATE job_steps SET output = ? WHERE job_id = ? AND name = 'propose'",
@@ -367,7 +368,7 @@ async def succeed(
     """Finish the job and move the episode watermark, in one transaction."""
 
     async def work(conn: aiosqlite.Connection) -> None:
-        await _require_lease(conn, job_id, owner)
+        await require_lease(conn, job_id, owner)
         await _step_done(conn, job_id, "submit", at, duration_ms, submit_output)
         for start in range(0, len(reflected_ids), 500):
             chunk = list(reflected_ids[start : start + 500])
@@ -401,7 +402,7 @@ async def fail(
     error = _cut(error)
 
     async def work(conn: aiosqlite.Connection) -> None:
-        await _require_lease(conn, job_id, owner)
+        await require_lease(conn, job_id, owner)
         if step is not None:
             await conn.execute(
                 "UPDATE job_steps SET status = 'failed', finished_at = ?, duration_ms = ?,"
@@ -428,7 +429,7 @@ async def release(store: Store, job_id: str, owner: str, at: str, reason: str) -
 
     async def work(conn: aiosqlite.Connection) -> None:
         try:
-            await _require_lease(conn, job_id, owner)
+            await require_lease(conn, job_id, owner)
         except LeaseLost:
             return
         await _requeue_rows(conn, job_id, at, reason)
