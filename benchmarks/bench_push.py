@@ -18,7 +18,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.notify.fakepush import FakePushService
 
-from credence.clock import system_clock
+from credence.clock import rfc3339, system_clock
+from credence.db.store import Store
+from credence.ids import new_id
 from credence.notify.payload import build_payload, topic_for
 from credence.notify.vapid import VapidKeys, load_or_create, vapid_headers
 from credence.notify.webpush import (
@@ -28,6 +30,7 @@ from credence.notify.webpush import (
     parse_subscription,
     send,
 )
+from credence.notify.worker import PushWorker
 
 SUBJECT = "mailto:bench@credence-push.org"
 SUBSCRIPTIONS = 20
@@ -132,6 +135,70 @@ async def _throughput(keys: VapidKeys, subscriptions: list[Subscription]) -> lis
         ]
 
 
+async def _seed_outbox(store: Store, subscriptions: list[Subscription], count: int) -> None:
+    now = rfc3339(system_clock())
+    expires = rfc3339(system_clock().replace(year=system_clock().year + 1))
+    payloads = _payloads(count)
+
+    async def work(conn) -> None:
+        await conn.execute(
+            "INSERT INTO api_keys(id, key_hash, scope, created_at) VALUES (?, ?, 'admin', ?)",
+            ("key_bench", new_id("h"), now),
+        )
+        ids = []
+        for index, subscription in enumerate(subscriptions):
+            ids.append(f"sub_bench{index:03d}")
+            await conn.execute(
+                "INSERT INTO push_subscriptions(id, key_id, endpoint, p256dh, auth, created_at,"
+                " last_seen_at) VALUES (?, 'key_bench', ?, ?, ?, ?, ?)",
+                (ids[-1], subscription.endpoint, subscription.p256dh, subscription.auth, now, now),
+            )
+        # kind 'test' rows have no belief to re-check, so the worker sends every one of them.
+        await conn.executemany(
+            "INSERT INTO push_outbox(id, subscription_id, kind, payload, topic, urgency, ttl,"
+            " created_at, expires_at, next_attempt_at)"
+            " VALUES (?, ?, 'test', ?, ?, 'normal', 3600, ?, ?, ?)",
+            [
+                (new_id("msg"), ids[i % len(ids)], payload, topic_for(belief_id), now, expires, now)
+                for i, (belief_id, payload) in enumerate(payloads)
+            ],
+        )
+
+    await store.write(work)
+
+
+async def _worker_throughput(keys: VapidKeys, subscriptions: list[Subscription]) -> list[float]:
+    """The delivery worker end to end: lease, encrypt, sign, send, record each result."""
+    rates = []
+    limits = httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=CONCURRENCY)
+    async with httpx.AsyncClient(limits=limits) as client:
+        for _ in range(RUNS):
+            with tempfile.TemporaryDirectory() as data_dir:
+                store = Store(Path(data_dir) / "bench.sqlite3")
+                await store.open()
+                try:
+                    await _seed_outbox(store, subscriptions, NOTIFICATIONS)
+                    worker = PushWorker(store, client, system_clock, keys, SUBJECT)
+                    started = time.perf_counter()
+                    await worker.start()
+                    while worker.stats["sent"] < NOTIFICATIONS:
+                        if sum(worker.stats.values()) > worker.stats["sent"]:
+                            raise RuntimeError(f"worker sends failed: {dict(worker.stats)}")
+                        await asyncio.sleep(0.002)
+                    await worker.idle()
+                    elapsed = time.perf_counter() - started
+                    await worker.stop()
+                    row = await store.fetchone(
+                        "SELECT COUNT(*) AS n FROM push_outbox WHERE state = 'sent'"
+                    )
+                    if row["n"] != NOTIFICATIONS:
+                        raise RuntimeError(f"only {row['n']} rows recorded as sent")
+                finally:
+                    await store.close()
+            rates.append(NOTIFICATIONS / elapsed)
+    return rates
+
+
 def _micro(keys: VapidKeys, subscription: Subscription) -> tuple[list[float], list[float]]:
     payload = _payloads(1)[0][1]
     encrypt_ms, sign_ms = [], []
@@ -172,18 +239,26 @@ def measure() -> list[dict]:
     try:
         subscriptions = [parse_subscription(raw) for raw in ours.recv()]
         rates = asyncio.run(_throughput(keys, subscriptions))
+        worker_rates = asyncio.run(_worker_throughput(keys, subscriptions))
         ours.send("stop")
         delivered = ours.recv()
     finally:
         child.join(timeout=30)
         if child.is_alive():
             child.terminate()
-    expected = NOTIFICATIONS * RUNS + 40
+    expected = NOTIFICATIONS * RUNS * 2 + 40
     if delivered != expected:
         raise RuntimeError(f"the fake verified and decrypted {delivered} of {expected} messages")
     encrypt_ms, sign_ms = _micro(keys, subscriptions[0])
     return [
         _entry("web-push fan-out (encrypt+sign+send)", "per_s", rates, 300, "higher"),
+        _entry(
+            "web-push outbox worker (lease+encrypt+sign+send+record)",
+            "per_s",
+            worker_rates,
+            300,
+            "higher",
+        ),
         _entry("web-push encrypt aes128gcm per message", "ms", encrypt_ms, 1.0, "lower"),
         _entry("web-push VAPID sign per message", "ms", sign_ms, 1.0, "lower"),
     ]

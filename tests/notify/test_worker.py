@@ -503,3 +503,27 @@ async def test_a_failing_channel_is_retried_and_never_holds_up_web_push(env: Env
     assert message["title"] == "I've learned:"
     assert message["message"].startswith(TEXTS[0])
     assert message["message"].endswith(f"{BASE_URL}/?belief={belief_id}")
+
+
+async def test_a_graceful_stop_hands_back_claimed_rows_it_never_started(env: Env):
+    await env.subscribe("alice", await env.key())
+    env.fake.script("alice", *[Reply(201, delay=0.3)] * 3)
+    ids = await env.propose(*TEXTS[:3])
+    first = env.worker(concurrency=1, lease_seconds=600)
+    await first.start()
+    while not (first._lanes[0].tasks and first._lanes[0].buffer):
+        await asyncio.sleep(0.005)
+    await first.stop(drain_seconds=5)
+    rows = await env.rows()
+    assert sorted((r["state"], r["lease_owner"], r["attempts"]) for r in rows) == [
+        ("queued", None, 0),
+        ("queued", None, 0),
+        ("sent", None, 1),
+    ]
+
+    second = env.worker()  # same clock: nothing waits for a lease to lapse
+    await second.start()
+    await env.fake.wait_for(3, name="alice")
+    await _run(second)
+    assert sorted(d.payload["belief_id"] for d in env.fake.received("alice")) == sorted(ids)
+    assert sorted(r["attempts"] for r in await env.rows()) == [1, 1, 1]

@@ -7,7 +7,7 @@ import json
 import logging
 import os
 import socket
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
 from dataclasses import dataclass, field
@@ -94,6 +94,65 @@ def runtime_of(services: Services) -> PushRuntime:
     return runtime
 
 
+class _Recorder:
+    """Writes delivery results in batches: one transaction for every result that is waiting.
+
+    Each caller returns only once its own statement is committed, so "recorded" keeps meaning
+    durable; batching just stops a fan-out from paying one commit (and fsync) per message.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._waiting: list[tuple[str, tuple[Any, ...], asyncio.Future[None]]] = []
+        self._wakeup = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._closing = False
+
+    async def record(self, sql: str, params: tuple[Any, ...]) -> None:
+        """Execute one UPDATE/DELETE durably, together with whatever else is waiting."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiting.append((sql, params, done))
+        self._wakeup.set()
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run(), name="push-recorder")
+        await done
+
+    async def close(self) -> None:
+        """Flush what is waiting and stop."""
+        self._closing = True
+        self._wakeup.set()
+        if self._task is not None:
+            await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+        if self._waiting:
+            batch, self._waiting = self._waiting, []
+            await self._flush(batch)
+
+    async def _run(self) -> None:
+        while not self._closing:
+            await self._wakeup.wait()
+            self._wakeup.clear()
+            while self._waiting:
+                batch, self._waiting = self._waiting, []
+                await self._flush(batch)
+
+    async def _flush(self, batch: list[tuple[str, tuple[Any, ...], asyncio.Future[None]]]) -> None:
+        async def work(conn: aiosqlite.Connection) -> None:
+            for sql, params, _ in batch:
+                await conn.execute(sql, params)
+
+        try:
+            await self.store.write(work)
+        except Exception as exc:
+            for _, _, done in batch:
+                if not done.done():
+                    done.set_exception(exc)
+        else:
+            for _, _, done in batch:
+                if not done.done():
+                    done.set_result(None)
+
+
 @dataclass
 class _Lane:
     name: str
@@ -101,8 +160,10 @@ class _Lane:
     claim: Callable[[int], Awaitable[list[Any]]]
     deliver: Callable[[Any], Awaitable[None]]
     next_due: Callable[[], Awaitable[str | None]]
+    table: str
     event: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    buffer: deque[Any] = field(default_factory=deque)
 
 
 class PushWorker:
@@ -144,17 +205,26 @@ class PushWorker:
         self.prune_interval = prune_interval
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{new_id('w')}"
         self.stats: Counter[str] = Counter()
+        self._recorder = _Recorder(store)
         self._stopping = False
         self._runners: list[asyncio.Task[None]] = []
         self._pruner: asyncio.Task[None] | None = None
         self._lanes = (
-            _Lane("push", concurrency, self._claim_push, self._deliver_push, self._next_push),
+            _Lane(
+                "push",
+                concurrency,
+                self._claim_push,
+                self._deliver_push,
+                self._next_push,
+                "push_outbox",
+            ),
             _Lane(
                 "channel",
                 channel_concurrency,
                 self._claim_channel,
                 self._deliver_channel,
                 self._next_channel,
+                "channel_outbox",
             ),
         )
 
@@ -190,12 +260,28 @@ class PushWorker:
             if pending:
                 log.warning("push: %d sends unfinished at shutdown; they go again", len(pending))
                 await asyncio.gather(*pending, return_exceptions=True)
+        await self._release_buffered()
+        await self._recorder.close()
+
+    async def _release_buffered(self) -> None:
+        """Hand back rows claimed but never started, so the next start sends them at once."""
+        for lane in self._lanes:
+            ids = [row["id"] for row in lane.buffer]
+            lane.buffer.clear()
+            if not ids:
+                continue
+            sql = (
+                f"UPDATE {lane.table} SET lease_owner = NULL, lease_until = NULL,"
+                " attempts = attempts - 1"
+                f" WHERE lease_owner = ? AND id IN ({','.join('?' * len(ids))})"
+            )
+            await self._recorder.record(sql, (self.owner, *ids))
 
     async def idle(self, timeout: float = 10.0) -> None:
         """Wait until nothing is due or in flight (for tests and the CLI)."""
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
-            busy = any(lane.tasks for lane in self._lanes)
+            busy = any(lane.tasks or lane.buffer for lane in self._lanes)
             due = False
             now = rfc3339(self.clock())
             for lane in self._lanes:
@@ -209,24 +295,35 @@ class PushWorker:
             await asyncio.sleep(0.01)
 
     async def _run(self, lane: _Lane) -> None:
+        # Rows are claimed a batch ahead of the free slots, so a finished send is followed by
+        # the next one at once instead of after a claim round trip; the batch ahead is at most
+        # one slot-full, so it waits no longer than one send, far inside the lease.
         while not self._stopping:
             lane.event.clear()
-            free = lane.slots - len(lane.tasks)
+            now = self.clock()
+            while lane.buffer and len(lane.tasks) < lane.slots:
+                row = lane.buffer.popleft()
+                if row["lease_until"] <= rfc3339(now):
+                    continue  # held too long: the lease lapsed, the row is anyone's again
+                task = asyncio.create_task(self._guarded(lane, row))
+                lane.tasks.add(task)
+                task.add_done_callback(lane.tasks.discard)
+            wanted = 2 * lane.slots - len(lane.tasks) - len(lane.buffer)
             timeout = self.poll_seconds
-            try:
-                due_at = await lane.next_due()
-                now = self.clock()
-                if due_at is not None and free > 0:
-                    wait = (parse_rfc3339(due_at) - now).total_seconds()
-                    if wait <= 0:
-                        for row in await lane.claim(free):
-                            task = asyncio.create_task(self._guarded(lane, row))
-                            lane.tasks.add(task)
-                            task.add_done_callback(lane.tasks.discard)
-                        continue
-                    timeout = min(timeout, wait)
-            except Exception:
-                log.exception("push %s lane: claiming failed; retrying", lane.name)
+            if wanted > 0 and (not lane.buffer or wanted >= lane.slots):
+                try:
+                    due_at = await lane.next_due()
+                    if due_at is not None:
+                        wait = (parse_rfc3339(due_at) - self.clock()).total_seconds()
+                        if wait <= 0:
+                            claimed = await lane.claim(wanted)
+                            lane.buffer.extend(claimed)
+                            if claimed:
+                                continue
+                        else:
+                            timeout = min(timeout, wait)
+                except Exception:
+                    log.exception("push %s lane: claiming failed; retrying", lane.name)
             with suppress(TimeoutError):
                 await asyncio.wait_for(lane.event.wait(), timeout=max(timeout, 0.001))
 
@@ -356,10 +453,7 @@ class PushWorker:
                     row["id"],
                 )
 
-        async def work(conn: aiosqlite.Connection) -> None:
-            await conn.execute(sql, params)
-
-        await self.store.write(work)
+        await self._recorder.record(sql, params)
 
     # --- apprise channels ---------------------------------------------------------------
 
@@ -445,10 +539,7 @@ class PushWorker:
                 )
                 params = (rfc3339(now + timedelta(seconds=delay)), result.detail[:300], row["id"])
 
-        async def work(conn: aiosqlite.Connection) -> None:
-            await conn.execute(sql, params)
-
-        await self.store.write(work)
+        await self._recorder.record(sql, params)
 
     # --- pruning ------------------------------------------------------------------------
 
