@@ -97,6 +97,9 @@ def test_neutralise_keeps_words_readable() -> None:
     assert text == "if size › 10MB use ‹chunked› upload"
     assert neutralise(f"x {NONCE} y", NONCE, 200) == "x [nonce] y"
     assert neutralise("a\u200bb\u202ec", NONCE, 200) == "a b c"
+    assert neutralise("see ![x](https://a.example/?q=1)", NONCE, 200) == (
+        "see ! [x](https://a.example/?q=1)"
+    )
 
 
 def test_long_items_are_truncated_with_a_marker() -> None:

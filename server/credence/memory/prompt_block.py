@@ -68,6 +68,8 @@ def _inert(text: str, max_chars: int) -> tuple[str, str]:
             " " if unicodedata.category(ch) in _INVISIBLE_CATEGORIES else ch for ch in text
         )
     text = " ".join(text.replace("<", "‹").replace(">", "›").split())
+    # A model that echoes ![alt](url) makes the client fetch url, leaking whatever it carries.
+    text = text.replace("![", "! [")
     if len(text) > max_chars:
         text = text[: max_chars - 1].rstrip() + "…"
     return text, text.lower()
