@@ -98,6 +98,14 @@ async def test_only_this_agents_episodes_are_found(store: Store) -> None:
     assert [h.episode["id"] for h in hits] == [mine]
 
 
+async def test_crowded_index_without_the_rowid_list(store: Store, monkeypatch) -> None:
+    monkeypatch.setattr(recall, "_ROWID_LIST_MAX", 0)  # force the join over episode rows
+    await ingest(store, "bob", *(episode(f"PDF ingester run {n}") for n in range(300)))
+    (mine,) = await ingest(store, "ada", episode("The PDF ingester crashed once."))
+    hits = await recall.search(store, EMBEDDER, "ada", ["pdf ingester"], 10)
+    assert [h.episode["id"] for h in hits] == [mine]
+
+
 async def test_filters_since_reflected_and_untrusted(store: Store) -> None:
     old, new, foreign = await ingest(
         store,

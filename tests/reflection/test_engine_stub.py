@@ -254,3 +254,24 @@ def test_heuristic_reflector_is_the_default_without_an_llm(server, admin) -> Non
     (pending,) = beliefs(admin, "ada", "pending")
     assert pending["proposed_by"]["reflector"] == "heuristic"
     assert len(pending["source_episodes"]) == 3
+
+
+def test_pull_ranks_by_recall_queries_and_eventually_takes_everything(server, admin) -> None:
+    make_agent(admin, "ada", recall_queries=["pdf ingester crashed"], recall_k=2)
+    ids = post_episodes(
+        admin,
+        "ada",
+        episode("Wrote a poem about the sea."),
+        episode("The PDF ingester crashed on a big file."),
+        episode("Planned a birthday party."),
+        episode("The ingester crashed again on a PDF scan."),
+        episode("Sorted the bookshelf."),
+    )
+    first = run_job(admin, "ada", stub_output="[]")
+    pulled = next(s for s in first["steps"] if s["name"] == "pull")
+    assert pulled["status"] == "succeeded"
+    assert first["output_data"]["episodes_considered"] == 2
+    assert unreflected(admin, "ada") == {ids[0], ids[2], ids[4]}
+    for _ in range(2):
+        assert run_job(admin, "ada", stub_output="[]")["status"] == "succeeded"
+    assert unreflected(admin, "ada") == set()

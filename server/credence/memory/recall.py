@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import weakref
@@ -29,6 +30,7 @@ MAX_TERMS = 64
 MIN_DEPTH = 50
 MAX_DEPTH = 400
 _FAST_PATH_FACTOR = 4
+_ROWID_LIST_MAX = 20_000
 
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
 _BLOB_DTYPE = np.dtype("<f4")
@@ -238,7 +240,16 @@ async def _text_ranking(
     if survivors.size >= depth or len(rows) < limit:
         return [int(seq) for seq in survivors]
     # Other agents' episodes or filtered ones crowd the top of the index: rank within the
-    # agent's allowed episodes in SQL instead.
+    # agent's allowed episodes in SQL instead. A modest allowed set (un-reflected episodes,
+    # say) is passed as rowids, which spares reading every matching episode row.
+    allowed_seqs = cached.seqs[allowed]
+    if allowed_seqs.size <= _ROWID_LIST_MAX:
+        rows = await store.fetchall(
+            "SELECT rowid FROM episodes_fts WHERE episodes_fts MATCH ?"
+            " AND rowid IN (SELECT value FROM json_each(?)) ORDER BY bm25(episodes_fts) LIMIT ?",
+            (expression, json.dumps(allowed_seqs.tolist()), depth),
+        )
+        return [row[0] for row in rows]
     clauses = ["episodes_fts MATCH ?", "e.agent_id = ?", "e.seq <= ?"]
     params: list[Any] = [expression, agent_id, cached.max_seq]
     if since is not None:
@@ -262,19 +273,22 @@ def _vector_rankings(
     """Per query, the (position, cosine) of the most similar allowed episodes, best first."""
     if cached.count == 0 or query_vectors.shape[1] != cached.columns.shape[0]:
         return []
-    # One product over the whole matrix: cheaper than copying the allowed columns out of it.
-    scores = query_vectors @ cached.columns
-    scores[:, ~allowed] = -np.inf
-    take = min(depth, int(allowed.sum()))
+    positions = np.flatnonzero(allowed)
+    take = min(depth, positions.size)
+    if take == 0:
+        return [[] for _ in range(query_vectors.shape[0])]
+    if positions.size * 4 < allowed.size:
+        # Few allowed episodes (the un-reflected ones, say): score only their columns.
+        scores = query_vectors @ cached.columns[:, positions]
+    else:
+        # One product over the whole matrix: cheaper than copying most columns out of it.
+        scores = (query_vectors @ cached.columns)[:, positions]
     rankings = []
     for row in scores:
-        if take == 0:
-            rankings.append([])
-            continue
         top = np.argpartition(-row, take - 1)[:take]
         top = top[np.argsort(-row[top], kind="stable")]
         # Rows without an embedding (zero vectors) carry no similarity evidence.
-        rankings.append([(int(p), float(row[p])) for p in top if row[p] > 0.0])
+        rankings.append([(int(positions[p]), float(row[p])) for p in top if row[p] > 0.0])
     return rankings
 
 

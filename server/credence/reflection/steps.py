@@ -125,16 +125,32 @@ async def pull(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, An
         ranking = previous.get("ranking", "recall")
     else:
         since = ctx.input.get("since")
+        since = rfc3339(parse_rfc3339(since)) if since else None
+        k = ctx.settings.recall_k
         try:
             hits = await recall.search(
                 services.store,
                 services.embedder,
                 ctx.agent_id,
                 ctx.settings.recall_queries,
-                ctx.settings.recall_k,
-                since=rfc3339(parse_rfc3339(since)) if since else None,
+                k,
+                since=since,
                 reflected=False,
             )
+            if len(hits) < k:
+                # Episodes no query speaks to still need reflecting some day: after the
+                # ranked ones come the newest others, up to k.
+                seen = {hit.episode["id"] for hit in hits}
+                newest = await recall.search(
+                    services.store,
+                    services.embedder,
+                    ctx.agent_id,
+                    [],
+                    k,
+                    since=since,
+                    reflected=False,
+                )
+                hits += [hit for hit in newest if hit.episode["id"] not in seen][: k - len(hits)]
         except recall.RecallUnavailable as exc:
             raise StepError(f"recall search unavailable: {exc}") from exc
         ctx.episodes = [_episode(hit.episode, dim) for hit in hits]
