@@ -224,6 +224,21 @@ def test_a_later_rule_sees_the_placeholders_of_earlier_ones() -> None:
     assert result.rules == ("slack_token", "gitlab_token")
 
 
+def test_fixed_length_keys_glued_in_a_chain_are_all_found_in_one_pass() -> None:
+    # Each crd_ key but the last is followed by another one, which becomes a placeholder: judged
+    # right to left, every key is followed by a placeholder or the end, so one pass finds all.
+    first = _token("crd", "_", "A" * 42, "-")
+    second = _token("crd", "_", "B" * 42, "-")
+    third = CREDENCE
+    result = redact(first + second + third)
+    assert result.text == "".join(
+        placeholder("credence_key", key) for key in (first, second, third)
+    )
+    assert redact(result.text).count == 0
+    # Followed by one more key character, it is no Credence key, and stays.
+    assert redact(CREDENCE + "x").count == 0
+
+
 def test_multiple_secrets_are_counted_in_order_of_appearance() -> None:
     text = (
         f"first {AWS_KEY_ID}, then {GITHUB_CLASSIC}; DB_PASSWORD={GENERIC} and "

@@ -162,6 +162,10 @@ class Rule:
     regex: Any
     secret: SecretSpan = _whole
     not_followed_by: frozenset[int] = frozenset()
+    # Every match holds one of these (in any case when ignore_case): a rule none of whose
+    # literals is in the text is skipped without running its pattern.
+    needs: tuple[bytes, ...] = ()
+    ignore_case: bool = False
 
 
 _TOKEN_CHARS = frozenset((string.ascii_letters + string.digits + "_-").encode())
@@ -224,33 +228,51 @@ RULES: tuple[Rule, ...] = (
             rb"(?:(?:[^-]|-[^-])*-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
             rb"|(?:\s|\\[nr])*[A-Za-z0-9+/=]{16}(?:\n[ \t]+|[A-Za-z0-9+/=\\\r\n])*)"
         ),
+        needs=(b"-----BEGIN ",),
     ),
-    Rule("jwt", _compile(rb"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]*")),
-    Rule("anthropic_key", _compile(rb"\bsk-ant-[A-Za-z0-9_\-]{20,}")),
-    Rule("stripe_key", _compile(rb"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}")),
     Rule(
-        "github_token", _compile(rb"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")
+        "jwt",
+        _compile(rb"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]*"),
+        needs=(b"eyJ",),
     ),
-    Rule("gitlab_token", _compile(rb"\bgl(?:pat|ptt|dt|rt)-[A-Za-z0-9_\-]{20,}")),
+    Rule("anthropic_key", _compile(rb"\bsk-ant-[A-Za-z0-9_\-]{20,}"), needs=(b"sk-ant-",)),
+    Rule(
+        "stripe_key",
+        _compile(rb"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"),
+        needs=(b"k_live_", b"k_test_"),
+    ),
+    Rule(
+        "github_token",
+        _compile(rb"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+        needs=(b"ghp_", b"gho_", b"ghu_", b"ghs_", b"ghr_", b"github_pat_"),
+    ),
+    Rule(
+        "gitlab_token",
+        _compile(rb"\bgl(?:pat|ptt|dt|rt)-[A-Za-z0-9_\-]{20,}"),
+        needs=(b"glpat-", b"glptt-", b"gldt-", b"glrt-"),
+    ),
     Rule(
         "slack_webhook",
         _compile(
             rb"https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_/+\-]{8,}"
         ),
         _slack_webhook_path,
+        needs=(b"https://hooks.slack.com/",),
     ),
-    Rule("slack_token", _compile(rb"\bxox[abeoprs]-[A-Za-z0-9\-]{10,}")),
-    Rule("aws_access_key", _compile(rb"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b")),
-    Rule("google_api_key", _compile(rb"\bAIza[0-9A-Za-z_\-]{35,}")),
+    Rule("slack_token", _compile(rb"\bxox[abeoprs]-[A-Za-z0-9\-]{10,}"), needs=(b"xox",)),
+    Rule("aws_access_key", _compile(rb"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), needs=(b"AKIA", b"ASIA")),
+    Rule("google_api_key", _compile(rb"\bAIza[0-9A-Za-z_\-]{35,}"), needs=(b"AIza",)),
     Rule(
         "openai_key",
         _compile(rb"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-        _checked(_has_letter_and_digit),  # not a hyphenated slug like sk-this-is-not-a-key
+        _checked(_has_letter_and_digit),  # not a hyphenated slug like sk-this-is-not-a-key,
+        needs=(b"sk-",),
     ),
     Rule(
         "credence_key",
         _compile(rb"\bcrd_[A-Za-z0-9_\-]{43}"),
         not_followed_by=_TOKEN_CHARS,
+        needs=(b"crd_",),
     ),
     Rule(
         "aws_secret_key",
@@ -263,6 +285,8 @@ RULES: tuple[Rule, ...] = (
         ),
         _value(),
         not_followed_by=_BASE64_CHARS,
+        needs=(b"secret",),
+        ignore_case=True,
     ),
     Rule(
         "url_credentials",
@@ -270,6 +294,7 @@ RULES: tuple[Rule, ...] = (
         # whitespace, which end the authority.
         _compile(rb"\b[A-Za-z][A-Za-z0-9+.\-]{0,30}://[^\s:/?#@\[\]\"'<>]{0,128}:[^\s/?#\"'<>]+@"),
         _url_password,
+        needs=(b"://",),
     ),
     Rule(
         "authorization",
@@ -283,16 +308,39 @@ RULES: tuple[Rule, ...] = (
             + rb"[^\s\"'`,;\\]+|[^\s\"'`,;\\:=>][^\s\"'`,;\\]*)"
         ),
         _authorization_secret,
+        needs=(b"authorization",),
+        ignore_case=True,
     ),
     Rule(
         "generic_secret",
         _compile(_SECRET_KEY_NAME + _Q + _SEP + _Q + _VALUE),
         _value(looks_like_secret),
+        needs=(b"pass", b"secret", b"token", b"key", b"credential"),
+        ignore_case=True,
     ),
 )
 
 _SECRET_KEY = _compile(rb"(?i)^[A-Za-z0-9_.\-]*" + _SECRET_KEY_NAME + rb"$")
 _AUTHORIZATION_KEY = _compile(rb"(?i)^(?:proxy-)?authorization$")
+
+
+def _literal_set() -> tuple[Any, tuple[frozenset[int], ...]]:
+    """One RE2 set of every rule's literals (one pass tells which rules can match at all)."""
+    options = re2.Options()
+    options.encoding = re2.Options.Encoding.LATIN1
+    options.log_errors = False
+    literals = re2.Set.SearchSet(options)
+    literals.Add(b"(?:)")  # matches every text, so "no answer" can only mean the set failed
+    ids = []
+    for rule in RULES:
+        flags = b"(?i)" if rule.ignore_case else b""
+        escaped = (flags + re2.escape(n.decode("latin-1")).encode("latin-1") for n in rule.needs)
+        ids.append(frozenset(literals.Add(pattern) for pattern in escaped))
+    literals.Compile()
+    return literals, tuple(ids)
+
+
+_LITERALS, _RULE_LITERALS = _literal_set()
 
 # --- redacting ----------------------------------------------------------------------------
 
@@ -307,19 +355,21 @@ def _placeholder(slug: str, secret: bytes) -> bytes:
 
 
 def _rule_spans(rule: Rule, data: bytes, marks: list[_Mark]) -> list[Span]:
-    """The secrets ``rule`` finds in ``data``, except any touching a placeholder."""
+    """The secrets ``rule`` finds in ``data``, except in matches touching a placeholder."""
     found: list[tuple[Span, int]] = []  # each secret with the end of its match
     next_mark = 0
     for match in rule.regex.finditer(data):
         start, end = match.span()
-        span = rule.secret(data, start, end)
-        if span is None or span[0] >= span[1]:
-            continue
-        while next_mark < len(marks) and marks[next_mark][1] <= span[0]:
+        while next_mark < len(marks) and marks[next_mark][1] <= start:
             next_mark += 1
-        if next_mark < len(marks) and marks[next_mark][0] < span[1]:
-            continue  # a placeholder is never redacted again, nor swallowed by a bigger secret
-        found.append((span, end))
+        if next_mark < len(marks) and marks[next_mark][0] < end:
+            # A placeholder is never redacted again, nor swallowed by a bigger secret. (Checking
+            # the whole match is enough: a key found inside a placeholder, as in its slug, is
+            # followed by the rest of it, so the secret would touch it too.)
+            continue
+        span = rule.secret(data, start, end)
+        if span is not None and span[0] < span[1]:
+            found.append((span, end))
     if not rule.not_followed_by:
         return [span for span, _ in found]
     # Right to left, so that a match followed by the next accepted one counts as followed by its
@@ -363,8 +413,15 @@ def redact(text: str) -> Redaction:
     """
     data = text.encode("utf-8", "surrogatepass")
     marks: list[_Mark] = [(*match.span(), _RESERVED) for match in _PLACEHOLDER.finditer(data)]
+    # Which literals the text holds. The original text is enough: a match that takes its literal
+    # from a placeholder added on the way touches that placeholder, so it is dropped anyway. If
+    # the set fails (it cannot run out of memory on a few literals, but if), every rule runs.
+    present = _LITERALS.Match(data)
+    present = frozenset(present) if present is not None else None
     changed = False
-    for rule in RULES:
+    for rule, literal_ids in zip(RULES, _RULE_LITERALS, strict=True):
+        if present is not None and literal_ids and present.isdisjoint(literal_ids):
+            continue
         spans = _rule_spans(rule, data, marks)
         if spans:
             data, marks = _substitute(data, marks, spans, rule.slug)
