@@ -275,3 +275,30 @@ def test_pull_ranks_by_recall_queries_and_eventually_takes_everything(server, ad
     for _ in range(2):
         assert run_job(admin, "ada", stub_output="[]")["status"] == "succeeded"
     assert unreflected(admin, "ada") == set()
+
+
+def test_secrets_in_a_model_answer_are_redacted_before_storage(server, admin) -> None:
+    make_agent(admin, "ada")
+    (source,) = post_episodes(admin, "ada", episode("Released v2."))
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    answer = json.dumps(
+        [
+            {
+                "op": "add",
+                "belief": f"Use the deploy token {secret} for releases.",
+                "confidence": 0.5,
+                "rationale": f"It was {secret}.",
+                "source_episodes": [source],
+            }
+        ]
+    )
+    job = run_job(admin, "ada", stub_output=answer)
+    assert job["status"] == "succeeded", job
+    assert secret not in json.dumps(job)
+    assert "[REDACTED:github_token:" in job["input_data"]["stub_output"]
+    (result,) = job["output_data"]["results"]
+    assert result["accepted"] and "[REDACTED:github_token:" in result["belief"]
+    (pending,) = beliefs(admin, "ada", "pending")
+    assert secret not in pending["content"] and secret not in pending["rationale"]
+    failed = run_job(admin, "ada", stub_output=f"no array here, just {secret}")
+    assert failed["status"] == "failed" and secret not in failed["error"]

@@ -13,6 +13,7 @@ from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import Cursor, Limit
 from credence.clock import rfc3339
+from credence.memory.redact import redact
 from credence.models import ID_PATTERN, SLUG_PATTERN, Job, JobIn, JobPage, JobStatus
 from credence.reflection import jobs
 from credence.reflection.engine import runner_of
@@ -45,7 +46,8 @@ def job_input(data: JobIn, llm_configured: bool) -> dict[str, Any]:
     if reflector is not None:
         stored["reflector"] = reflector
     if given.stub_output is not None:
-        stored["stub_output"] = given.stub_output
+        # Raw model text is stored, so secrets in it are redacted first, like any episode.
+        stored["stub_output"] = redact(given.stub_output).text
     for name in ("now", "since"):
         moment = getattr(given, name)
         if moment is not None:

@@ -11,6 +11,7 @@ import msgspec
 
 from credence.clock import parse_rfc3339, rfc3339
 from credence.ids import new_id
+from credence.memory.redact import redact
 from credence.models import Job, JobOutput, JobStep
 
 if TYPE_CHECKING:
@@ -399,7 +400,7 @@ async def fail(
     error: str,
 ) -> None:
     """Fail the job (and the step that failed); the watermark does not move."""
-    error = _cut(error)
+    error = _cut(redact(error).text)  # errors quote model answers and server replies
 
     async def work(conn: aiosqlite.Connection) -> None:
         await require_lease(conn, job_id, owner)
