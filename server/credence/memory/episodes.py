@@ -53,7 +53,7 @@ def prepare(item: EpisodeIn, agent_id: str, now: str, index: int) -> tuple[dict[
     session = redact(item.session_id)
     metadata, metadata_count = redact_value(item.metadata)
     count += session.count + metadata_count
-    reasons = third_party_reasons(summary.text, item.metadata)
+    reasons = third_party_reasons(summary.text, metadata)
     row = {
         "id": new_id("ep"),
         "agent_id": agent_id,
