@@ -129,12 +129,14 @@ class _Recorder:
             await self._flush(batch)
 
     async def _run(self) -> None:
-        while not self._closing:
-            await self._wakeup.wait()
-            self._wakeup.clear()
+        while True:
             while self._waiting:
                 batch, self._waiting = self._waiting, []
                 await self._flush(batch)
+            if self._closing:
+                return
+            await self._wakeup.wait()
+            self._wakeup.clear()
 
     async def _flush(self, batch: list[tuple[str, tuple[Any, ...], asyncio.Future[None]]]) -> None:
         async def work(conn: aiosqlite.Connection) -> None:
@@ -170,9 +172,10 @@ class PushWorker:
     """Sends the push and channel outboxes, at most ``concurrency`` web pushes at a time.
 
     Every row is claimed with a lease (owner + expiry) and ``attempts`` is counted at the claim.
-    A result is recorded the moment its send returns, so a crash can only re-send the rows
-    whose sends were in flight; their leases expire and another worker picks them up. On a
-    graceful stop the worker stops claiming and lets in-flight sends finish and be recorded.
+    A result is recorded (committed) as soon as its send returns, so a crash can only re-send
+    the rows whose sends were in flight; their leases expire and another worker picks them up.
+    On a graceful stop the worker stops claiming, lets in-flight sends finish and be recorded,
+    and hands back rows it had claimed but not started.
     """
 
     def __init__(
