@@ -2,143 +2,101 @@
 // One file for both worlds: the page imports it as a module, the service worker loads it with
 // importScripts(), so it uses no import/export and publishes itself as self.CredenceDB.
 (() => {
-  const DB_NAME = "credence";
-  const DB_VERSION = 1;
-  const PROBLEMS_KEY = "sync-problems";
+  const PROBLEMS = "sync-problems";
   // Answers that will never change on a retry: the item leaves the outbox and is reported.
   const FINAL = new Set([400, 401, 403, 404, 409, 410, 412, 422, 428]);
   let opening = null;
 
   function open() {
-    if (!opening) {
-      opening = new Promise((resolve, reject) => {
-        const request = indexedDB.open(DB_NAME, DB_VERSION);
-        request.onupgradeneeded = () => {
-          const db = request.result;
-          if (!db.objectStoreNames.contains("kv")) db.createObjectStore("kv");
-          if (!db.objectStoreNames.contains("outbox")) {
-            db.createObjectStore("outbox", { keyPath: "id" }).createIndex("queued_at", "queued_at");
-          }
-        };
-        request.onsuccess = () => {
-          const db = request.result;
-          db.onversionchange = () => {
-            db.close();
-            opening = null;
-          };
-          resolve(db);
-        };
-        request.onerror = () => {
+    opening ||= new Promise((resolve, reject) => {
+      const request = indexedDB.open("credence", 1);
+      request.onupgradeneeded = () => {
+        request.result.createObjectStore("kv");
+        request.result.createObjectStore("outbox", { keyPath: "id" });
+      };
+      request.onsuccess = () => {
+        request.result.onversionchange = () => {
+          request.result.close();
           opening = null;
-          reject(request.error);
         };
-      });
-    }
+        resolve(request.result);
+      };
+      request.onerror = () => {
+        opening = null;
+        reject(request.error);
+      };
+    });
     return opening;
   }
 
-  async function run(storeName, mode, work) {
-    const db = await open();
+  async function run(store, mode, work) {
+    const tx = (await open()).transaction(store, mode);
+    const request = work(tx.objectStore(store));
     return new Promise((resolve, reject) => {
-      const tx = db.transaction(storeName, mode);
-      const store = tx.objectStore(storeName);
-      let result;
-      const request = work(store);
-      if (request) request.onsuccess = () => (result = request.result);
-      tx.oncomplete = () => resolve(result);
-      tx.onerror = () => reject(tx.error);
-      tx.onabort = () => reject(tx.error || new Error("IndexedDB transaction aborted"));
+      tx.oncomplete = () => resolve(request.result);
+      tx.onerror = tx.onabort = () => reject(tx.error || new Error("IndexedDB transaction aborted"));
     });
   }
 
   const get = (key) => run("kv", "readonly", (s) => s.get(key));
   const set = (key, value) => run("kv", "readwrite", (s) => s.put(value, key));
   const del = (key) => run("kv", "readwrite", (s) => s.delete(key));
-
-  async function outbox() {
-    const items = (await run("outbox", "readonly", (s) => s.getAll())) || [];
-    return items.sort((a, b) => (a.queued_at < b.queued_at ? -1 : 1));
-  }
-
-  const enqueue = (item) =>
-    run("outbox", "readwrite", (s) => s.put({ attempts: 0, queued_at: Date.now(), ...item }));
+  const put = (item) => run("outbox", "readwrite", (s) => s.put(item));
   const dequeue = (id) => run("outbox", "readwrite", (s) => s.delete(id));
-
-  async function addProblem(problem) {
-    const problems = (await get(PROBLEMS_KEY)) || [];
-    problems.push(problem);
-    await set(PROBLEMS_KEY, problems.slice(-20));
-  }
+  const enqueue = (item) => put({ attempts: 0, queued_at: Date.now(), ...item });
+  const outbox = async () => ((await run("outbox", "readonly", (s) => s.getAll())) || []).sort((a, b) => a.queued_at - b.queued_at);
 
   async function takeProblems() {
-    const problems = (await get(PROBLEMS_KEY)) || [];
-    if (problems.length) await del(PROBLEMS_KEY);
+    const problems = (await get(PROBLEMS)) || [];
+    if (problems.length) await del(PROBLEMS);
     return problems;
   }
 
   /** A random token usable as an Idempotency-Key, also outside secure contexts. */
-  function randomKey() {
-    const bytes = crypto.getRandomValues(new Uint8Array(16));
-    return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  }
+  const randomKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 
-  function requestFor(item, auth) {
-    const headers = { "Idempotency-Key": item.id };
+  function request(item, auth) {
+    const headers = { "Idempotency-Key": item.id, "Content-Type": "application/json" };
     if (auth) headers.Authorization = `Bearer ${auth.key}`;
     if (item.kind === "push") {
-      headers["Content-Type"] = "application/json";
-      const body = JSON.stringify({ token: item.token, action: item.action });
-      return { url: "/api/v1/push/actions", init: { method: "POST", headers, body } };
+      return ["/api/v1/push/actions", { method: "POST", headers, body: JSON.stringify({ token: item.token, action: item.action }) }];
     }
     headers["If-Match"] = `"${item.version}"`;
-    const init = { method: "POST", headers };
-    if (item.body) {
-      headers["Content-Type"] = "application/json";
-      init.body = JSON.stringify(item.body);
-    }
-    return { url: `/api/v1/beliefs/${encodeURIComponent(item.belief_id)}/${item.action}`, init };
+    const body = item.body ? JSON.stringify(item.body) : undefined;
+    return [`/api/v1/beliefs/${item.belief_id}/${item.action}`, { method: "POST", headers, body }];
   }
 
   async function replayOnce() {
     const auth = await get("auth");
-    const report = { sent: [], problems: [], waiting: 0, offline: false };
+    const report = { sent: [], problems: [] };
     for (const item of await outbox()) {
       if (item.kind !== "push" && !auth) break;
-      const { url, init } = requestFor(item, auth);
       let response;
       try {
-        response = await fetch(url, init);
+        response = await fetch(...request(item, auth));
       } catch {
-        report.offline = true;
         break; // still offline: keep this and everything after it, in order
       }
       if (response.ok) {
         await dequeue(item.id);
-        report.sent.push({ ...item, belief: await response.json().catch(() => null) });
+        report.sent.push(item);
       } else if (FINAL.has(response.status)) {
         const problem = await response.json().catch(() => ({}));
-        await dequeue(item.id);
         const entry = { ...item, status: response.status, detail: problem.detail || response.statusText };
-        await addProblem(entry);
+        await dequeue(item.id);
+        await set(PROBLEMS, [...((await get(PROBLEMS)) || []), entry].slice(-20));
         report.problems.push(entry);
       } else {
-        await run("outbox", "readwrite", (s) => s.put({ ...item, attempts: item.attempts + 1 }));
+        await put({ ...item, attempts: item.attempts + 1 });
         break; // 429 / 5xx: try again on the next occasion
       }
     }
-    report.waiting = (await outbox()).length;
     return report;
   }
 
-  /** Send every queued decision once, in order; page and worker never replay at the same time. */
-  function replay() {
-    if (self.navigator && navigator.locks) {
-      return navigator.locks.request("credence-outbox", () => replayOnce());
-    }
-    return replayOnce();
-  }
+  /** Send every queued decision once, in order; page and worker never replay at the same time
+   * (a Web Lock), and each carries its Idempotency-Key so a lost answer cannot apply it twice. */
+  const replay = () => (navigator.locks ? navigator.locks.request("credence-outbox", replayOnce) : replayOnce());
 
-  self.CredenceDB = {
-    open, get, set, del, outbox, enqueue, dequeue, replay, takeProblems, addProblem, randomKey,
-  };
+  self.CredenceDB = { get, set, del, outbox, enqueue, dequeue, replay, takeProblems, randomKey };
 })();

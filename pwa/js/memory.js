@@ -1,6 +1,6 @@
 // Memory (active beliefs: search, decay, use) and History (forgotten beliefs, audit trails).
-import { api, ApiError, db, decisionPath, OfflineError, pages } from "./api.js";
-import { ago, h, percent, replace, toast, when } from "./dom.js";
+import { api, db, decisionPath, OfflineError, pages } from "./api.js";
+import { ago, button, h, percent, replace, toast, when } from "./dom.js";
 
 const DAY_MS = 86400000;
 const AUDIT_WORDS = {
@@ -16,8 +16,7 @@ const AUDIT_WORDS = {
 /** confidence × exp(−λ · age in days), anchored at the later of created and updated. */
 export function decayed(item, lambdaPerDay, now = Date.now()) {
   const anchor = Math.max(Date.parse(item.created_at), Date.parse(item.updated_at));
-  const ageDays = Math.max(0, (now - anchor) / DAY_MS);
-  return lambdaPerDay > 0 ? item.confidence * Math.exp(-lambdaPerDay * ageDays) : item.confidence;
+  return lambdaPerDay > 0 ? item.confidence * Math.exp((-lambdaPerDay * Math.max(0, now - anchor)) / DAY_MS) : item.confidence;
 }
 
 export function forgottenWords(reason) {
@@ -28,38 +27,28 @@ export function forgottenWords(reason) {
   return `“${reason}”`;
 }
 
-/** A <details> showing a belief's audit trail, loaded when opened. */
+/** A <details> with a belief's audit trail, loaded when opened. */
 export function auditDetails(beliefId, { open = false, label = "Audit trail" } = {}) {
-  const list = h("ol", { class: "audit" });
-  const details = h("details", { class: "audit-details" }, h("summary", {}, label), list);
+  const list = h("ol.audit");
+  const details = h("details", h("summary", label), list);
   let loaded = false;
   const load = async () => {
     if (loaded) return;
     loaded = true;
-    replace(list, h("li", { class: "loading" }, "Loading…"));
     try {
-      const { body } = await api(`/beliefs/${encodeURIComponent(beliefId)}/audit`);
-      replace(
-        list,
-        body.items.map((row) =>
-          h(
-            "li",
-            { class: `audit-row audit-${row.action}` },
-            h("span", { class: "audit-action" }, AUDIT_WORDS[row.action] || row.action),
-            h("span", { class: "audit-who" }, ` by ${row.actor}`),
-            h("time", { datetime: row.at, title: when(row.at) }, ` · ${ago(row.at)}`),
-            h(
-              "span",
-              { class: "audit-detail" },
-              ` · ${row.before_status || "new"} → ${row.after_status}, v${row.version}`,
-              row.detail && !["add"].includes(row.detail) ? ` · ${row.detail}` : "",
-            ),
-          ),
+      const { body } = await api(`/beliefs/${beliefId}/audit`);
+      const rows = body.items.map((row) =>
+        h(
+          `li.audit-${row.action}`,
+          h("span.audit-action", AUDIT_WORDS[row.action] || row.action),
+          h("span.muted", ` by ${row.actor} · `, h("time", { datetime: row.at, title: when(row.at) }, ago(row.at))),
+          h("span.muted", ` · ${row.before_status || "new"} → ${row.after_status}, v${row.version}${row.detail && row.detail !== "add" ? ` · ${row.detail}` : ""}`),
         ),
       );
+      replace(list, rows);
     } catch (error) {
       loaded = false;
-      replace(list, h("li", { class: "loading" }, `Could not load: ${error.message}`));
+      replace(list, h("li.hint", `Could not load: ${error.message}`));
     }
   };
   details.addEventListener("toggle", () => details.open && load());
@@ -70,198 +59,136 @@ export function auditDetails(beliefId, { open = false, label = "Audit trail" } =
   return details;
 }
 
-async function decideHere(item, action, body) {
-  return api(decisionPath(item.id, action), {
-    method: "POST",
-    body,
-    headers: { "If-Match": `"${item.version}"`, "Idempotency-Key": db.randomKey() },
-  });
-}
+const decideHere = (item, action, body) =>
+  api(decisionPath(item.id, action), { method: "POST", body, headers: { "If-Match": `"${item.version}"`, "Idempotency-Key": db.randomKey() } });
 
 function explain(error) {
   if (error instanceof OfflineError) return "You are offline; try again when connected.";
-  if (error instanceof ApiError && error.status === 412) return "It changed since you loaded it; the list is reloaded.";
-  return error.message;
+  return error.status === 412 ? "It changed since you loaded it; the list is reloaded." : error.message;
+}
+
+const agentQuery = (ctx) => (ctx.agentFilter() ? `&agent_id=${ctx.agentFilter()}` : "");
+
+/** Run a decision from a list; on failure say why (and reload on a 412). */
+async function attempt(work, refresh) {
+  try {
+    return await work();
+  } catch (error) {
+    toast(explain(error), { tone: "warn" });
+    if (error.status === 412) refresh();
+    return null;
+  }
+}
+
+function itemView(item, ctx, meta, actions, trail) {
+  return h(
+    `article.memory-item.status-${item.status}`,
+    { "data-belief-id": item.id },
+    item.editing || h("p.belief-text", item.content),
+    h("p.memory-meta", h("span.chip.chip-agent", ctx.agentName(item.agent_id)), meta),
+    h("div.row-actions", actions),
+    trail && auditDetails(item.id, trail),
+  );
 }
 
 export function createMemory(ctx) {
-  const list = document.getElementById("memory-list");
-  const search = document.getElementById("memory-search");
-  const count = document.getElementById("memory-count");
+  const [list, search, count] = ["memory-list", "memory-search", "memory-count"].map((id) => document.getElementById(id));
   let items = [];
   let editingId = null;
-
   search.addEventListener("input", () => render());
 
   async function refresh() {
-    const agent = ctx.agentFilter();
-    replace(list, h("p", { class: "loading" }, "Loading memory…"));
-    items = await pages(`/beliefs?status=active&limit=200${agent ? `&agent_id=${agent}` : ""}`);
+    replace(list, h("p.hint", "Loading memory…"));
+    items = await pages(`/beliefs?status=active&limit=200${agentQuery(ctx)}`);
     render();
   }
 
   function render() {
     const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
     const shown = items.filter((item) => words.every((w) => item.content.toLowerCase().includes(w)));
-    count.textContent = words.length
-      ? `${shown.length} of ${items.length} active beliefs`
-      : `${items.length} active belief${items.length === 1 ? "" : "s"}`;
-    if (!shown.length) {
-      return replace(list, h("p", { class: "empty-line" }, items.length ? "No belief matches." : "No active memory yet. Kept beliefs show up here."));
-    }
+    const total = `${items.length} active belief${items.length === 1 ? "" : "s"}`;
+    count.textContent = words.length ? `${shown.length} of ${total}` : total;
+    if (!shown.length) return replace(list, h("p.hint", items.length ? "No belief matches." : "No active memory yet. Kept beliefs show up here."));
     replace(list, shown.map(row));
   }
 
   function row(item) {
     const lambda = ctx.agentLambda(item.agent_id);
-    const now = decayed(item, lambda);
     const editing = editingId === item.id;
-    const area = editing
-      ? h("textarea", { class: "edit-text", "aria-label": "Belief, in your words", maxlength: "2000", rows: "3", value: item.content })
-      : null;
-    return h(
-      "article",
-      { class: "memory-item", "data-belief-id": item.id },
-      editing ? area : h("p", { class: "belief-text" }, item.content),
-      h(
-        "p",
-        { class: "memory-meta" },
-        h("span", { class: "chip chip-agent" }, ctx.agentName(item.agent_id)),
-        item.provenance === "owner" ? h("span", { class: "chip chip-owner" }, "your words") : null,
-        h("span", { title: `Confidence ${percent(item.confidence)}, decaying ${lambda}/day` }, `${percent(item.confidence)} → ${percent(now)} now`),
-        h("span", {}, item.last_injected_at ? `used ${item.injection_count}× · last ${ago(item.last_injected_at)}` : "not used yet"),
-        h("span", {}, `kept ${ago(item.decided_at || item.updated_at)}`),
-      ),
-      h(
-        "div",
-        { class: "row-actions" },
-        editing
-          ? [
-              h("button", { type: "button", class: "act small", onclick: () => { editingId = null; render(); } }, "Cancel"),
-              h("button", { type: "button", class: "act small act-keep", onclick: () => save(item, area.value) }, "Save"),
-            ]
-          : [
-              h("button", { type: "button", class: "act small act-edit", onclick: () => { editingId = item.id; render(); } }, "Edit"),
-              h("button", { type: "button", class: "act small act-forget", onclick: () => forget(item) }, "Forget"),
-            ],
-      ),
-      auditDetails(item.id, { label: "History" }),
-    );
+    const area = editing && h("textarea.edit-text", { "aria-label": "Belief, in your words", maxlength: "2000", rows: "3", value: item.content });
+    const meta = [
+      item.provenance === "owner" && h("span.chip.chip-owner", "your words"),
+      h("span", { title: `Decays ${lambda} a day` }, `${percent(item.confidence)} → ${percent(decayed(item, lambda))} now`),
+      h("span", item.last_injected_at ? `used ${item.injection_count}× · last ${ago(item.last_injected_at)}` : "not used yet"),
+      h("span", `kept ${ago(item.decided_at || item.updated_at)}`),
+    ];
+    const actions = editing
+      ? [button("act.small", () => edit(null), "Cancel"), button("act.small.act-keep", () => save(item, area.value), "Save")]
+      : [button("act.small.act-edit", () => edit(item.id), "Edit"), button("act.small.act-forget", () => forget(item), "Forget")];
+    return itemView({ ...item, editing: area }, ctx, meta, actions, { label: "History" });
+  }
+
+  function edit(id) {
+    editingId = id;
+    render();
   }
 
   async function save(item, text) {
     const content = text.trim();
     if (!content) return toast("A belief needs some words.", { tone: "warn" });
-    try {
-      const { body } = await decideHere(item, "edit", { content });
-      items = items.map((other) => (other.id === item.id ? body : other));
-      editingId = null;
-      render();
-      toast("Saved in your words");
-    } catch (error) {
-      toast(explain(error), { tone: "warn" });
-      if (error.status === 412) refresh();
-    }
+    const done = await attempt(() => decideHere(item, "edit", { content }), refresh);
+    if (!done) return;
+    items = items.map((other) => (other.id === item.id ? done.body : other));
+    edit(null);
+    toast("Saved in your words");
   }
 
   async function forget(item) {
-    try {
-      const { body } = await decideHere(item, "forget", {});
-      items = items.filter((other) => other.id !== item.id);
-      render();
-      toast("Forgotten", {
-        action: "Undo",
-        tone: "forget",
-        onAction: async () => {
-          try {
-            await decideHere(body, "reopen");
-            toast("Back in the review queue");
-            ctx.reviewChanged();
-          } catch (error) {
-            toast(explain(error), { tone: "warn" });
-          }
-        },
-      });
-    } catch (error) {
-      toast(explain(error), { tone: "warn" });
-      if (error.status === 412) refresh();
-    }
+    const done = await attempt(() => decideHere(item, "forget", {}), refresh);
+    if (!done) return;
+    items = items.filter((other) => other.id !== item.id);
+    render();
+    const undo = async () => (await attempt(() => decideHere(done.body, "reopen"), refresh)) && (toast("Back in the review queue"), ctx.reviewChanged());
+    toast("Forgotten", { action: "Undo", tone: "forget", onAction: undo });
   }
 
   return { refresh };
 }
 
 export function createHistory(ctx) {
-  const list = document.getElementById("history-list");
-  const form = document.getElementById("audit-lookup");
-  const result = document.getElementById("audit-result");
+  const [list, form, result] = ["history-list", "audit-lookup", "audit-result"].map((id) => document.getElementById(id));
 
-  form.addEventListener("submit", (event) => {
+  form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const id = form.elements.belief.value.trim();
-    if (id) showAudit(id);
-  });
-
-  async function showAudit(id) {
-    replace(result, h("p", { class: "loading" }, "Loading…"));
     try {
       const { body } = await api(`/beliefs/${encodeURIComponent(id)}`);
-      replace(
-        result,
-        h(
-          "article",
-          { class: "memory-item" },
-          h("p", { class: "belief-text" }, body.content),
-          h("p", { class: "memory-meta" }, h("span", { class: "chip chip-agent" }, ctx.agentName(body.agent_id)), h("span", {}, `${body.status}, version ${body.version}`)),
-          auditDetails(id, { open: true }),
-        ),
-      );
+      replace(result, itemView(body, ctx, h("span", `${body.status}, version ${body.version}`), [], { open: true }));
     } catch (error) {
-      replace(result, h("p", { class: "empty-line" }, error.status === 404 ? "No belief with that id is visible to you." : explain(error)));
+      replace(result, h("p.hint", error.status === 404 ? "No belief with that id is visible to you." : explain(error)));
     }
-  }
+  });
 
   async function refresh() {
-    const agent = ctx.agentFilter();
-    replace(list, h("p", { class: "loading" }, "Loading…"));
-    const items = await pages(`/beliefs?status=forgotten&limit=200${agent ? `&agent_id=${agent}` : ""}`, 400);
-    if (!items.length) return replace(list, h("p", { class: "empty-line" }, "Nothing forgotten yet."));
-    replace(
-      list,
-      items.map((item) =>
-        h(
-          "article",
-          { class: "memory-item forgotten", "data-belief-id": item.id },
-          h("p", { class: "belief-text" }, item.content),
-          h(
-            "p",
-            { class: "memory-meta" },
-            h("span", { class: "chip chip-agent" }, ctx.agentName(item.agent_id)),
-            h("span", {}, forgottenWords(item.forgotten_reason)),
-            h("span", {}, `forgotten ${ago(item.decided_at || item.updated_at)}${item.decided_by ? ` by ${item.decided_by}` : ""}`),
-          ),
-          h(
-            "div",
-            { class: "row-actions" },
-            h("button", { type: "button", class: "act small", onclick: () => reviewAgain(item) }, "Review again"),
-          ),
-          auditDetails(item.id),
-        ),
-      ),
-    );
+    replace(list, h("p.hint", "Loading…"));
+    const items = await pages(`/beliefs?status=forgotten&limit=200${agentQuery(ctx)}`, 400);
+    if (!items.length) return replace(list, h("p.hint", "Nothing forgotten yet."));
+    const row = (item) => {
+      const meta = [
+        h("span", forgottenWords(item.forgotten_reason)),
+        h("span", `forgotten ${ago(item.decided_at || item.updated_at)}${item.decided_by ? ` by ${item.decided_by}` : ""}`),
+      ];
+      return itemView(item, ctx, meta, [button("act.small", () => reviewAgain(item), "Review again")], {});
+    };
+    replace(list, items.map(row));
   }
 
   async function reviewAgain(item) {
-    try {
-      await decideHere(item, "reopen");
-      toast("Back in the review queue");
-      ctx.reviewChanged();
-      refresh();
-    } catch (error) {
-      toast(explain(error), { tone: "warn" });
-      if (error.status === 412) refresh();
-    }
+    if (!(await attempt(() => decideHere(item, "reopen"), refresh))) return;
+    toast("Back in the review queue");
+    ctx.reviewChanged();
+    refresh();
   }
 
-  return { refresh, showAudit };
+  return { refresh };
 }

@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import httpx
 from litestar import Litestar, Router, get
+from litestar.datastructures import CacheControlHeader
 from litestar.exceptions import HTTPException, NotFoundException
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
@@ -23,7 +24,7 @@ from credence.api import jobs as jobs_api
 from credence.api import search as search_api
 from credence.api import wakes as wakes_api
 from credence.api.errors import http_exception_handler, unexpected_exception_handler
-from credence.api.security import security_headers_middleware
+from credence.api.security import conditional_get_middleware, security_headers_middleware
 from credence.api.strict import strict_json_body
 from credence.auth import BearerAuth, KeyRing
 from credence.clock import Clock, system_clock
@@ -150,6 +151,9 @@ def create_app(
                 html_mode=True,
                 include_in_schema=False,
                 name="pwa",
+                # Revalidate on every load (304s via ETag), so a new version shows at once.
+                cache_control=CacheControlHeader(no_cache=True),
+                middleware=[conditional_get_middleware],
             )
         )
 

@@ -54,7 +54,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: between its sync calls Playwright marks its event loop as running
+# in this thread, which would break every asyncio test collected after the browser tests.
+@pytest.fixture(scope="module")
 def playwright_driver() -> Iterator[Any]:
     """Playwright itself; skips when Debian's chromium is not installed."""
     if not os.path.exists(CHROMIUM):
@@ -65,9 +67,9 @@ def playwright_driver() -> Iterator[Any]:
         yield playwright
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium(playwright_driver: Any) -> Iterator[Any]:
-    """One headless Chromium for the session (its contexts are incognito-like)."""
+    """One headless Chromium per test module (its contexts are incognito-like)."""
     browser = playwright_driver.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
     yield browser
     browser.close()

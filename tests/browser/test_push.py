@@ -3,7 +3,6 @@ service worker via CDP (headless Chromium cannot subscribe), then Keep from the 
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -82,8 +81,11 @@ def deliver_to_worker(app: App, plaintext: bytes) -> None:
 
 def shown(app: App, tag: str) -> list[dict]:
     """Wait for and return the notifications with ``tag``."""
-    app.page.wait_for_function(f"async () => (await ({NOTIFICATIONS})({json.dumps(tag)})).length")
-    return app.page.evaluate(NOTIFICATIONS, tag)
+    deadline = time.monotonic() + 10
+    while not (notifications := app.page.evaluate(NOTIFICATIONS, tag)):
+        assert time.monotonic() < deadline, f"no notification with tag {tag}"
+        app.page.wait_for_timeout(20)
+    return notifications
 
 
 def worker(app: App) -> Any:

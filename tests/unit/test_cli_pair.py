@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 
 import pytest
 import segno
@@ -12,10 +13,14 @@ from tests.livesrv import LiveServer
 
 
 def run_pair(capsys: pytest.CaptureFixture, *argv: str) -> tuple[int, str, str]:
-    """Run `credence pair` in-process; returns (exit code, stdout, stderr)."""
-    code = main(["pair", *argv])
+    """Run `credence pair` in-process, in a thread of its own (the CLI runs its own event loop,
+    so it must not share a thread where one is running); returns (exit code, stdout, stderr)."""
+    codes: list[int] = []
+    worker = threading.Thread(target=lambda: codes.append(main(["pair", *argv])))
+    worker.start()
+    worker.join()
     captured = capsys.readouterr()
-    return code, captured.out, captured.err
+    return codes[0], captured.out, captured.err
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-from litestar.datastructures import MutableScopeHeaders
+from litestar.datastructures import Headers, MutableScopeHeaders
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 CSP = (
@@ -40,6 +40,7 @@ def security_headers_middleware(app: ASGIApp) -> ASGIApp:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
+
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableScopeHeaders.from_message(message)
@@ -80,3 +81,42 @@ def allowed_methods(path: str) -> tuple[str, ...] | None:
         if pattern.match(path):
             return methods
     return None
+
+
+def _etags(value: str) -> set[str]:
+    return {tag.strip().removeprefix("W/") for tag in value.split(",") if tag.strip()}
+
+
+def conditional_get_middleware(app: ASGIApp) -> ASGIApp:
+    """Answer 304 Not Modified when a GET's If-None-Match names the response's current ETag.
+
+    The PWA's files are served with ``Cache-Control: no-cache``, so a browser revalidates them
+    on every load; this turns those revalidations into empty 304s instead of full downloads.
+    """
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        wanted = None
+        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
+            wanted = Headers.from_scope(scope).get("if-none-match")
+        if not wanted:
+            await app(scope, receive, send)
+            return
+        not_modified = False
+
+        async def send_or_304(message: Message) -> None:
+            nonlocal not_modified
+            if message["type"] == "http.response.start" and message["status"] == 200:
+                etag = MutableScopeHeaders.from_message(message).get("etag")
+                if etag and ("*" in _etags(wanted) or etag.removeprefix("W/") in _etags(wanted)):
+                    not_modified = True
+                    keep = {b"etag", b"cache-control", b"last-modified", b"vary"}
+                    headers = [(k, v) for k, v in message["headers"] if k.lower() in keep]
+                    await send({"type": "http.response.start", "status": 304, "headers": headers})
+                    await send({"type": "http.response.body", "body": b""})
+                    return
+            if not not_modified:
+                await send(message)
+
+        await app(scope, receive, send_or_304)
+
+    return middleware

@@ -1,0 +1,108 @@
+"""Benchmark: the PWA's app-shell size, and the time until the first card is visible (loopback)."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+PWA = ROOT / "pwa"
+RUNS = 7
+SHELL_TARGET_KB = 100.0
+FIRST_CARD_TARGET_MS = 1000.0
+SEED_AUTH = """async ([key, info]) => {
+  await import("/js/db.js");
+  await self.CredenceDB.set("auth", { key, info, paired_at: new Date().toISOString() });
+}"""
+FIRST_CARD = """() => {
+  const [mark] = performance.getEntriesByName("credence:first-card");
+  return mark ? mark.startTime : null;
+}"""
+
+
+def shell_files() -> list[Path]:
+    """The app shell: the HTML, CSS and JS modules the page loads (what the service worker
+    precaches). The worker script itself (pwa/sw.js) runs beside the page, not in it."""
+    return sorted(
+        p for p in PWA.rglob("*") if p.suffix in {".html", ".js", ".css"} and p.name != "sw.js"
+    )
+
+
+def shell_kb() -> float:
+    """Uncompressed size of the app shell in KB (1000 bytes)."""
+    return sum(p.stat().st_size for p in shell_files()) / 1000
+
+
+def _figure(name: str, unit: str, values: list[float], target: float) -> dict:
+    ordered = sorted(values)
+    quantiles = statistics.quantiles(ordered, n=10) if len(ordered) > 1 else ordered * 9
+    return {
+        "name": name,
+        "unit": unit,
+        "median": statistics.median(ordered),
+        "p10": quantiles[0],
+        "p90": quantiles[-1],
+        "runs": len(ordered),
+        "target": target,
+        "better": "lower",
+    }
+
+
+def first_card_times(runs: int = RUNS) -> tuple[list[float], list[float]]:
+    """(cold, warm) ms from navigation start to the first rendered card, one fresh browser
+    profile per run: cold = no cache and no service worker; warm = the reload after it."""
+    sys.path.insert(0, str(ROOT))
+    from playwright.sync_api import sync_playwright
+    from tests.browser import seed
+    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE
+    from tests.livesrv import cli_key, running
+
+    from credence.settings import Settings
+
+    cold: list[float] = []
+    warm: list[float] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(data_dir=Path(tmp) / "data", scheduler=False)
+        with running(settings) as server:
+            admin_key = cli_key(settings.data_dir, "admin", label="bench")
+            with server.client(admin_key) as admin:
+                seed.seed_demo(admin)
+                created = admin.post("/api/v1/keys", json={"scope": "reviewer"}).json()
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+                for _ in range(runs):
+                    context = browser.new_context(viewport=PHONE)
+                    page = context.new_page()
+                    page.goto(f"{server.url}/healthz")
+                    page.evaluate(SEED_AUTH, [created["key"], created["info"]])
+                    for times in (cold, warm):
+                        if times is cold:
+                            page.goto(f"{server.url}/")
+                        else:
+                            page.wait_for_function("() => navigator.serviceWorker.controller")
+                            page.reload()
+                        page.locator("#stack .card.depth-0").wait_for(state="visible")
+                        times.append(page.evaluate(FIRST_CARD))
+                    context.close()
+                browser.close()
+    return cold, warm
+
+
+def measure() -> list[dict]:
+    """Shell size, and cold and warm time to the first visible card."""
+    size = shell_kb()
+    figures = [_figure("pwa_shell_size", "KB", [size], SHELL_TARGET_KB)]
+    if not os.path.exists("/usr/bin/chromium"):
+        return figures
+    cold, warm = first_card_times()
+    figures.append(_figure("pwa_first_card_cold", "ms", cold, FIRST_CARD_TARGET_MS))
+    figures.append(_figure("pwa_first_card_warm", "ms", warm, FIRST_CARD_TARGET_MS))
+    return figures
+
+
+if __name__ == "__main__":
+    for figure in measure():
+        print(figure)

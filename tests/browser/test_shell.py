@@ -1,0 +1,73 @@
+"""The installable shell: manifest, icons, MIME types, cache headers, and the worker's cache."""
+
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+from typing import Any
+
+from tests.browser.conftest import App
+from tests.livesrv import LiveServer
+
+PWA = Path(__file__).resolve().parents[2] / "pwa"
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    """Width and height from a PNG's IHDR chunk."""
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_manifest_makes_the_app_installable() -> None:
+    manifest = json.loads((PWA / "manifest.webmanifest").read_text())
+    assert manifest["name"] and manifest["short_name"] == "Credence"
+    assert manifest["start_url"] == "/" and manifest["scope"] == "/"
+    assert manifest["display"] == "standalone"
+    assert manifest["theme_color"].startswith("#")
+    sizes = {(icon["sizes"], icon.get("purpose", "any")) for icon in manifest["icons"]}
+    assert {("192x192", "any"), ("512x512", "any"), ("512x512", "maskable")} <= sizes
+    for icon in manifest["icons"]:
+        width, height = png_size(PWA / icon["src"].lstrip("/"))
+        assert f"{width}x{height}" == icon["sizes"]
+
+
+def test_files_are_served_with_their_types_and_revalidate(server: LiveServer) -> None:
+    with server.client() as browser:
+        expected = {
+            "/": "text/html",
+            "/?belief=b_0000000000000000000000000": "text/html",
+            "/app.js": "javascript",
+            "/sw.js": "javascript",
+            "/styles.css": "text/css",
+            "/manifest.webmanifest": "application/manifest+json",
+            "/icons/maskable-512.png": "image/png",
+        }
+        for path, kind in expected.items():
+            response = browser.get(path)
+            assert response.status_code == 200, path
+            assert kind in response.headers["content-type"], path
+            assert response.headers["cache-control"] == "no-cache", path
+            assert "default-src 'self'" in response.headers["content-security-policy"]
+        etag = browser.get("/app.js").headers["etag"]
+        assert browser.get("/app.js", headers={"If-None-Match": etag}).status_code == 304
+
+
+def test_no_inline_script_or_style_in_the_html() -> None:
+    html = (PWA / "index.html").read_text()
+    assert "<style" not in html and " style=" not in html
+    assert html.count("<script") == 1 and 'src="/app.js"' in html
+
+
+def test_the_worker_caches_the_whole_shell(app: App, chromium: Any) -> None:
+    app.pair()
+    app.page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+    cached = app.page.evaluate(
+        "async () => (await (await caches.open('credence-shell-v1')).keys())"
+        ".map((r) => new URL(r.url).pathname)"
+    )
+    on_disk = {"/", "/app.js", "/styles.css", "/manifest.webmanifest"}
+    on_disk |= {f"/js/{p.name}" for p in (PWA / "js").glob("*.js")}
+    on_disk |= {f"/icons/{p.name}" for p in (PWA / "icons").glob("*.png")}
+    assert on_disk <= set(cached), on_disk - set(cached)
