@@ -408,17 +408,32 @@ class MemoryContext(Struct, frozen=True, kw_only=True):
     prompt_block: str
 
 
-class TurnIn(Struct, frozen=True, kw_only=True):
-    """A finished turn as the agent framework has it; the server derives the episode.
+class TurnMessageIn(Struct, frozen=True, kw_only=True):
+    """One message of a turn, in any of the shapes the common agent frameworks use.
 
-    ``messages`` are objects with a ``role`` (user, assistant, tool, system and common aliases)
-    and ``content`` (a string, a list of content parts, or null), as OpenAI-style, Anthropic,
-    Gemini and plain role/content lists shape them; ``tool_calls``, ``name`` and
-    ``tool_call_id`` are read when present.
+    ``role`` is user, assistant, tool or system (or an alias: human, ai, model, developer,
+    function); OpenAI Responses items name their kind in ``type`` instead. ``content`` is a
+    string, a list of content parts (OpenAI, Anthropic blocks) or null; Gemini sends ``parts``.
+    Other fields are ignored.
     """
 
+    role: Annotated[str, Meta(max_length=40)] | None = None
+    type: Annotated[str, Meta(max_length=100)] | None = None
+    content: Any = None
+    parts: Annotated[list[Any], Meta(max_length=1000)] | None = None
+    name: Annotated[str, Meta(max_length=1000)] | None = None
+    tool_calls: Annotated[list[Any], Meta(max_length=1000)] | None = None
+    tool_call_id: Annotated[str, Meta(max_length=1000)] | None = None
+    call_id: Annotated[str, Meta(max_length=1000)] | None = None
+    function_call: dict[str, Any] | None = None
+    refusal: Annotated[str, Meta(max_length=20000)] | None = None
+
+
+class TurnIn(Struct, frozen=True, kw_only=True):
+    """A finished turn as the agent framework has it; the server derives the episode."""
+
     session_id: Annotated[str, Meta(min_length=1, max_length=200, pattern=NO_NUL)]
-    messages: Annotated[list[dict[str, Any]], Meta(min_length=1, max_length=2000)]
+    messages: Annotated[list[TurnMessageIn], Meta(min_length=1, max_length=2000)]
     role_label: Annotated[str, Meta(max_length=64, pattern=NO_NUL)] | None = None
     finished_at: Timestamp | None = None
     metadata: Annotated[dict[Annotated[str, Meta(max_length=100)], Any], Meta(max_length=40)] = (

@@ -198,35 +198,31 @@ def test_agent_keys_report_for_their_own_agent_only(server, admin) -> None:
     assert admin.post("/api/v1/agents/ghost/turns", json=turn).status_code == 404
 
 
+ONE = [{"role": "user", "content": "x"}]
+
+
 @pytest.mark.parametrize(
-    ("body", "detail"),
+    ("body", "status", "detail"),
     [
-        ({"session_id": "s", "messages": []}, "messages"),
-        ({"session_id": "s", "messages": [{"role": "assistant", "content": "hi"}]}, "no user"),
-        ({"session_id": "s", "messages": [{"role": "robot", "content": "x"}]}, "unknown role"),
-        ({"session_id": "s", "messages": ["just a string"]}, "messages"),
-        ({"session_id": "s", "messages": [{"role": "user", "content": 5}]}, "content"),
-        ({"messages": [{"role": "user", "content": "x"}]}, "session_id"),
-        ({"session_id": "", "messages": [{"role": "user", "content": "x"}]}, "session_id"),
-        (
-            {"session_id": "s", "messages": [{"role": "user", "content": "x"}] * 2001},
-            "messages",
-        ),
-        (
-            {
-                "session_id": "s",
-                "messages": [{"role": "user", "content": "x"}],
-                "finished_at": "yesterday",
-            },
-            "finished_at",
-        ),
+        # Outside the schema: 400.
+        ({"session_id": "s", "messages": []}, 400, "messages"),
+        ({"session_id": "s", "messages": ["just a string"]}, 400, "messages"),
+        ({"messages": ONE}, 400, "session_id"),
+        ({"session_id": "", "messages": ONE}, 400, "session_id"),
+        ({"session_id": "s", "messages": ONE * 2001}, 400, "messages"),
+        ({"session_id": "s", "messages": ONE, "finished_at": "yesterday"}, 400, "finished_at"),
+        # Well-formed but not readable as a turn: 422 with the reason.
+        ({"session_id": "s", "messages": [{}]}, 422, "no role"),
+        ({"session_id": "s", "messages": [{"role": "assistant", "content": "hi"}]}, 422, "no user"),
+        ({"session_id": "s", "messages": [{"role": "robot", "content": "x"}]}, 422, "unknown role"),
+        ({"session_id": "s", "messages": [{"role": "user", "content": 5}]}, 422, "content"),
     ],
 )
-def test_unusable_turns_are_400_with_a_reason(admin, body, detail) -> None:
+def test_unusable_turns_are_4xx_with_a_reason(admin, body, status, detail) -> None:
     make_agent(admin)
     response = admin.post(TURNS, json=body)
-    assert response.status_code == 400, response.text
-    assert detail in response.text
+    assert response.status_code == status, response.text
+    assert detail in response.json()["detail"] or detail in str(response.json()["extra"])
 
 
 def test_a_deeply_nested_body_is_400_not_500(admin) -> None:

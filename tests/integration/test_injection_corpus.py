@@ -223,28 +223,42 @@ def test_hostile_corpus_through_reflection_review_and_the_read_path(
     assert scan_store(server.settings.database_path) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="proposals and job input/output are not redacted yet (reported to the lead);"
-    " strict, so this fails loudly once they are and the marker must go",
-)
 def test_a_model_answer_holding_a_secret_is_not_stored_verbatim(server, admin) -> None:
     """A reflector may echo or invent a credential; the store must still never keep it."""
     make_agent(admin, AGENT)
     (episode,) = ingest_one(admin)
-    answer = json.dumps(
-        [
-            {
-                "op": "add",
-                "belief": f"Use the deploy key {SECRETS[0]} for releases",
-                "confidence": 0.5,
-                "source_episodes": [episode["id"]],
-            }
-        ]
-    )
+    answer = json.dumps([secret_lesson(episode["id"])])
     job = run_job(admin, AGENT, reflector="stub", stub_output=answer)
     assert job["status"] == "succeeded", job
+    assert len(beliefs(admin, AGENT, "pending")) == 1
     assert scan_store(server.settings.database_path) == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="POST /memory/beliefs/proposals stores belief text unredacted (reported to the"
+    " lead); strict, so this fails loudly once it is fixed and the marker must go",
+)
+def test_a_proposal_holding_a_secret_is_not_stored_verbatim(server, admin) -> None:
+    """Proposals posted directly (by an external reflector) are redacted like episodes."""
+    make_agent(admin, AGENT)
+    (episode,) = ingest_one(admin)
+    response = admin.post(
+        f"/api/v1/agents/{AGENT}/memory/beliefs/proposals",
+        json={"proposals": [secret_lesson(episode["id"])]},
+    )
+    assert response.status_code == 200, response.text
+    assert scan_store(server.settings.database_path) == []
+
+
+def secret_lesson(episode_id: str) -> dict:
+    return {
+        "op": "add",
+        "belief": f"Use the deploy key {SECRETS[0]} for releases",
+        "confidence": 0.5,
+        "rationale": f"token {SECRETS[1]} was in the logs",
+        "source_episodes": [episode_id],
+    }
 
 
 def ingest_one(client: httpx.Client) -> list[dict]:

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
-from litestar.exceptions import NotFoundException, ValidationException
+from litestar.exceptions import ClientException, NotFoundException
 from litestar.openapi.datastructures import ResponseSpec
+from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, Schema
 from litestar.params import JSONBody, QueryParameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
@@ -30,6 +32,7 @@ from credence.models import (
     MemoryContext,
     MemoryExport,
     TurnIn,
+    TurnMessageIn,
 )
 
 MAX_INTERVENTIONS = 50
@@ -87,6 +90,15 @@ def _kept_interventions(interventions: tuple[Intervention, ...]) -> list[Interve
     return [interventions[i] for i in keep]
 
 
+def message_dict(message: TurnMessageIn) -> dict[str, Any]:
+    """A message as the extractor reads it: the fields that were sent (null means absent)."""
+    return {
+        name: value
+        for name in message.__struct_fields__
+        if (value := getattr(message, name)) is not None
+    }
+
+
 def episode_for_turn(data: TurnIn, turn: ExtractedTurn) -> EpisodeIn:
     """The episode a turn implies; ingest redacts it like any other episode."""
     metadata: dict[str, Any] = dict(data.metadata)
@@ -111,7 +123,9 @@ def episode_for_turn(data: TurnIn, turn: ExtractedTurn) -> EpisodeIn:
             EpisodeIn,
         )
     except msgspec.ValidationError as exc:
-        raise ValidationException(f"the turn cannot be stored as an episode: {exc}") from None
+        raise ClientException(
+            f"the turn cannot be stored as an episode: {exc}", status_code=422
+        ) from None
 
 
 _SLUG = re.compile(SLUG_PATTERN)
@@ -196,6 +210,17 @@ def fast_context(app: ASGIApp) -> ASGIApp:
     return middleware
 
 
+@dataclass
+class ExportOperation(Operation):
+    """The export's OpenAPI operation: its 200 also answers text/markdown (format=markdown)."""
+
+    def __post_init__(self) -> None:
+        ok = (self.responses or {}).get("200")
+        content = getattr(ok, "content", None)
+        if content is not None:
+            content["text/markdown"] = OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))
+
+
 def too_deep(_: Request, __: RecursionError) -> Response:
     """A body nested deeper than the JSON decoder follows is the client's problem, not a 500."""
     return problem(400, "the request body is nested too deeply")
@@ -245,6 +270,7 @@ class ContextController(Controller):
     @get(
         "/memory/export",
         operation_id="exportMemory",
+        operation_class=ExportOperation,
         responses={
             **errors(404),
             200: ResponseSpec(
@@ -272,7 +298,7 @@ class ContextController(Controller):
             )
         return Response(exported)
 
-    @post("/turns", operation_id="createTurn", status_code=201, responses=errors(404))
+    @post("/turns", operation_id="createTurn", status_code=201, responses=errors(404, 422))
     async def create_turn(
         self, request: Request, agent_id: AgentIdPath, data: JSONBody[TurnIn]
     ) -> EpisodeCreated:
@@ -284,14 +310,14 @@ class ContextController(Controller):
         """
         await load_agent(request, agent_id)
         try:
-            turn = extract_turn(data.messages)
+            turn = extract_turn([message_dict(m) for m in data.messages])
         except TurnError as exc:
-            raise ValidationException(f"messages: {exc}") from None
+            raise ClientException(f"messages: {exc}", status_code=422) from None
         episode = episode_for_turn(data, turn)
         try:
             rows, redacted = await services_of(request).episodes.ingest(agent_id, [episode])
         except EpisodeRejected as exc:
-            raise ValidationException(str(exc)) from None
+            raise ClientException(str(exc).replace("episodes[0].", ""), status_code=422) from None
         except AgentMissing:
             raise NotFoundException(f"agent {agent_id!r} not found") from None
         return EpisodeCreated(episode=episode_from_row(rows[0]), redacted=redacted)
