@@ -36,6 +36,7 @@ def test_submit_answers_202_with_the_queued_job(idle: LiveServer) -> None:
         response = _job(admin, agent_id="ada", reflector="stub", stub_output="[]")
         assert response.status_code == 202
         job = response.json()
+        assert response.headers["Location"] == f"/api/v1/jobs/{job['id']}"
         assert job["status"] == "queued" and job["trigger"] == "manual"
         assert job["workflow_id"] == WORKFLOW and job["agent_id"] == "ada"
         assert job["input_data"] == {"agent_id": "ada", "reflector": "stub", "stub_output": "[]"}

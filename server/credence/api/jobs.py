@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from litestar import Controller, Request, get, post
+from litestar import Controller, Request, Response, get, post
+from litestar.datastructures import ResponseHeader
 from litestar.exceptions import ClientException, NotFoundException
 from litestar.params import JSONBody, PathParameter, QueryParameter
 
@@ -64,8 +65,17 @@ class JobController(Controller):
     path = "/jobs"
     tags = ["jobs"]
 
-    @post(operation_id="submitJob", status_code=202, responses=errors(404, 422))
-    async def submit(self, request: Request, data: JSONBody[JobIn]) -> Job:
+    @post(
+        operation_id="submitJob",
+        status_code=202,
+        responses=errors(404, 422),
+        response_headers=[
+            ResponseHeader(
+                name="Location", description="Where to follow the job", documentation_only=True
+            )
+        ],
+    )
+    async def submit(self, request: Request, data: JSONBody[JobIn]) -> Response[Job]:
         """Queue an agent-reflection job; it runs in the background (poll GET /jobs/{id})."""
         await load_agent(request, data.input_data.agent_id)
         services = services_of(request)
@@ -81,7 +91,7 @@ class JobController(Controller):
         runner = runner_of(services)
         if runner is not None:
             runner.wake()
-        return job
+        return Response(job, status_code=202, headers={"Location": f"/api/v1/jobs/{job.id}"})
 
     @get(operation_id="listJobs", responses=errors())
     async def list_jobs(
