@@ -79,7 +79,7 @@ async function showPush(data) {
     actions: pending ? (message.actions || []).filter((a) => ACTIONS[a]).slice(0, max).map((a) => ({ action: a, title: ACTIONS[a] })) : [],
     data: {
       belief_id: message.belief_id,
-      agent_id: message.agent_id,
+      body: message.body,
       token: message.token,
       url: safeUrl(message.url),
       pending_count: message.pending_count,
@@ -122,7 +122,7 @@ async function pushAction(data, action) {
   const headers = { "Content-Type": "application/json", "Idempotency-Key": id };
   if (auth) headers.Authorization = `Bearer ${auth.key}`;
   const queue = async () => {
-    await DB.enqueue({ id, kind: "push", belief_id: data.belief_id, agent_id: data.agent_id, action, token: data.token });
+    await DB.enqueue({ id, kind: "push", belief_id: data.belief_id, content: data.body, action, token: data.token });
     await self.registration.sync?.register("credence-outbox").catch(() => null);
     await tell({ type: "outbox" });
     return { ok: true, queued: true };

@@ -340,7 +340,7 @@ export function createReview(ctx) {
     api(decisionPath(item.id, action), { method: "POST", body, headers: { "If-Match": `"${item.version}"`, "Idempotency-Key": idem } });
 
   const enqueue = (item, action, idem, body) =>
-    db.enqueue({ id: idem, kind: "decision", belief_id: item.id, agent_id: item.agent_id, action, version: item.version, body });
+    db.enqueue({ id: idem, kind: "decision", belief_id: item.id, content: item.content, action, version: item.version, body });
 
   async function decide(action, extra = {}) {
     const item = queue[0];

@@ -8,9 +8,9 @@ const POLL_MS = 1000;
 const POLL_LIMIT = 120;
 
 function resultView(result) {
-  const outcome = result.accepted
-    ? h("a", { href: `/?belief=${result.belief_id}` }, "to review")
-    : h("span", reasonWords(result.rejected_reason || "").text || "not submitted");
+  const rejected = reasonWords(result.rejected_reason || "not submitted").text;
+  const reasons = [...new Set(result.reasons.map((code) => reasonWords(code).text))].filter((text) => result.accepted || text !== rejected);
+  const outcome = result.accepted ? h("a", { href: `/?belief=${result.belief_id}` }, "to review") : h("span", rejected);
   return h(
     `li.result.${result.accepted ? "accepted" : "rejected"}`,
     h("p", result.belief),
@@ -21,7 +21,7 @@ function resultView(result) {
       h("span", `${percent(result.confidence)} sure`),
       outcome,
     ),
-    result.reasons.length > 0 && h("p.hint", result.reasons.map((code) => reasonWords(code).text).join(" · ")),
+    reasons.length > 0 && h("p.hint", reasons.join(" · ")),
   );
 }
 
@@ -38,7 +38,7 @@ function jobView(job, ctx) {
       "header.job-head",
       h(`span.chip.status-${job.status}`, job.status),
       h("span.chip.chip-agent", ctx.agentName(job.agent_id)),
-      h("span", `${job.trigger} · ${ago(job.created_at)}${seconds ? ` · ${seconds.toFixed(1)} s` : ""}`),
+      h("span", `${job.trigger} · ${ago(job.created_at)}${seconds ? ` · ${seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(1)} s`}` : ""}`),
     ),
     h(
       "ol.steps",

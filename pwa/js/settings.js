@@ -54,6 +54,7 @@ export function createPairView({ onPaired }) {
   return { showError };
 }
 
+const ACTIONS = { keep: "Keep", forget: "Forget", edit: "Edit", reopen: "Undo" };
 const section = (title, ...children) => h("section.panel", h("h2", title), ...children);
 
 export function createSettings(ctx) {
@@ -61,7 +62,8 @@ export function createSettings(ctx) {
 
   async function refresh() {
     const info = ctx.me() || currentAuth()?.info || {};
-    const waiting = (await db.outbox()).length;
+    const queued = await db.outbox();
+    const waiting = queued.length;
     replace(
       root,
       section(
@@ -79,11 +81,12 @@ export function createSettings(ctx) {
       section("Notifications", ...notifications(await push.status())),
       section(
         "Offline",
-        h("p", waiting ? `${plural(waiting, "decision")} waiting to sync.` : "Everything is synced."),
+        h("p", waiting ? `${plural(waiting, "decision")} waiting to sync:` : "Everything is synced."),
+        waiting > 0 && h("ul.waiting", queued.map((entry) => h("li", h("b", `${ACTIONS[entry.action]}: `), entry.content || entry.belief_id))),
         waiting > 0 && button("act", () => ctx.sync(), "Sync now"),
         h("p.hint", "Decisions made without a connection are kept on this device and sent, once each, when it is back."),
       ),
-      section("Unpair", h("p", "Forget this device's key. Pair again with a new code from `credence pair`."), unpairButton(waiting)),
+      section("Unpair", h("p", "Forget this device's key. Pair again with a new code from ", h("code", "credence pair"), "."), unpairButton(waiting)),
     );
   }
 

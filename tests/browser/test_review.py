@@ -374,6 +374,22 @@ def test_an_offline_decision_replays_exactly_once(app: App) -> None:
     assert app.page.evaluate("() => self.CredenceDB.outbox()") == []
 
 
+def test_settings_lists_what_waits_to_sync(app: App) -> None:
+    app.watch.expect_network("ERR_INTERNET_DISCONNECTED")
+    app.pair()
+    belief_id = app.top_id()
+    app.context.set_offline(True)
+    app.page.keyboard.press("f")
+    app.page.locator("#sync-status").wait_for()
+    app.page.get_by_role("link", name="Settings").click()
+    waiting = app.page.locator("#settings-body .waiting li")
+    waiting.wait_for()
+    assert waiting.inner_text().startswith("Forget: Split PDFs over 10 MB")
+    app.context.set_offline(False)
+    app.wait_status(belief_id, "forgotten")
+    app.page.locator("#sync-status").wait_for(state="hidden")
+
+
 def test_undo_of_an_offline_decision_never_reaches_the_server(app: App) -> None:
     app.watch.expect_network("ERR_INTERNET_DISCONNECTED")
     app.pair()
