@@ -152,3 +152,19 @@ def test_reflect_now_runs_a_job_and_shows_it(app: App) -> None:
     assert jobs[0]["trigger"] == "manual"
     assert jobs[0]["status"] == "succeeded", jobs[0]
     app.page.locator(f'[data-job-id="{jobs[0]["id"]}"] .status-succeeded').wait_for()
+
+
+def test_memory_decay_matches_the_servers_formula(app: App) -> None:
+    """confidence × exp(−λ·days) from max(created, updated): λ 0.02, 30 days → × 0.5488."""
+    app.pair("/?view=memory")
+    factor = app.page.evaluate(
+        """async () => {
+          const { decayed } = await import("/js/memory.js");
+          const t0 = Date.parse("2026-01-01T00:00:00Z");
+          const item = { confidence: 1, created_at: "2025-12-01T00:00:00Z",
+                         updated_at: "2026-01-01T00:00:00Z" };
+          return [decayed(item, 0.02, t0 + 30 * 86400000), decayed(item, 0, t0 + 9e9)];
+        }"""
+    )
+    assert round(factor[0], 4) == 0.5488
+    assert factor[1] == 1
