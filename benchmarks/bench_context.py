@@ -7,18 +7,20 @@ import contextlib
 import io
 import os
 import random
-import socket
 import statistics
-import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
-import httpx
-
+from benchmarks.httpload import (
+    UNLIMITED_RATE_ENV,
+    Request,
+    ServerProcess,
+    healthz_source,
+    run_load,
+    summarise,
+)
 from credence.clock import rfc3339, system_clock
 from credence.db.store import Store
 from credence.ids import new_id
@@ -31,8 +33,9 @@ BELIEFS = 1000
 IN_PROCESS_RUNS = 7
 READS_PER_RUN = 2000
 HTTP_ROUNDS = 10
-REQUESTS_PER_ROUND = 2500
-CONNECTIONS = 32
+BURST_S = 1.0
+CONNECTIONS = 16
+RATIO_TARGET = 0.7
 _DAYS_90 = timedelta(days=90)
 _VOCABULARY = """ingester pdf upload chunk retry pnpm npm deploy staging rollback migration
     token cache
@@ -124,12 +127,6 @@ async def _in_process(path: Path) -> tuple[list[float], list[float], list[float]
         await store.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _agent_key(data_dir: Path) -> str:
     from credence.cli import main as credence_main
 
@@ -143,128 +140,60 @@ def _agent_key(data_dir: Path) -> str:
     return out.getvalue().strip().splitlines()[-1]
 
 
-@contextlib.contextmanager
-def _server(data_dir: Path) -> Iterator[tuple[int, int]]:
-    """`credence serve` in its own process, so the load generator does not share its CPU."""
-    port = _free_port()
-    env = {
-        **os.environ,
-        "CREDENCE_SCHEDULER": "0",
-        "CREDENCE_LOG_LEVEL": "warning",
-        # A benchmark of the read path, not of the rate limiter.
-        "CREDENCE_RATE_LIMIT_PER_MINUTE": str(10**9),
-    }
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "credence.cli",
-            "serve",
-            "--data",
-            str(data_dir),
-            "--port",
-            str(port),
-        ],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(
-                    f"server did not start: {process.stderr.read().decode()[-2000:]}"
-                )
-            time.sleep(0.05)
-        yield port, process.pid
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-
-
-async def _one_connection(port: int, request: bytes, remaining: list[int]) -> int:
-    reader, writer = await asyncio.open_connection("127.0.0.1", port)
-    done = 0
-    try:
-        while remaining[0] > 0:
-            remaining[0] -= 1
-            writer.write(request)
-            head = await reader.readuntil(b"\r\n\r\n")
-            status = head[9:12]
-            if status != b"200":
-                raise RuntimeError(f"status {status.decode()} during the benchmark")
-            length = 0
-            for line in head.split(b"\r\n"):
-                if line[:15].lower() == b"content-length:":
-                    length = int(line[15:])
-            await reader.readexactly(length)
-            done += 1
-    finally:
-        writer.close()
-        with contextlib.suppress(Exception):
-            await writer.wait_closed()
-    return done
-
-
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process, all threads included (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def _throughput(port: int, pid: int, request: bytes, total: int) -> tuple[float, float]:
-    """(requests per wall second, requests per server CPU second) for ``total`` requests.
+async def _burst(server: ServerProcess, source) -> tuple[float, float]:
+    """(requests per wall second, requests per second of the server's own CPU time).
 
-    The second figure divides by the CPU time the server process itself spent, so it measures
-    the server's cost per request even when other work shares the machine.
+    The second divides by the CPU the server process spent, so it measures the server's cost
+    per request even when other work shares the machine and steals wall time.
     """
-    remaining = [total]
-    cpu_before = _cpu_seconds(pid)
-    started = time.perf_counter()
-    done = await asyncio.gather(
-        *(_one_connection(port, request, remaining) for _ in range(CONNECTIONS))
+    assert server.process is not None
+    before = _cpu_seconds(server.process.pid)
+    result = await run_load(server.url, source, concurrency=CONNECTIONS, duration_s=BURST_S)
+    cpu = max(_cpu_seconds(server.process.pid) - before, 1e-9)
+    if set(result.statuses) != {200} or result.errors:
+        raise RuntimeError(f"unexpected answers: {dict(result.statuses)}, {result.errors} errors")
+    return result.per_s, result.completed / cpu
+
+
+async def _http_rounds(server: ServerProcess, key: str) -> dict[str, list[float]]:
+    context = Request(
+        "GET",
+        f"/api/v1/agents/{AGENT}/memory/context?limit=10",
+        {"Authorization": f"Bearer {key}"},
     )
-    elapsed = time.perf_counter() - started
-    cpu = max(_cpu_seconds(pid) - cpu_before, 1e-9)
-    return sum(done) / elapsed, sum(done) / cpu
 
+    def context_source(_: int, __: int) -> Request:
+        return context
 
-def _request(path: str, key: str | None = None) -> bytes:
-    auth = f"Authorization: Bearer {key}\r\n" if key else ""
-    return f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{auth}\r\n".encode()
-
-
-async def _http_rounds(port: int, pid: int, key: str) -> dict[str, list[float]]:
-    health = _request("/healthz")
-    context = _request(f"/api/v1/agents/{AGENT}/memory/context?limit=10", key)
-    await _throughput(port, pid, health, 500)
-    await _throughput(port, pid, context, 500)
-    rates: dict[str, list[float]] = {
-        "health": [],
-        "context": [],
-        "health_cpu": [],
-        "context_cpu": [],
-    }
+    sources = {"health": healthz_source, "context": context_source}
+    for source in sources.values():  # warm both paths (and the hot cache)
+        await run_load(server.url, source, concurrency=CONNECTIONS, duration_s=0.3)
+    rates: dict[str, list[float]] = {name: [] for name in sources}
+    rates |= {f"{name}_cpu": [] for name in sources}
     for round_index in range(HTTP_ROUNDS):
         # Alternate which goes first so neither always gets the warmer machine.
-        order = [(health, "health"), (context, "context")]
+        order = list(sources.items())
         if round_index % 2:
             order.reverse()
-        for request, name in order:
-            wall, cpu = await _throughput(port, pid, request, REQUESTS_PER_ROUND)
+        for name, source in order:
+            wall, cpu = await _burst(server, source)
             rates[name].append(wall)
             rates[f"{name}_cpu"].append(cpu)
     return rates
+
+
+def _http_figure(name: str, rates: list[float], health: list[float]) -> dict:
+    figure = _figure(name, "per_s", rates, RATIO_TARGET * statistics.median(health), "higher")
+    figure["healthz_per_s"] = statistics.median(health)
+    figure["ratio"] = summarise([c / h for c, h in zip(rates, health, strict=True)])
+    figure["ratio_target"] = RATIO_TARGET
+    return figure
 
 
 def measure() -> list[dict]:
@@ -276,33 +205,23 @@ def measure() -> list[dict]:
         asyncio.run(_seed(database, BELIEFS))
         p99s, medians, rebuilds = asyncio.run(_in_process(database))
         key = _agent_key(data_dir)
-        with _server(data_dir) as (port, pid):
-            rates = asyncio.run(_http_rounds(port, pid, key))
-    health_wall = statistics.median(rates["health"])
-    health_cpu = statistics.median(rates["health_cpu"])
+        with ServerProcess(data_dir, UNLIMITED_RATE_ENV) as server:
+            rates = asyncio.run(_http_rounds(server, key))
     return [
         _figure("context_read_p99_1000_beliefs", "ms", p99s, 2.0, "lower"),
         _figure("context_read_median_1000_beliefs", "ms", medians, 1.0, "lower"),
         _figure("context_cache_rebuild_1000_beliefs", "ms", rebuilds, 20.0, "lower"),
-        _figure("healthz_http", "per_s", rates["health"], 0.0, "higher"),
-        # Targets are 70 % of the same server's /healthz rate in this very run.
-        _figure("context_http", "per_s", rates["context"], 0.7 * health_wall, "higher"),
-        _figure("healthz_http_per_cpu_s", "per_s", rates["health_cpu"], 0.0, "higher"),
-        _figure(
-            "context_http_per_cpu_s", "per_s", rates["context_cpu"], 0.7 * health_cpu, "higher"
-        ),
+        _http_figure("context_http", rates["context"], rates["health"]),
+        _http_figure("context_http_per_server_cpu_s", rates["context_cpu"], rates["health_cpu"]),
     ]
 
 
 if __name__ == "__main__":
-    figures = measure()
-    for figure in figures:
+    for figure in measure():
+        ratio = figure.get("ratio")
+        share = f"  {100 * ratio['median']:.0f} % of /healthz (target ≥ 70 %)" if ratio else ""
         print(
             f"{figure['name']:<36} median {figure['median']:>10.2f} {figure['unit']:<6}"
             f" p10 {figure['p10']:.2f}  p90 {figure['p90']:.2f}  runs {figure['runs']}"
-            f"  target {figure['target']:.2f} ({figure['better']} is better)"
+            f"  target {figure['target']:.2f} ({figure['better']} is better){share}"
         )
-    medians = {f["name"]: f["median"] for f in figures}
-    for kind in ("", "_per_cpu_s"):
-        share = 100 * medians[f"context_http{kind}"] / medians[f"healthz_http{kind}"]
-        print(f"context{kind or ' (wall clock)'} at {share:.0f} % of /healthz (target ≥ 70 %)")
