@@ -99,6 +99,16 @@ class ServerProcess:
             time.sleep(0.02)
         return False
 
+    def cpu_seconds(self) -> float:
+        """User + system CPU time the server process has used, all threads (Linux /proc).
+
+        Requests per server CPU-second measure the server's own cost per request, which stays
+        meaningful when other work on a small machine steals wall time.
+        """
+        assert self.process is not None
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def kill(self) -> None:
         """SIGKILL the server (no shutdown code runs) and reap it."""
         if self.process is not None and self.process.poll() is None:
