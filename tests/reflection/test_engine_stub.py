@@ -302,3 +302,26 @@ def test_secrets_in_a_model_answer_are_redacted_before_storage(server, admin) ->
     assert secret not in pending["content"] and secret not in pending["rationale"]
     failed = run_job(admin, "ada", stub_output=f"no array here, just {secret}")
     assert failed["status"] == "failed" and secret not in failed["error"]
+
+
+def test_near_duplicates_are_rejected_by_the_proposals_logic(server, admin) -> None:
+    make_agent(admin, "ada")
+    (source,) = post_episodes(admin, "ada", episode("Pushed without testing."))
+    kept = activate(admin, "ada", "Run the full test suite before every push.", [source])
+    answer = json.dumps(
+        [
+            {
+                "op": "add",
+                "belief": "Run the whole test suite before every push.",
+                "confidence": 0.6,
+                "rationale": "Said again.",
+                "source_episodes": [source],
+            }
+        ]
+    )
+    job = run_job(admin, "ada", stub_output=answer)
+    (result,) = job["output_data"]["results"]
+    assert result["gate"] == "safe" and result["reasons"] == []
+    assert not result["accepted"] and result["belief_id"] is None
+    assert result["rejected_reason"] == f"near_duplicate_of:{kept}"
+    assert beliefs(admin, "ada", "pending") == []
