@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from tests.helpers import decide, make_agent, pending_belief, post_episode, propose
 
 
@@ -139,3 +141,28 @@ def test_proposal_input_is_validated(admin) -> None:
         response = admin.post(url, json=bad)
         assert response.status_code == 400, bad
     assert admin.get("/api/v1/agents/coder/memory/beliefs").json()["items"] == []
+
+
+def test_secrets_in_proposals_and_edits_are_redacted_before_storage(server, admin) -> None:
+    make_agent(admin)
+    secret = "ghp_" + "Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2"
+    (result,) = propose(
+        admin,
+        "coder",
+        {
+            "op": "add",
+            "belief": f"Deploy with {secret}",
+            "confidence": 0.5,
+            "rationale": f"seen {secret} in logs",
+        },
+    )
+    belief = admin.get(f"/api/v1/beliefs/{result['belief_id']}").json()
+    assert secret not in belief["content"] and "[REDACTED:github_token:" in belief["content"]
+    assert secret not in belief["rationale"]
+    edited = decide(admin, belief, "edit", {"content": f"Never paste {secret} anywhere"}).json()
+    assert secret not in edited["content"] and edited["status"] == "active"
+    db = sqlite3.connect(server.settings.database_path)
+    try:
+        assert secret not in "\n".join(db.iterdump())
+    finally:
+        db.close()

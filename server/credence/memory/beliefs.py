@@ -14,6 +14,7 @@ import numpy as np
 from credence.clock import Clock, rfc3339
 from credence.ids import new_id
 from credence.memory import audit
+from credence.memory.redact import redact
 from credence.models import Belief, ProposalIn, ProposalResult, ProposedBy
 from credence.reflection.text import normalise
 
@@ -207,6 +208,13 @@ class BeliefService:
         """Turn proposals into pending beliefs, rejecting duplicates and refused lessons."""
         if not proposals:
             return []
+        # A reflector may echo a credential from its input: proposals are redacted like episodes.
+        proposals = [
+            msgspec.structs.replace(
+                p, belief=redact(p.belief).text, rationale=redact(p.rationale).text
+            )
+            for p in proposals
+        ]
         embeddings = await self.embedder.embed([p.belief for p in proposals])
         known = await self.vectors(agent_id)
         near = _nearest(embeddings, known)
@@ -263,6 +271,7 @@ class BeliefService:
         ).hexdigest()
         new_embedding = None
         if action == "edit":
+            payload = {**payload, "content": redact(payload["content"]).text}
             new_embedding = (await self.embedder.embed([payload["content"]]))[0]
         now = rfc3339(self.clock())
         touched: list[str] = []
