@@ -234,11 +234,6 @@ def test_a_model_answer_holding_a_secret_is_not_stored_verbatim(server, admin) -
     assert scan_store(server.settings.database_path) == []
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="POST /memory/beliefs/proposals stores belief text unredacted (reported to the"
-    " lead); strict, so this fails loudly once it is fixed and the marker must go",
-)
 def test_a_proposal_holding_a_secret_is_not_stored_verbatim(server, admin) -> None:
     """Proposals posted directly (by an external reflector) are redacted like episodes."""
     make_agent(admin, AGENT)
