@@ -23,7 +23,11 @@ from credence.api import events as events_api
 from credence.api import jobs as jobs_api
 from credence.api import search as search_api
 from credence.api import wakes as wakes_api
-from credence.api.errors import http_exception_handler, unexpected_exception_handler
+from credence.api.errors import (
+    http_exception_handler,
+    too_deep_handler,
+    unexpected_exception_handler,
+)
 from credence.api.security import conditional_get_middleware, security_headers_middleware
 from credence.api.strict import strict_json_body
 from credence.auth import BearerAuth, KeyRing
@@ -165,6 +169,7 @@ def create_app(
         ],
         exception_handlers={
             HTTPException: http_exception_handler,
+            RecursionError: too_deep_handler,
             Exception: unexpected_exception_handler,
         },
         openapi_config=openapi_config(),

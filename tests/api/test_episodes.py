@@ -120,3 +120,25 @@ def test_oversized_body_is_413(server, admin) -> None:
         "/api/v1/agents/coder/episodes", content=huge, headers={"Content-Type": "application/json"}
     )
     assert response.status_code == 413
+
+
+def test_deeply_nested_bodies_are_400_on_every_json_route(admin) -> None:
+    make_agent(admin)
+    deep = b"[" * 100_000 + b"]" * 100_000
+    for path in ("/api/v1/agents", "/api/v1/agents/coder/episodes", "/api/v1/agents/coder/turns"):
+        response = admin.post(path, content=deep, headers={"Content-Type": "application/json"})
+        assert response.status_code == 400, (path, response.text)
+    nested_metadata = (
+        b'{"session_id": "s", "summary": "x", "metadata": {"a": '
+        + b'{"a": ' * 50_000
+        + b"1"
+        + b"}" * 50_001
+        + b"}"
+    )
+    response = admin.post(
+        "/api/v1/agents/coder/episodes",
+        content=nested_metadata,
+        headers={"Content-Type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert admin.get("/api/v1/agents/coder/episodes").json()["items"] == []

@@ -17,7 +17,7 @@ from litestar.types import ASGIApp, Receive, Scope, Send
 
 from credence.api.agents import load_agent
 from credence.api.deps import principal_of, services_of
-from credence.api.errors import errors, problem
+from credence.api.errors import errors
 from credence.api.params import AgentIdPath
 from credence.auth import Principal
 from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, context_of
@@ -221,17 +221,11 @@ class ExportOperation(Operation):
             content["text/markdown"] = OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))
 
 
-def too_deep(_: Request, __: RecursionError) -> Response:
-    """A body nested deeper than the JSON decoder follows is the client's problem, not a 500."""
-    return problem(400, "the request body is nested too deeply")
-
-
 class ContextController(Controller):
     """/api/v1/agents/{agent_id}/memory/context, /memory/export and /turns"""
 
     path = "/agents/{agent_id:str}"
     tags = ["agent integration"]
-    exception_handlers = {RecursionError: too_deep}
 
     @get(
         "/memory/context",

@@ -59,3 +59,8 @@ def unexpected_exception_handler(request: Request, exc: Exception) -> Response:
     """Last resort: log the bug loudly and answer a JSON 500 without internals."""
     log.exception("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return problem(500, "internal error; it has been logged")
+
+
+def too_deep_handler(_: Request, __: RecursionError) -> Response:
+    """A body nested deeper than the JSON decoder follows is the client's problem, not a 500."""
+    return problem(400, "the request body is nested too deeply")
