@@ -138,6 +138,18 @@ async def test_refresh_reads_only_changed_beliefs(store: Store) -> None:
     ]
     assert [b.id for b in again.live(exclude_job="job_1")] == ["b_a"]
     assert again.by_key == {"use tabs": set(), "use spaces": {"b_a"}, "never push on main": {"b_b"}}
+    assert again.cursor == (await store.fetchone("SELECT MAX(seq) FROM belief_change_log"))[0]
+
+    async def injected(conn):  # a read-path counter: not a change the gate cares about
+        await conn.execute("UPDATE beliefs SET injection_count = injection_count + 1")
+
+    before = again.cursor
+    await store.write(injected)
+    assert (await live.agent_beliefs(store, "ada", EMBEDDER.dim)).cursor == before
+    await _insert(store, [("b_c", "Squash when merging.", "pending", blob, None)])
+    assert await live.prune_log(store, keep=0) == 4
+    behind = await live.agent_beliefs(store, "ada", EMBEDDER.dim)  # rescans versions
+    assert [b.id for b in behind.live()] == ["b_a", "b_b", "b_c"]
     proposal = Proposal(0, "add", "Use spaces for indentation.", 0.5, "", ("ep",))
     assert [b.id for b in again.relevant([proposal], None)] == ["b_a"]
     assert again.relevant([proposal], None, exclude_job="job_1")[0].id == "b_a"

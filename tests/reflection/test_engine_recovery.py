@@ -13,6 +13,7 @@ import pytest
 from credence.clock import rfc3339
 from credence.db.store import Store
 from credence.reflection import jobs
+from tests.reflection.jobtools import wait_job
 
 T0 = datetime(2030, 1, 1, tzinfo=UTC)
 LEASE = 30.0
@@ -187,3 +188,70 @@ def test_a_job_that_lost_its_lease_cannot_create_beliefs(server, admin) -> None:
         services.beliefs.propose("ada", [proposal], ProposedBy(job_id=job.id), "job")
     )
     assert result.accepted
+
+
+def test_a_retry_after_submit_reports_the_beliefs_it_already_made(server, admin) -> None:
+    import asyncio
+    import json
+
+    from credence.reflection import steps
+
+    services = server.services
+    assert admin.post("/api/v1/agents", json={"id": "ada", "name": "Ada"}).status_code == 201
+    body = {"session_id": "s", "summary": "Used cups.", "interventions": []}
+    episode = admin.post("/api/v1/agents/ada/episodes", json=body).json()["episode"]
+    answer = json.dumps(
+        [
+            {
+                "op": "add",
+                "belief": text,
+                "confidence": 0.5,
+                "rationale": "r",
+                "source_episodes": [episode["id"]],
+            }
+            for text in (
+                "Weigh flour in grams.",
+                "Ask before deleting files.",
+                "Reply to customers in their language.",
+            )
+        ]
+    )
+    job = server.run(
+        jobs.submit(
+            services.store,
+            agent_id="ada",
+            trigger="manual",
+            input_data={"agent_id": "ada", "reflector": "stub", "stub_output": answer},
+            now=rfc3339(services.clock()),
+        )
+    )
+
+    async def first_attempt_dies_after_submit() -> list:
+        owner = "wrk_doomed"
+        assert await jobs.claim(services.store, owner, services.clock(), LEASE) == job.id
+        ctx = steps.JobContext(
+            job_id=job.id,
+            agent_id="ada",
+            owner=owner,
+            input=json.loads((await jobs.raw(services.store, job.id))[0]["input_data"]),
+            clock=services.clock,
+            services=services,
+            sleep=asyncio.sleep,
+        )
+        for name in jobs.STEPS:
+            await steps.STEP_FUNCTIONS[name](ctx, None)
+        return ctx.results  # ...and the process dies before the job is marked succeeded
+
+    # The server's own runner must not pick the job up while we play the doomed worker.
+    runner = services.extras["reflection.runner"]
+    first = server.run(first_attempt_dies_after_submit())
+    assert [r.accepted for r in first] == [True, True, True]
+    assert server.run(runner.recover()) == [(job.id, "queued")]  # its lock file never existed
+    runner.wake()
+    done = wait_job(admin, job.id)
+    assert done["status"] == "succeeded" and done["attempts"] == 2
+    results = done["output_data"]["results"]
+    assert [r["belief_id"] for r in results] == [r.belief_id for r in first]
+    assert all(r["accepted"] and r["gate"] == "safe" for r in results)
+    pending = admin.get("/api/v1/agents/ada/memory/beliefs", params={"status": "pending"})
+    assert len(pending.json()["items"]) == 3  # nothing submitted twice

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from credence.clock import fixed_clock, parse_rfc3339, rfc3339
 from credence.ids import new_id
 from credence.models import Job
-from credence.reflection import jobs, wakes
+from credence.reflection import jobs, live, wakes
 from credence.reflection.steps import STEP_FUNCTIONS, JobContext, StepError, job_output
 
 try:  # process liveness via advisory locks; absent on platforms without fcntl
@@ -34,6 +34,7 @@ RUNNER_KEY = "reflection.runner"
 LEASE_S = 30.0
 POLL_S = 1.0
 TICK_S = 20.0
+PRUNE_S = 600.0
 CONCURRENCY = 2
 RESUMABLE_STEPS = ("pull", "propose")
 
@@ -211,6 +212,7 @@ class ReflectionRunner:
         self._lock_fd: int | None = None
         self._seen_windows: set[tuple[str, str]] = set()
         self._last_tick = float("-inf")
+        self._last_prune = time.monotonic()
 
     # --- lifecycle --------------------------------------------------------------------------
 
@@ -324,6 +326,9 @@ class ReflectionRunner:
                     await self.tick()
                 await self.recover()
                 await self._claim_all()
+                if time.monotonic() - self._last_prune >= PRUNE_S:
+                    self._last_prune = time.monotonic()
+                    await live.prune_log(self.services.store)
             except asyncio.CancelledError:
                 raise
             except Exception:  # keep the worker alive; the next poll tries again

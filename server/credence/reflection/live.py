@@ -11,6 +11,7 @@ fire without one of those, so the verdicts equal those of an index over all live
 
 from __future__ import annotations
 
+import sqlite3
 import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -22,9 +23,12 @@ from credence.reflection.gate import COSINE_THRESHOLD, JACCARD_THRESHOLD, LiveBe
 from credence.reflection.text import analyse
 
 if TYPE_CHECKING:
+    import aiosqlite
+
     from credence.db.store import Store
 
 _CHUNK = 500
+LOG_KEEP = 100_000
 _EPSILON = 1e-6
 
 
@@ -46,6 +50,7 @@ class AgentBeliefs:
         self._sizes = np.zeros(0, dtype=np.int32)
         self._arrays: dict[str, np.ndarray] = {}
         self._live: list[LiveBelief] | None = None
+        self.cursor: int | None = None  # the belief_change_log seq this cache has seen
 
     @property
     def matrix(self) -> np.ndarray:
@@ -191,15 +196,34 @@ _CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[str, int], AgentBeliefs]] = (
 
 
 async def agent_beliefs(store: Store, agent_id: str, dim: int) -> AgentBeliefs:
-    """The agent's live beliefs, brought up to date: only changed versions are re-read."""
-    cached = _CACHE.setdefault(store, {}).get((agent_id, dim))
+    """The agent's live beliefs, brought up to date: only changed beliefs are re-read.
+
+    The change log names the beliefs changed since this cache last looked; a cache that is
+    new, or that fell behind the log's pruning, compares every belief's version instead.
+    """
+    per_store = _CACHE.setdefault(store, {})
+    cached = per_store.get((agent_id, dim))
     if cached is None:
         cached = AgentBeliefs(dim)
-        _CACHE[store][(agent_id, dim)] = cached
-    current = await store.fetchall(
-        "SELECT id, version FROM beliefs WHERE agent_id = ?", (agent_id,)
-    )
-    stale = [row["id"] for row in current if cached.versions.get(row["id"]) != row["version"]]
+        per_store[(agent_id, dim)] = cached
+    try:
+        first, last = await _log_bounds(store)
+    except sqlite3.OperationalError:  # a store without the log: versions tell what changed
+        first, last = None, None
+    if cached.cursor is not None and last is not None and cached.cursor >= first - 1:
+        changed = await store.fetchall(
+            "SELECT DISTINCT belief_id FROM belief_change_log"
+            " WHERE agent_id = ? AND seq > ? AND seq <= ?",
+            (agent_id, cached.cursor, last),
+        )
+        stale = [row[0] for row in changed]
+    else:
+        current = await store.fetchall(
+            "SELECT id, version FROM beliefs WHERE agent_id = ?", (agent_id,)
+        )
+        stale = [r["id"] for r in current if cached.versions.get(r["id"]) != r["version"]]
+        if len(cached.beliefs) > len(current):
+            cached.forget_missing({row["id"] for row in current})
     for start in range(0, len(stale), _CHUNK):
         chunk = stale[start : start + _CHUNK]
         rows = await store.fetchall(
@@ -210,9 +234,33 @@ async def agent_beliefs(store: Store, agent_id: str, dim: int) -> AgentBeliefs:
         )
         for row in rows:
             cached.put(row)
-    if len(cached.beliefs) != len(current):
-        cached.forget_missing({row["id"] for row in current})
+    cached.cursor = last
     return cached
+
+
+async def _log_bounds(store: Store) -> tuple[int, int]:
+    # AUTOINCREMENT remembers the newest seq even when pruning emptied the log, so a reader
+    # can still tell that it missed entries.
+    row = await store.fetchone(
+        "SELECT (SELECT MIN(seq) FROM belief_change_log),"
+        " COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'belief_change_log'), 0)"
+    )
+    last = row[1]
+    return (row[0] if row[0] is not None else last + 1), last
+
+
+async def prune_log(store: Store, keep: int = LOG_KEEP) -> int:
+    """Delete all but the newest ``keep`` change-log entries; returns how many went."""
+
+    async def work(conn: aiosqlite.Connection) -> int:
+        cur = await conn.execute(
+            "DELETE FROM belief_change_log"
+            " WHERE seq <= (SELECT COALESCE(MAX(seq), 0) FROM belief_change_log) - ?",
+            (keep,),
+        )
+        return cur.rowcount
+
+    return await store.write(work)
 
 
 def forget_cache(store: Store | None = None) -> None:

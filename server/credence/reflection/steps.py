@@ -322,12 +322,12 @@ async def submit(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, 
     assert ctx.parsed is not None
     services = ctx.services
     proposals = list(ctx.parsed.proposals)
-    mine = await services.store.fetchall(
-        "SELECT id, content_key FROM beliefs WHERE agent_id = ?"
-        " AND json_extract(proposed_by, '$.job_id') = ?",
-        (ctx.agent_id, ctx.job_id),
-    )
-    already = {row["content_key"]: row["id"] for row in mine}
+    snapshot = await live.agent_beliefs(services.store, ctx.agent_id, services.embedder.dim)
+    already = {
+        snapshot.keys[belief_id]: belief_id
+        for belief_id, job_id in snapshot.jobs.items()
+        if job_id == ctx.job_id and belief_id in snapshot.keys
+    }
     outcome: dict[int, tuple[bool, str | None, str | None]] = {}
     pending: list[tuple[int, ProposalIn]] = []
     for position, (proposal, verdict) in enumerate(zip(proposals, ctx.gated, strict=True)):

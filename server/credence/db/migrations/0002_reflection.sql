@@ -77,3 +77,21 @@ INSERT INTO wakes(id, kind, cron, event, description, created_at, updated_at) VA
   ('reflection-episodes-ready', 'event', NULL, 'reflection-episodes-ready',
    'Reflect when an agent reports that new episodes are ready',
    strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
+
+-- Which beliefs changed, in order: the reflection gate's in-process belief cache re-reads just
+-- these instead of scanning every belief's version. Only columns the gate reads fire it (not
+-- injection counts). Old entries are pruned; a reader that fell behind the prune rescans.
+CREATE TABLE belief_change_log (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  agent_id TEXT NOT NULL,
+  belief_id TEXT NOT NULL
+);
+CREATE INDEX belief_change_log_by_agent ON belief_change_log(agent_id, seq);
+CREATE TRIGGER beliefs_change_log_insert AFTER INSERT ON beliefs BEGIN
+  INSERT INTO belief_change_log(agent_id, belief_id) VALUES (new.agent_id, new.id);
+END;
+CREATE TRIGGER beliefs_change_log_update
+AFTER UPDATE OF content, status, confidence, version, embedding, created_at, updated_at
+ON beliefs BEGIN
+  INSERT INTO belief_change_log(agent_id, belief_id) VALUES (new.agent_id, new.id);
+END;
