@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
+from tests.browser import seed
 from tests.browser.conftest import DESKTOP, PHONE, SCREENSHOTS, open_app
 
 SIZES = {"phone": PHONE, "desktop": DESKTOP}
@@ -28,6 +30,9 @@ def test_review_view_screenshot(chromium: Any, server, admin, seeded, size, sche
         device_scale_factor=2 if phone else 1,
     )
     try:
+        # A fixed page clock makes "Proposed 5 minutes ago" (and so the PNG) the same every run.
+        created = seed.belief(admin, seeded["backoff"])["created_at"]
+        app.page.clock.set_fixed_time(datetime.fromisoformat(created) + timedelta(minutes=5))
         app.pair(f"/?belief={seeded['backoff']}")
         card = app.top_card()
         card.locator(".target .diff").wait_for()
