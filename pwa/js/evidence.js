@@ -4,7 +4,6 @@ import { ago, h, replace } from "./dom.js";
 
 const beliefs = new Map();
 const episodeCache = new Map();
-const EPISODE_PAGES_MAX = 10;
 const TRIGGERS = { steer: "Steered", denial: "Said no", followup: "Followed up" };
 
 /** The belief with this id (cached; resolves to null when it is gone or not visible). */
@@ -25,20 +24,25 @@ export function belief(id) {
 
 export const forgetCachedBelief = (id) => beliefs.delete(id);
 
-/** The agent's episodes with these ids: the list API has no lookup by id, so read it page by
- * page (200 at a time, at most 10 pages) until they are all found. */
-async function episodes(agentId, ids) {
-  let state = episodeCache.get(agentId);
-  if (!state) episodeCache.set(agentId, (state = { byId: new Map(), cursor: "", pages: 0, done: false }));
-  while (!state.done && state.pages < EPISODE_PAGES_MAX && ids.some((id) => !state.byId.has(id))) {
-    const cursor = state.cursor ? `&cursor=${state.cursor}` : "";
-    const { body } = await api(`/agents/${agentId}/episodes?limit=200${cursor}`);
-    for (const episode of body.items) state.byId.set(episode.id, episode);
-    state.pages += 1;
-    state.cursor = body.next_cursor;
-    state.done = !body.next_cursor;
-  }
-  return ids.map((id) => state.byId.get(id) || { id, missing: true });
+/** The agent's episodes with these ids, each fetched once (a missing one shows as missing). */
+function episodes(agentId, ids) {
+  return Promise.all(
+    ids.map((id) => {
+      const key = `${agentId}/${id}`;
+      if (!episodeCache.has(key)) {
+        const loading = api(`/agents/${encodeURIComponent(agentId)}/episodes/${encodeURIComponent(id)}`).then(
+          ({ body }) => body,
+          (error) => {
+            episodeCache.delete(key);
+            if (error.status === 404) return { id, missing: true };
+            throw error;
+          },
+        );
+        episodeCache.set(key, loading);
+      }
+      return episodeCache.get(key);
+    }),
+  );
 }
 
 function episodeView(episode) {

@@ -28,7 +28,11 @@ from credence.api.errors import (
     too_deep_handler,
     unexpected_exception_handler,
 )
-from credence.api.security import conditional_get_middleware, security_headers_middleware
+from credence.api.security import (
+    add_security_headers,
+    conditional_get_middleware,
+    options_middleware,
+)
 from credence.api.strict import strict_json_body
 from credence.auth import BearerAuth, KeyRing
 from credence.clock import Clock, system_clock
@@ -164,9 +168,7 @@ def create_app(
     return Litestar(
         route_handlers=route_handlers,
         lifespan=[lifespan],
-        middleware=[
-            security_headers_middleware,
-        ],
+        middleware=[options_middleware],
         exception_handlers={
             HTTPException: http_exception_handler,
             RecursionError: too_deep_handler,
@@ -175,6 +177,7 @@ def create_app(
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
         before_request=strict_json_body,
+        before_send=[add_security_headers],
         debug=False,
     )
 

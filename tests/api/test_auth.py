@@ -114,3 +114,15 @@ def test_pairing_code_exchanges_once_for_a_reviewer_key(server, admin) -> None:
         assert unknown.status_code == 410 and "not valid" in unknown.json()["detail"]
         with server.client(paired.json()["key"]) as reviewer:
             assert reviewer.get("/api/v1/agents/coder").status_code == 200
+
+
+def test_error_responses_carry_the_security_headers(server, admin) -> None:
+    with server.client() as anonymous:
+        for response in (
+            anonymous.get("/api/v1/agents"),
+            admin.get("/api/v1/agents/ghost"),
+            anonymous.get("/healthz"),
+        ):
+            assert response.headers["x-content-type-options"] == "nosniff"
+            assert "default-src 'self'" in response.headers["content-security-policy"]
+        assert anonymous.get("/api/v1/agents").headers["cache-control"] == "no-store"

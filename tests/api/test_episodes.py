@@ -142,3 +142,16 @@ def test_deeply_nested_bodies_are_400_on_every_json_route(admin) -> None:
     )
     assert response.status_code == 400
     assert admin.get("/api/v1/agents/coder/episodes").json()["items"] == []
+
+
+def test_one_episode_by_id_within_its_agent(admin) -> None:
+    make_agent(admin)
+    make_agent(admin, "other")
+    episode = post_episode(admin, summary="fixed the build")
+    got = admin.get(f"/api/v1/agents/coder/episodes/{episode['id']}")
+    assert got.status_code == 200 and got.json() == episode
+    assert admin.get(f"/api/v1/agents/other/episodes/{episode['id']}").status_code == 404
+    assert (
+        admin.get("/api/v1/agents/coder/episodes/ep_00000000000000000000000000").status_code == 404
+    )
+    assert admin.get("/api/v1/agents/coder/episodes/not-an-id").status_code == 400

@@ -13,10 +13,11 @@ from litestar.params import JSONBody, QueryParameter
 from credence.api.agents import load_agent
 from credence.api.deps import services_of
 from credence.api.errors import errors
-from credence.api.params import AgentIdPath, Limit
+from credence.api.params import AgentIdPath, EpisodeIdPath, Limit
 from credence.clock import rfc3339
 from credence.memory.episodes import AgentMissing, EpisodeRejected, episode_from_row
 from credence.models import (
+    Episode,
     EpisodeBatchCreated,
     EpisodeBatchIn,
     EpisodeCreated,
@@ -70,6 +71,19 @@ class EpisodeController(Controller):
         """Store up to 500 episodes, all or nothing."""
         rows, redacted = await _ingest(request, agent_id, data.episodes)
         return EpisodeBatchCreated(ids=[r["id"] for r in rows], redacted=redacted)
+
+    @get("/{episode_id:str}", operation_id="getEpisode", responses=errors(404))
+    async def get_episode(
+        self, request: Request, agent_id: AgentIdPath, episode_id: EpisodeIdPath
+    ) -> Episode:
+        """One episode of the agent (the evidence behind a belief)."""
+        await load_agent(request, agent_id)
+        row = await services_of(request).store.fetchone(
+            "SELECT * FROM episodes WHERE id = ? AND agent_id = ?", (episode_id, agent_id)
+        )
+        if row is None:
+            raise NotFoundException(f"episode {episode_id!r} not found")
+        return episode_from_row(row)
 
     @get(operation_id="listEpisodes", responses=errors(404, 422))
     async def list_episodes(

@@ -14,6 +14,9 @@ AgentIdPath = Annotated[
 BeliefIdPath = Annotated[
     str, PathParameter(pattern=ID_PATTERN, max_length=31, description="Belief id")
 ]
+EpisodeIdPath = Annotated[
+    str, PathParameter(pattern=ID_PATTERN, max_length=31, description="Episode id")
+]
 KeyIdPath = Annotated[str, PathParameter(pattern=ID_PATTERN, max_length=31, description="Key id")]
 Limit = Annotated[int, QueryParameter(ge=1, le=200, description="Page size (at most 200)")]
 Cursor = Annotated[

@@ -33,32 +33,29 @@ def _options_answer(scope: Scope, allow_for) -> Message | None:
     }
 
 
-def security_headers_middleware(app: ASGIApp) -> ASGIApp:
-    """Wrap ``app`` so every HTTP response carries the security headers."""
+async def add_security_headers(message: Message, scope: Scope) -> None:
+    """before_send hook: every HTTP response, error responses included, gets the headers."""
+    if scope["type"] != "http" or message["type"] != "http.response.start":
+        return
+    headers = MutableScopeHeaders.from_message(message)
+    for name, value in HEADERS.items():
+        if name not in headers:
+            headers[name] = value
+    if scope["path"].startswith("/api/"):
+        headers["Cache-Control"] = "no-store"
+
+
+def options_middleware(app: ASGIApp) -> ASGIApp:
+    """Answer OPTIONS on API paths from the documented routes, before auth and guards run."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await app(scope, receive, send)
-            return
-
-        async def send_with_headers(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableScopeHeaders.from_message(message)
-                for name, value in HEADERS.items():
-                    if name not in headers:
-                        headers[name] = value
-                if scope["path"].startswith("/api/"):
-                    headers["Cache-Control"] = "no-store"
-            await send(message)
-
-        if scope["method"] == "OPTIONS" and scope["path"].startswith("/api/"):
-            # Answer OPTIONS from the documented routes, before auth and guards run.
+        if scope["type"] == "http" and scope["method"] == "OPTIONS":
             start = _options_answer(scope, allowed_methods)
-            if start is not None:
-                await send_with_headers(start)
+            if start is not None and scope["path"].startswith("/api/"):
+                await send(start)
                 await send({"type": "http.response.body", "body": b""})
                 return
-        await app(scope, receive, send_with_headers)
+        await app(scope, receive, send)
 
     return middleware
 
