@@ -139,9 +139,13 @@ class _Recorder:
             self._wakeup.clear()
 
     async def _flush(self, batch: list[tuple[str, tuple[Any, ...], asyncio.Future[None]]]) -> None:
+        grouped: dict[str, list[tuple[Any, ...]]] = {}
+        for sql, params, _ in batch:
+            grouped.setdefault(sql, []).append(params)
+
         async def work(conn: aiosqlite.Connection) -> None:
-            for sql, params, _ in batch:
-                await conn.execute(sql, params)
+            for sql, rows in grouped.items():
+                await conn.executemany(sql, rows)
 
         try:
             await self.store.write(work)
@@ -160,11 +164,13 @@ class _Lane:
     name: str
     slots: int
     claim: Callable[[int], Awaitable[list[Any]]]
-    deliver: Callable[[Any], Awaitable[None]]
+    deliver: Callable[[Any, Callable[[], None]], Awaitable[None]]
     next_due: Callable[[], Awaitable[str | None]]
     table: str
     event: asyncio.Event = field(default_factory=asyncio.Event)
     tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    # The subset of tasks still talking to the network; only these hold a send slot.
+    sending: set[asyncio.Task[None]] = field(default_factory=set)
     buffer: deque[Any] = field(default_factory=deque)
 
 
@@ -298,41 +304,57 @@ class PushWorker:
             await asyncio.sleep(0.01)
 
     async def _run(self, lane: _Lane) -> None:
-        # Rows are claimed a batch ahead of the free slots, so a finished send is followed by
-        # the next one at once instead of after a claim round trip; the batch ahead is at most
-        # one slot-full, so it waits no longer than one send, far inside the lease.
+        # Claimed rows are kept up to two slot-fulls ahead of the free slots and refilled
+        # while sends run, so a finished send is followed by the next at once rather than
+        # after a claim round trip. A buffered row waits at most two sends, far inside the
+        # lease; one whose lease lapsed anyway is left for the next claim.
+        more = False  # the last claim filled its limit: there are probably more due rows
         while not self._stopping:
             lane.event.clear()
-            now = self.clock()
-            while lane.buffer and len(lane.tasks) < lane.slots:
+            now_text = rfc3339(self.clock())
+            while lane.buffer and len(lane.sending) < lane.slots:
                 row = lane.buffer.popleft()
-                if row["lease_until"] <= rfc3339(now):
-                    continue  # held too long: the lease lapsed, the row is anyone's again
+                if row["lease_until"] <= now_text:
+                    continue
                 task = asyncio.create_task(self._guarded(lane, row))
                 lane.tasks.add(task)
+                lane.sending.add(task)
                 task.add_done_callback(lane.tasks.discard)
-            wanted = 2 * lane.slots - len(lane.tasks) - len(lane.buffer)
+                task.add_done_callback(lane.sending.discard)
+            wanted = 3 * lane.slots - len(lane.sending) - len(lane.buffer)
             timeout = self.poll_seconds
-            if wanted > 0 and (not lane.buffer or wanted >= lane.slots):
+            if wanted > 0 and len(lane.buffer) < lane.slots:
                 try:
-                    due_at = await lane.next_due()
-                    if due_at is not None:
-                        wait = (parse_rfc3339(due_at) - self.clock()).total_seconds()
-                        if wait <= 0:
-                            claimed = await lane.claim(wanted)
-                            lane.buffer.extend(claimed)
-                            if claimed:
-                                continue
-                        else:
-                            timeout = min(timeout, wait)
+                    wait = 0.0
+                    if not more:
+                        due_at = await lane.next_due()
+                        wait = (
+                            self.poll_seconds
+                            if due_at is None
+                            else (parse_rfc3339(due_at) - self.clock()).total_seconds()
+                        )
+                    if wait <= 0:
+                        claimed = await lane.claim(wanted)
+                        lane.buffer.extend(claimed)
+                        more = len(claimed) == wanted
+                        if claimed:
+                            continue
+                    else:
+                        timeout = min(timeout, wait)
                 except Exception:
+                    more = False
                     log.exception("push %s lane: claiming failed; retrying", lane.name)
             with suppress(TimeoutError):
                 await asyncio.wait_for(lane.event.wait(), timeout=max(timeout, 0.001))
 
     async def _guarded(self, lane: _Lane, row: Any) -> None:
+        def sent() -> None:
+            # The answer is in: free the send slot while the result is being committed.
+            lane.sending.discard(asyncio.current_task())
+            lane.event.set()
+
         try:
-            await lane.deliver(row)
+            await lane.deliver(row, sent)
         except Exception:
             # A bug, or the store failing: the lease expires and the row goes again (its
             # attempts were counted at the claim, so this cannot loop forever).
@@ -384,7 +406,7 @@ class PushWorker:
 
         return await self.store.write(work)
 
-    async def _deliver_push(self, row: Any) -> None:
+    async def _deliver_push(self, row: Any, sent: Callable[[], None]) -> None:
         subscription = Subscription(row["endpoint"], row["p256dh"], row["auth"])
         now = self.clock()
         age = max(0.0, (now - parse_rfc3339(row["created_at"])).total_seconds())
@@ -403,6 +425,7 @@ class PushWorker:
             )
         except ValueError as exc:
             result = SendResult(Outcome.FAILED, None, None, f"cannot send: {exc}")
+        sent()
         await self._record_push(row, result)
 
     async def _record_push(self, row: Any, result: SendResult) -> None:
@@ -499,10 +522,11 @@ class PushWorker:
 
         return await self.store.write(work)
 
-    async def _deliver_channel(self, row: Any) -> None:
+    async def _deliver_channel(self, row: Any, sent: Callable[[], None]) -> None:
         [result] = await notify_channels(
             [row["url"]], row["title"], row["body"], timeout=self.channel_timeout
         )
+        sent()
         now = self.clock()
         now_text = rfc3339(now)
         if result.ok:
