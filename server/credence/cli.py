@@ -358,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
         arguments(sub.add_parser(name, help=help_text))
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    # httpx logs every request at INFO, push endpoint URLs included: keep it to warnings.
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         return _COMMANDS[args.command][0](args)
     except SettingsError as exc:
