@@ -73,6 +73,17 @@ async def test_best_match_comes_first_with_both_rankings(store: Store) -> None:
     assert len(hits) == 3
 
 
+async def test_threaded_scoring_ranks_the_same(store: Store, monkeypatch) -> None:
+    await ingest(store, "ada", *(episode(text) for text in CORPUS))
+    queries = ["the PDF ingester crashed", "weather"]
+    inline = await recall.search(store, EMBEDDER, "ada", queries, 5)
+    monkeypatch.setattr(recall, "_THREADED_SCORING", 0)  # score on a worker thread
+    threaded = await recall.search(store, EMBEDDER, "ada", queries, 5)
+    assert [(h.episode["id"], h.score) for h in threaded] == [
+        (h.episode["id"], h.score) for h in inline
+    ]
+
+
 async def test_interventions_are_searched_too(store: Store) -> None:
     ids = await ingest(
         store,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import sqlite3
@@ -31,6 +32,7 @@ MIN_DEPTH = 50
 MAX_DEPTH = 400
 _FAST_PATH_FACTOR = 4
 _ROWID_LIST_MAX = 20_000
+_THREADED_SCORING = 20_000
 
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
 _BLOB_DTYPE = np.dtype("<f4")
@@ -268,10 +270,10 @@ async def _text_ranking(
 
 
 def _vector_rankings(
-    cached: _AgentMatrix, allowed: np.ndarray, query_vectors: np.ndarray, depth: int
+    columns: np.ndarray, allowed: np.ndarray, query_vectors: np.ndarray, depth: int
 ) -> list[list[tuple[int, float]]]:
     """Per query, the (position, cosine) of the most similar allowed episodes, best first."""
-    if cached.count == 0 or query_vectors.shape[1] != cached.columns.shape[0]:
+    if columns.shape[1] == 0 or query_vectors.shape[1] != columns.shape[0]:
         return []
     positions = np.flatnonzero(allowed)
     take = min(depth, positions.size)
@@ -279,10 +281,10 @@ def _vector_rankings(
         return [[] for _ in range(query_vectors.shape[0])]
     if positions.size * 4 < allowed.size:
         # Few allowed episodes (the un-reflected ones, say): score only their columns.
-        scores = query_vectors @ cached.columns[:, positions]
+        scores = query_vectors @ columns[:, positions]
     else:
         # One product over the whole matrix: cheaper than copying most columns out of it.
-        scores = (query_vectors @ cached.columns)[:, positions]
+        scores = (query_vectors @ columns)[:, positions]
     rankings = []
     for row in scores:
         top = np.argpartition(-row, take - 1)[:take]
@@ -330,7 +332,20 @@ async def search(
     best_cosine: dict[int, float] = {}
     try:
         cached = await agent_matrix(store, embedder, agent_id)
-        allowed = _allowed(cached, since, reflected, include_untrusted)
+    except sqlite3.Error as exc:
+        raise RecallUnavailable(f"episode index unavailable: {exc}") from exc
+    # Snapshots: another search may grow the cache while this one ranks.
+    columns, seqs = cached.columns, cached.seqs
+    allowed = _allowed(cached, since, reflected, include_untrusted)
+    # A large matrix is scored on a worker thread while SQLite ranks the text on its own.
+    vectors_later = (
+        asyncio.create_task(
+            asyncio.to_thread(_vector_rankings, columns, allowed, query_vectors, depth)
+        )
+        if columns.shape[1] >= _THREADED_SCORING
+        else None
+    )
+    try:
         expression = fts_expression(" ".join(texts))
         if expression is not None:
             ranked = await _text_ranking(
@@ -349,9 +364,15 @@ async def search(
                 text_rank[seq] = rank
     except sqlite3.Error as exc:
         raise RecallUnavailable(f"full-text search failed: {exc}") from exc
-    for ranking in _vector_rankings(cached, allowed, query_vectors, depth):
+    finally:
+        rankings = (
+            await vectors_later
+            if vectors_later is not None
+            else _vector_rankings(columns, allowed, query_vectors, depth)
+        )
+    for ranking in rankings:
         for rank, (position, cosine) in enumerate(ranking, start=1):
-            seq = int(cached.seqs[position])
+            seq = int(seqs[position])
             fused[seq] = fused.get(seq, 0.0) + 1.0 / (RRF_K + rank)
             vector_rank[seq] = min(vector_rank.get(seq, rank), rank)
             best_cosine[seq] = max(best_cosine.get(seq, -1.0), cosine)
