@@ -67,7 +67,9 @@ def deliver_to_worker(app: App, plaintext: bytes) -> None:
     while not any(not r["isDeleted"] for r in registrations):
         assert time.monotonic() < deadline, "no service worker registration"
         app.page.wait_for_timeout(20)
-    registration = next(r for r in registrations if not r["isDeleted"])
+    # The newest live registration: pairing can re-register the worker, and a push sent to a
+    # replaced registration id is dropped silently.
+    registration = next(r for r in reversed(registrations) if not r["isDeleted"])
     cdp.send(
         "ServiceWorker.deliverPushMessage",
         {
