@@ -46,6 +46,14 @@ class Principal(msgspec.Struct, frozen=True):
         if not self.sees_agent(agent_id):
             raise NotFoundException(f"agent {agent_id!r} not found")
 
+    def visible_agents(self, requested: str | None = None) -> list[str] | None:
+        """The agent ids a listing may cover: None means every agent, [] means none."""
+        if requested is not None:
+            return [requested] if self.sees_agent(requested) else []
+        if self.scope == "admin" or self.agents is None:
+            return None
+        return sorted(self.agents)
+
     def require_decider(self) -> None:
         """Agent keys can never approve, forget, edit or reopen anything."""
         if self.scope == "agent":

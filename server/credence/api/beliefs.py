@@ -94,12 +94,7 @@ class BeliefController(Controller):
         cursor: Cursor = None,
     ) -> BeliefPage:
         """Beliefs across every agent this key can see, newest first (the review queue)."""
-        principal = principal_of(request)
-        agent_ids = None
-        if agent_id is not None:
-            agent_ids = [agent_id] if principal.sees_agent(agent_id) else []
-        elif principal.scope != "admin" and principal.agents is not None:
-            agent_ids = sorted(principal.agents)
+        agent_ids = principal_of(request).visible_agents(agent_id)
         if agent_ids == []:
             return BeliefPage(items=[], next_cursor=None)
         rows, next_cursor = await services_of(request).beliefs.list_rows(

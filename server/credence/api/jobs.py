@@ -103,12 +103,7 @@ class JobController(Controller):
         cursor: Cursor = None,
     ) -> JobPage:
         """Jobs of the agents this key can see, newest first."""
-        principal = principal_of(request)
-        agent_ids = None
-        if agent_id is not None:
-            agent_ids = [agent_id] if principal.sees_agent(agent_id) else []
-        elif principal.scope != "admin" and principal.agents is not None:
-            agent_ids = sorted(principal.agents)
+        agent_ids = principal_of(request).visible_agents(agent_id)
         if agent_ids == []:
             return JobPage(items=[], next_cursor=None)
         items, next_cursor = await jobs.list_jobs(

@@ -12,6 +12,7 @@ import msgspec
 import numpy as np
 
 from credence.clock import Clock, rfc3339
+from credence.db.paging import newest_first, next_cursor
 from credence.ids import new_id
 from credence.memory import audit
 from credence.memory.redact import redact
@@ -156,22 +157,11 @@ class BeliefService:
         cursor: str | None,
     ) -> tuple[list[Any], str | None]:
         """Beliefs newest first, optionally by agents and status; returns (rows, next cursor)."""
-        clauses, params = [], []
-        if agent_ids is not None:
-            clauses.append(f"agent_id IN ({','.join('?' * len(agent_ids))})")
-            params.extend(agent_ids)
-        if status is not None:
-            clauses.append("status = ?")
-            params.append(status)
-        if cursor is not None:
-            clauses.append("id < ?")
-            params.append(cursor)
-        where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+        where, params = newest_first(agent_ids=agent_ids, status=status, cursor=cursor)
         rows = await self.store.fetchall(
             f"SELECT * FROM beliefs {where} ORDER BY id DESC LIMIT ?", (*params, limit + 1)
         )
-        next_cursor = rows[limit - 1]["id"] if len(rows) > limit else None
-        return rows[:limit], next_cursor
+        return rows[:limit], next_cursor(rows, limit)
 
     async def vectors(self, agent_id: str) -> AgentVectors:
         """The agent's belief embeddings, rebuilt only when some belief changed."""

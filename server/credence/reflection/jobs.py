@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from credence.clock import parse_rfc3339, rfc3339
+from credence.db.paging import newest_first, next_cursor
 from credence.ids import new_id
 from credence.memory.redact import redact
 from credence.models import Job, JobOutput, JobStep
@@ -196,17 +197,7 @@ async def list_jobs(
     cursor: str | None,
 ) -> tuple[list[Job], str | None]:
     """Jobs newest first, optionally by agents and status; returns (jobs, next cursor)."""
-    clauses, params = [], []
-    if agent_ids is not None:
-        clauses.append(f"agent_id IN ({','.join('?' * len(agent_ids))})")
-        params.extend(agent_ids)
-    if status is not None:
-        clauses.append("status = ?")
-        params.append(status)
-    if cursor is not None:
-        clauses.append("id < ?")
-        params.append(cursor)
-    where = f"WHERE {' AND '.join(clauses)}" if clauses else ""
+    where, params = newest_first(agent_ids=agent_ids, status=status, cursor=cursor)
 
     async def work(conn: aiosqlite.Connection):
         async with conn.execute(
@@ -222,8 +213,7 @@ async def list_jobs(
             ) as cur:
                 for step in await cur.fetchall():
                     steps[step["job_id"]].append(step)
-        next_cursor = rows[limit - 1]["id"] if len(rows) > limit else None
-        return [job_from_rows(row, steps[row["id"]]) for row in page], next_cursor
+        return [job_from_rows(row, steps[row["id"]]) for row in page], next_cursor(rows, limit)
 
     return await store.read(work)
 
