@@ -166,3 +166,37 @@ def test_secrets_in_proposals_and_edits_are_redacted_before_storage(server, admi
         assert secret not in "\n".join(db.iterdump())
     finally:
         db.close()
+
+
+def test_an_opposite_lesson_is_never_dropped_as_a_near_duplicate(admin) -> None:
+    make_agent(admin)
+    kept = decide(
+        admin, pending_belief(admin, text="Always run the test suite before pushing"), "keep"
+    )
+    (result,) = propose(
+        admin,
+        "coder",
+        {"op": "add", "belief": "Never run the test suite before pushing", "confidence": 0.6},
+    )
+    assert result["accepted"], result  # the reviewer sees the contradiction; nothing is hidden
+    (same,) = propose(
+        admin,
+        "coder",
+        {"op": "add", "belief": "Always run the test suite before you push", "confidence": 0.6},
+    )
+    assert same["rejected_reason"] == f"near_duplicate_of:{kept.json()['id']}"
+
+
+def test_near_duplicate_checks_see_an_edit_at_once(admin) -> None:
+    make_agent(admin)
+    belief = pending_belief(admin, text="Use pnpm for the docs site")
+    propose(
+        admin, "coder", {"op": "add", "belief": "Cache embeddings per agent", "confidence": 0.5}
+    )
+    decide(admin, belief, "edit", {"content": "Deploy the docs on Tuesdays"})
+    (old_text,) = propose(
+        admin,
+        "coder",
+        {"op": "add", "belief": "Use pnpm for the docs site please", "confidence": 0.5},
+    )
+    assert old_text["accepted"], old_text  # the stale embedding of the old wording is gone

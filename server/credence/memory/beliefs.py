@@ -17,7 +17,7 @@ from credence.ids import new_id
 from credence.memory import audit
 from credence.memory.redact import redact
 from credence.models import Belief, ProposalIn, ProposalResult, ProposedBy
-from credence.reflection.text import normalise
+from credence.reflection.text import is_negative, normalise
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -124,11 +124,13 @@ async def change_counter(store: Store) -> int:
 
 
 class AgentVectors(msgspec.Struct):
-    """An agent's live belief embeddings, for near-duplicate checks."""
+    """An agent's belief embeddings with what near-duplicate checks need to know of each."""
 
     counter: int
     ids: list[str]
     statuses: list[str]
+    versions: list[int]
+    negative: list[bool]
     matrix: np.ndarray
 
 
@@ -164,24 +166,51 @@ class BeliefService:
         return rows[:limit], next_cursor(rows, limit)
 
     async def vectors(self, agent_id: str) -> AgentVectors:
-        """The agent's belief embeddings, rebuilt only when some belief changed."""
+        """The agent's belief embeddings; after a change only changed or new rows are re-read."""
         counter = await change_counter(self.store)
         cached = self._vectors.get(agent_id)
         if cached is not None and cached.counter == counter:
             return cached
-        rows = await self.store.fetchall(
-            "SELECT id, status, embedding FROM beliefs"
-            " WHERE agent_id = ? AND embedding IS NOT NULL",
+        heads = await self.store.fetchall(
+            "SELECT id, status, version FROM beliefs"
+            " WHERE agent_id = ? AND embedding IS NOT NULL ORDER BY id",
             (agent_id,),
         )
-        dim = self.embedder.dim
-        matrix = (
-            np.frombuffer(b"".join(r["embedding"] for r in rows), dtype="<f4").reshape(-1, dim)
-            if rows
-            else np.zeros((0, dim), dtype=np.float32)
+        position = (
+            {belief_id: i for i, belief_id in enumerate(cached.ids)} if cached is not None else {}
         )
+        stale = [
+            h["id"]
+            for h in heads
+            if h["id"] not in position or cached.versions[position[h["id"]]] != h["version"]
+        ]
+        fresh: dict[str, tuple[bool, np.ndarray]] = {}
+        for start in range(0, len(stale), 500):
+            chunk = stale[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = await self.store.fetchall(
+                f"SELECT id, content, embedding FROM beliefs WHERE id IN ({marks})", tuple(chunk)
+            )
+            for row in rows:
+                vector = np.frombuffer(row["embedding"], dtype="<f4")
+                fresh[row["id"]] = (is_negative(row["content"]), vector)
+        dim = self.embedder.dim
+        matrix = np.zeros((len(heads), dim), dtype=np.float32)
+        negative = []
+        for i, head in enumerate(heads):
+            if head["id"] in fresh:
+                flag, matrix[i] = fresh[head["id"]]
+            else:
+                old = position[head["id"]]
+                flag, matrix[i] = cached.negative[old], cached.matrix[old]
+            negative.append(flag)
         vectors = AgentVectors(
-            counter, [r["id"] for r in rows], [r["status"] for r in rows], matrix
+            counter,
+            [h["id"] for h in heads],
+            [h["status"] for h in heads],
+            [h["version"] for h in heads],
+            negative,
+            matrix,
         )
         self._vectors[agent_id] = vectors
         return vectors
@@ -207,7 +236,8 @@ class BeliefService:
         ]
         embeddings = await self.embedder.embed([p.belief for p in proposals])
         known = await self.vectors(agent_id)
-        near = _nearest(embeddings, known)
+        polarity = [is_negative(p.belief) for p in proposals]
+        near = _nearest(embeddings, polarity, known)
         now = rfc3339(self.clock())
 
         async def work(conn: aiosqlite.Connection) -> list[ProposalResult]:
@@ -218,7 +248,8 @@ class BeliefService:
                 reason = None
                 for earlier_index, earlier_key, earlier_vec in accepted:
                     same = earlier_key == key
-                    if same or float(earlier_vec @ embeddings[index]) >= NEAR_DUPLICATE_COSINE:
+                    close = float(earlier_vec @ embeddings[index]) >= NEAR_DUPLICATE_COSINE
+                    if same or (close and polarity[earlier_index] == polarity[index]):
                         reason = f"duplicate_in_batch:{earlier_index}"
                         break
                 if reason is None:
@@ -395,14 +426,22 @@ async def _fetch(conn: aiosqlite.Connection, belief_id: str) -> Any:
         return await cur.fetchone()
 
 
-def _nearest(embeddings: np.ndarray, known: AgentVectors) -> list[list[tuple[str, str, float]]]:
-    """For each proposal, the known beliefs at or above the near-duplicate cosine, best first."""
+def _nearest(
+    embeddings: np.ndarray, polarity: list[bool], known: AgentVectors
+) -> list[list[tuple[str, str, float]]]:
+    """For each proposal, the known beliefs at or above the near-duplicate cosine, best first.
+
+    "Always X" and "Never X" embed almost alike; a pair of opposite polarity is a contradiction
+    for the gate and the reviewer to see, never a duplicate to drop silently.
+    """
     if known.matrix.shape[0] == 0:
         return [[] for _ in range(embeddings.shape[0])]
     scores = embeddings @ known.matrix.T
     found = []
-    for row in scores:
-        hits = np.nonzero(row >= NEAR_DUPLICATE_COSINE)[0]
+    for row, negative in zip(scores, polarity, strict=True):
+        hits = [
+            i for i in np.nonzero(row >= NEAR_DUPLICATE_COSINE)[0] if known.negative[i] == negative
+        ]
         ordered = sorted(hits, key=lambda i: -row[i])
         found.append([(known.ids[i], known.statuses[i], float(row[i])) for i in ordered])
     return found
