@@ -155,3 +155,12 @@ def test_one_episode_by_id_within_its_agent(admin) -> None:
         admin.get("/api/v1/agents/coder/episodes/ep_00000000000000000000000000").status_code == 404
     )
     assert admin.get("/api/v1/agents/coder/episodes/not-an-id").status_code == 400
+
+
+def test_metadata_is_bounded(admin) -> None:
+    make_agent(admin)
+    body = {"session_id": "s", "summary": "x", "metadata": {"blob": "y" * 70_000}}
+    response = admin.post("/api/v1/agents/coder/episodes", json=body)
+    assert response.status_code == 422 and "metadata" in response.json()["detail"]
+    big_int = {"session_id": "s", "summary": "x", "metadata": {"n": 2**64}}
+    assert admin.post("/api/v1/agents/coder/episodes", json=big_int).status_code == 201

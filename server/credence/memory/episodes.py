@@ -21,6 +21,9 @@ if TYPE_CHECKING:
     from credence.embed import Embedder
 
 
+MAX_METADATA_BYTES = 64 * 1024
+
+
 class EpisodeRejected(ValueError):
     """An episode cannot be stored as sent (the message says which field and why)."""
 
@@ -74,9 +77,13 @@ def prepare(item: EpisodeIn, agent_id: str, now: str, index: int) -> tuple[dict[
         "embedding_text": embedding_text(summary.text, interventions),
     }
     try:
-        row["metadata"].encode("utf-8")
+        size = len(row["metadata"].encode("utf-8"))
     except UnicodeEncodeError:
         raise EpisodeRejected(f"episodes[{index}].metadata: invalid unicode") from None
+    if size > MAX_METADATA_BYTES:
+        raise EpisodeRejected(
+            f"episodes[{index}].metadata: {size} bytes as JSON, at most {MAX_METADATA_BYTES}"
+        )
     return row, count
 
 
