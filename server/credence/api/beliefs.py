@@ -49,6 +49,17 @@ async def load_belief(request: Request, belief_id: str) -> Any:
     return row
 
 
+def decision(action: str) -> Any:
+    """The route decorator shared by the four decision endpoints."""
+    return post(
+        f"/beliefs/{{belief_id:str}}/{action}",
+        operation_id=f"{action}Belief",
+        status_code=200,
+        responses=errors(403, 404, 409, 412, 422, 428),
+        response_headers=ETAG_HEADER,
+    )
+
+
 def outcome_response(outcome: Outcome) -> Response[Belief]:
     """Send a decision's stored outcome as it was first computed."""
     return Response(
@@ -161,13 +172,7 @@ class BeliefController(Controller):
         )
         return outcome_response(outcome)
 
-    @post(
-        "/beliefs/{belief_id:str}/keep",
-        operation_id="keepBelief",
-        status_code=200,
-        responses=errors(403, 404, 409, 412, 422, 428),
-        response_headers=ETAG_HEADER,
-    )
+    @decision("keep")
     async def keep(
         self,
         request: Request,
@@ -178,13 +183,7 @@ class BeliefController(Controller):
         """Keep a pending belief: it becomes active memory."""
         return await self._decide(request, belief_id, "keep", if_match, idempotency_key, {})
 
-    @post(
-        "/beliefs/{belief_id:str}/forget",
-        operation_id="forgetBelief",
-        status_code=200,
-        responses=errors(403, 404, 409, 412, 422, 428),
-        response_headers=ETAG_HEADER,
-    )
+    @decision("forget")
     async def forget(
         self,
         request: Request,
@@ -197,13 +196,7 @@ class BeliefController(Controller):
         payload = {"reason": data.reason if data is not None else None}
         return await self._decide(request, belief_id, "forget", if_match, idempotency_key, payload)
 
-    @post(
-        "/beliefs/{belief_id:str}/edit",
-        operation_id="editBelief",
-        status_code=200,
-        responses=errors(403, 404, 409, 412, 422, 428),
-        response_headers=ETAG_HEADER,
-    )
+    @decision("edit")
     async def edit(
         self,
         request: Request,
@@ -216,13 +209,7 @@ class BeliefController(Controller):
         payload = {"content": data.content}
         return await self._decide(request, belief_id, "edit", if_match, idempotency_key, payload)
 
-    @post(
-        "/beliefs/{belief_id:str}/reopen",
-        operation_id="reopenBelief",
-        status_code=200,
-        responses=errors(403, 404, 409, 412, 422, 428),
-        response_headers=ETAG_HEADER,
-    )
+    @decision("reopen")
     async def reopen(
         self,
         request: Request,
