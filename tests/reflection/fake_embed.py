@@ -6,8 +6,9 @@ import hashlib
 import json
 import math
 import re
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.loopback import LoopbackServer
 
 DIM = 64
 _WORD = re.compile(r"\w+")
@@ -23,7 +24,7 @@ def vector(text: str) -> list[float]:
     return [v / norm for v in values]
 
 
-class FakeEmbeddings:
+class FakeEmbeddings(LoopbackServer):
     """``POST /v1/embeddings`` on 127.0.0.1.
 
     ``down`` makes every request answer 503. ``hold_on(text)`` makes any request whose input
@@ -33,29 +34,8 @@ class FakeEmbeddings:
     def __init__(self) -> None:
         self.down = False
         self.hold_text: str | None = None
-        self.holding = threading.Event()
-        self._released = threading.Event()
-        self._stopping = threading.Event()
         self.calls = 0
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        """The base URL to configure as CREDENCE_EMBED_URL."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def __enter__(self) -> FakeEmbeddings:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stopping.set()
-        self._released.set()
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(self._handler())
 
     def hold_on(self, text: str) -> None:
         """Block requests that embed ``text`` until ``release()``."""

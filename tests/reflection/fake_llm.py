@@ -7,8 +7,10 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.loopback import LoopbackServer
 
 
 @dataclass
@@ -34,7 +36,7 @@ class Seen:
     body: dict[str, Any]
 
 
-class FakeLLM:
+class FakeLLM(LoopbackServer):
     """``POST /v1/chat/completions`` on 127.0.0.1; each request consumes the next reply.
 
     When the script runs out, ``default`` answers (an empty array unless changed). ``hold()``
@@ -47,28 +49,7 @@ class FakeLLM:
         self.script: collections.deque[Reply] = collections.deque()
         self.requests: list[Seen] = []
         self._lock = threading.Lock()
-        self._released = threading.Event()
-        self._stopping = threading.Event()
-        self.holding = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self._server.daemon_threads = True
-        self._server.block_on_close = False
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        """The base URL to configure as CREDENCE_LLM_URL."""
-        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def __enter__(self) -> FakeLLM:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stopping.set()
-        self._released.set()
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(self._handler())
 
     # --- scripting ---------------------------------------------------------------------------
 

@@ -1,0 +1,38 @@
+"""A threaded HTTP server on 127.0.0.1 that fake external services (LLM, embeddings) build on."""
+
+from __future__ import annotations
+
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Self
+
+
+class LoopbackServer:
+    """Serves ``handler`` on a free loopback port in a daemon thread, as a context manager.
+
+    ``_released`` and ``_stopping`` let a fake hold requests and let them go at shutdown.
+    """
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self._released = threading.Event()
+        self._stopping = threading.Event()
+        self.holding = threading.Event()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._server.block_on_close = False
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """The OpenAI-style base URL (``…/v1``) to configure the service with."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stopping.set()
+        self._released.set()
+        self._server.shutdown()
+        self._server.server_close()
