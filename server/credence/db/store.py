@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import logging
+import sqlite3
 from collections.abc import Awaitable, Callable
 from importlib import resources
 from pathlib import Path
@@ -225,20 +226,13 @@ def split_statements(sql: str) -> list[str]:
         if line.strip().startswith("--") and not buffer:
             continue
         buffer += line
-        if aiosqlite_complete(buffer):
+        if sqlite3.complete_statement(buffer):
             if buffer.strip():
                 statements.append(buffer.strip())
             buffer = ""
     if buffer.strip():
         statements.append(buffer.strip())
     return statements
-
-
-def aiosqlite_complete(sql: str) -> bool:
-    """True when ``sql`` ends a complete statement (sqlite3's own tokenizer decides)."""
-    import sqlite3
-
-    return sqlite3.complete_statement(sql)
 
 
 async def _stop(conn: aiosqlite.Connection) -> None:  # sentinel work item
