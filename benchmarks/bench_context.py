@@ -13,6 +13,7 @@ import time
 from datetime import timedelta
 from pathlib import Path
 
+from benchmarks.figures import figure
 from benchmarks.httpload import (
     UNLIMITED_RATE_ENV,
     Request,
@@ -83,20 +84,6 @@ async def _seed(path: Path, count: int) -> None:
 
     await store.write(work)
     await store.close()
-
-
-def _figure(name: str, unit: str, samples: list[float], target: float, better: str) -> dict:
-    deciles = statistics.quantiles(samples, n=10) if len(samples) > 1 else samples * 9
-    return {
-        "name": name,
-        "unit": unit,
-        "median": statistics.median(samples),
-        "p10": deciles[0],
-        "p90": deciles[-1],
-        "runs": len(samples),
-        "target": target,
-        "better": better,
-    }
 
 
 def _p99(samples: list[float]) -> float:
@@ -189,11 +176,13 @@ async def _http_rounds(server: ServerProcess, key: str) -> dict[str, list[float]
 
 
 def _http_figure(name: str, rates: list[float], health: list[float]) -> dict:
-    figure = _figure(name, "per_s", rates, RATIO_TARGET * statistics.median(health), "higher")
-    figure["healthz_per_s"] = statistics.median(health)
-    figure["ratio"] = summarise([c / h for c, h in zip(rates, health, strict=True)])
-    figure["ratio_target"] = RATIO_TARGET
-    return figure
+    row = figure(
+        name, rates, RATIO_TARGET * statistics.median(health), unit="per_s", better="higher"
+    )
+    row["healthz_per_s"] = statistics.median(health)
+    row["ratio"] = summarise([c / h for c, h in zip(rates, health, strict=True)])
+    row["ratio_target"] = RATIO_TARGET
+    return row
 
 
 def measure() -> list[dict]:
@@ -208,20 +197,20 @@ def measure() -> list[dict]:
         with ServerProcess(data_dir, UNLIMITED_RATE_ENV) as server:
             rates = asyncio.run(_http_rounds(server, key))
     return [
-        _figure("context_read_p99_1000_beliefs", "ms", p99s, 2.0, "lower"),
-        _figure("context_read_median_1000_beliefs", "ms", medians, 1.0, "lower"),
-        _figure("context_cache_rebuild_1000_beliefs", "ms", rebuilds, 20.0, "lower"),
+        figure("context_read_p99_1000_beliefs", p99s, 2.0, unit="ms", better="lower"),
+        figure("context_read_median_1000_beliefs", medians, 1.0, unit="ms", better="lower"),
+        figure("context_cache_rebuild_1000_beliefs", rebuilds, 20.0, unit="ms", better="lower"),
         _http_figure("context_http", rates["context"], rates["health"]),
         _http_figure("context_http_per_server_cpu_s", rates["context_cpu"], rates["health_cpu"]),
     ]
 
 
 if __name__ == "__main__":
-    for figure in measure():
-        ratio = figure.get("ratio")
+    for row in measure():
+        ratio = row.get("ratio")
         share = f"  {100 * ratio['median']:.0f} % of /healthz (target ≥ 70 %)" if ratio else ""
         print(
-            f"{figure['name']:<36} median {figure['median']:>10.2f} {figure['unit']:<6}"
-            f" p10 {figure['p10']:.2f}  p90 {figure['p90']:.2f}  runs {figure['runs']}"
-            f"  target {figure['target']:.2f} ({figure['better']} is better){share}"
+            f"{row['name']:<36} median {row['median']:>10.2f} {row['unit']:<6}"
+            f" p10 {row['p10']:.2f}  p90 {row['p90']:.2f}  runs {row['runs']}"
+            f"  target {row['target']:.2f} ({row['better']} is better){share}"
         )

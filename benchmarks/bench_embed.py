@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import random
-import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 
+from benchmarks.figures import figure
 from credence.embed import WordLlamaEmbedder
 
 SEED = 20261201
@@ -48,20 +48,6 @@ async def _async_timings(embedder: WordLlamaEmbedder, texts: list[str], runs: in
     return samples
 
 
-def _figure(name: str, unit: str, samples: list[float], target: float, better: str) -> dict:
-    deciles = statistics.quantiles(samples, n=10)
-    return {
-        "name": name,
-        "unit": unit,
-        "median": statistics.median(samples),
-        "p10": deciles[0],
-        "p90": deciles[-1],
-        "runs": len(samples),
-        "target": target,
-        "better": better,
-    }
-
-
 def measure() -> list[dict]:
     """Measure cold load (fresh processes), one-text latency, and 256-text batch throughput."""
     rng = random.Random(SEED)
@@ -81,16 +67,16 @@ def measure() -> list[dict]:
     batch_ms = _timings(lambda: embedder.embed_sync(batch), 30)
     throughput = [len(batch) / (ms / 1000) for ms in batch_ms]
     return [
-        _figure("embed_cold_load", "ms", cold, 1000.0, "lower"),
-        _figure("embed_one_summary", "ms", single, 1.0, "lower"),
-        _figure("embed_batch_throughput", "per_s", throughput, 5000.0, "higher"),
+        figure("embed_cold_load", cold, 1000.0, unit="ms", better="lower"),
+        figure("embed_one_summary", single, 1.0, unit="ms", better="lower"),
+        figure("embed_batch_throughput", throughput, 5000.0, unit="per_s", better="higher"),
     ]
 
 
 if __name__ == "__main__":
-    for figure in measure():
+    for row in measure():
         print(
-            f"{figure['name']:<26} median {figure['median']:>10.2f} {figure['unit']:<6}"
-            f" p10 {figure['p10']:.2f}  p90 {figure['p90']:.2f}  runs {figure['runs']}"
-            f"  target {figure['target']} ({figure['better']} is better)"
+            f"{row['name']:<26} median {row['median']:>10.2f} {row['unit']:<6}"
+            f" p10 {row['p10']:.2f}  p90 {row['p90']:.2f}  runs {row['runs']}"
+            f"  target {row['target']} ({row['better']} is better)"
         )

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import random
-import statistics
 import time
 from datetime import UTC, datetime, timedelta
 from itertools import accumulate
 
 import numpy
 
+from benchmarks.figures import figure
 from credence.reflection.gate import BeliefIndex, LiveBelief, Proposal, gate
 
 BELIEFS = 10_000
@@ -134,20 +134,6 @@ def _corpus(with_embeddings: bool) -> tuple[list[LiveBelief], list[Proposal], nu
     return beliefs, proposals, vectors
 
 
-def _figure(name: str, samples: list[float], target: float) -> dict:
-    deciles = statistics.quantiles(samples, n=10)
-    return {
-        "name": name,
-        "unit": "ms",
-        "median": statistics.median(samples),
-        "p10": deciles[0],
-        "p90": deciles[-1],
-        "runs": len(samples),
-        "target": target,
-        "better": "lower",
-    }
-
-
 def _timed(action, runs: int) -> list[float]:
     samples = []
     for _ in range(runs):
@@ -171,15 +157,15 @@ def measure() -> list[dict]:
         run = _timed(
             lambda p=proposals, i=index, u=untrusted, e=embeddings: gate(p, i, u, e), runs=101
         )
-        figures.append(_figure(f"gate_index_build_10k{suffix}", build, 200.0))
-        figures.append(_figure(f"gate_10_proposals_vs_10k{suffix}", run, 10.0))
+        figures.append(figure(f"gate_index_build_10k{suffix}", build, 200.0))
+        figures.append(figure(f"gate_10_proposals_vs_10k{suffix}", run, 10.0))
     return figures
 
 
 if __name__ == "__main__":
-    for figure in measure():
+    for row in measure():
         print(
-            f"{figure['name']:<40} median {figure['median']:8.3f} {figure['unit']}"
-            f"  p10 {figure['p10']:8.3f}  p90 {figure['p90']:8.3f}"
-            f"  target {figure['target']} ({figure['runs']} runs)"
+            f"{row['name']:<40} median {row['median']:8.3f} {row['unit']}"
+            f"  p10 {row['p10']:8.3f}  p90 {row['p90']:8.3f}"
+            f"  target {row['target']} ({row['runs']} runs)"
         )

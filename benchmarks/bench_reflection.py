@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import statistics
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
+from benchmarks.figures import figure
 from credence.app import create_app
 from credence.clock import rfc3339
 from credence.embed import normalize_rows
@@ -119,20 +119,6 @@ async def _one_run(services, engine: Engine, rng: random.Random, run: int) -> tu
     return elapsed, {step.name: step.duration_ms for step in done.steps}
 
 
-def _figure(name: str, samples: list[float], target: float) -> dict:
-    deciles = statistics.quantiles(samples, n=10)
-    return {
-        "name": name,
-        "unit": "ms",
-        "median": statistics.median(samples),
-        "p10": deciles[0],
-        "p90": deciles[-1],
-        "runs": len(samples),
-        "target": target,
-        "better": "lower",
-    }
-
-
 async def _measure_async(runs: int) -> list[dict]:
     rng = random.Random(SEED)
     with tempfile.TemporaryDirectory() as tmp:
@@ -151,9 +137,9 @@ async def _measure_async(runs: int) -> list[dict]:
                 submits.append(steps["submit"])
     shape = f"{EPISODES} episodes, {PROPOSALS} proposals, {BELIEFS:,} beliefs"
     return [
-        _figure(f"reflection stub job end to end ({shape})", totals, TARGET_MS),
-        _figure(f"reflection check step (gate over {BELIEFS:,} live beliefs)", checks, 100.0),
-        _figure("reflection submit step (proposals logic and watermark)", submits, 100.0),
+        figure(f"reflection stub job end to end ({shape})", totals, TARGET_MS),
+        figure(f"reflection check step (gate over {BELIEFS:,} live beliefs)", checks, 100.0),
+        figure("reflection submit step (proposals logic and watermark)", submits, 100.0),
     ]
 
 
@@ -163,8 +149,8 @@ def measure(runs: int = RUNS) -> list[dict]:
 
 
 if __name__ == "__main__":
-    for figure in measure():
+    for row in measure():
         print(
-            f"{figure['name']}: median {figure['median']:.1f} {figure['unit']}"
-            f" (p10 {figure['p10']:.1f}, p90 {figure['p90']:.1f}, target {figure['target']})"
+            f"{row['name']}: median {row['median']:.1f} {row['unit']}"
+            f" (p10 {row['p10']:.1f}, p90 {row['p90']:.1f}, target {row['target']})"
         )
