@@ -100,11 +100,7 @@ class Store:
     async def fetchall(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[Any]:
         """Convenience read: all rows of one query."""
 
-        async def work(conn: aiosqlite.Connection) -> list[Any]:
-            async with conn.execute(sql, params) as cur:
-                return list(await cur.fetchall())
-
-        return await self.read(work)
+        return await self.read(lambda conn: rows(conn, sql, params))
 
     async def fetchone(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:
         """Convenience read: the first row of one query, or None."""
@@ -201,6 +197,25 @@ class Store:
                 raise
             current = version
         self.schema_version = current
+
+
+async def rows(
+    conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()
+) -> list[Any]:
+    """All rows of one query in a single trip to the database thread."""
+    return list(await conn.execute_fetchall(sql, params))
+
+
+async def one(
+    conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()
+) -> Any:
+    """The first row of one query, or None, in a single trip to the database thread.
+
+    ``async with conn.execute(...)`` then ``fetchone()`` costs three trips (execute, fetch, close);
+    on the decision path that triples the time a write holds the store.
+    """
+    found = await conn.execute_fetchall(sql, params)
+    return found[0] if found else None
 
 
 def migrations() -> list[tuple[int, str, str]]:

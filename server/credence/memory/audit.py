@@ -6,6 +6,8 @@ import hashlib
 import json
 from typing import TYPE_CHECKING, Any
 
+from credence.db.store import one
+
 if TYPE_CHECKING:
     import aiosqlite
 
@@ -59,8 +61,7 @@ async def append(
     detail: str = "",
 ) -> None:
     """Append one chained audit row inside the caller's write transaction."""
-    async with conn.execute("SELECT seq, row_hash FROM audit ORDER BY seq DESC LIMIT 1") as cur:
-        last = await cur.fetchone()
+    last = await one(conn, "SELECT seq, row_hash FROM audit ORDER BY seq DESC LIMIT 1")
     fields: dict[str, Any] = {
         "seq": (last["seq"] + 1) if last else 1,
         "belief_id": belief_id,

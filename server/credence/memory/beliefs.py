@@ -13,6 +13,7 @@ import numpy as np
 
 from credence.clock import Clock, rfc3339
 from credence.db.paging import newest_first, next_cursor
+from credence.db.store import one, rows
 from credence.ids import new_id
 from credence.memory import audit
 from credence.memory.redact import redact
@@ -299,12 +300,12 @@ class BeliefService:
 
         async def work(conn: aiosqlite.Connection) -> Outcome:
             if idempotency_key is not None:
-                async with conn.execute(
+                seen = await one(
+                    conn,
                     "SELECT fingerprint, status_code, body, headers FROM idempotency"
                     " WHERE key_id = ? AND idem_key = ?",
                     (principal.key_id, idempotency_key),
-                ) as cur:
-                    seen = await cur.fetchone()
+                )
                 if seen is not None:
                     if seen["fingerprint"] != fingerprint:
                         return _problem(
@@ -422,8 +423,7 @@ class BeliefService:
 
 
 async def _fetch(conn: aiosqlite.Connection, belief_id: str) -> Any:
-    async with conn.execute("SELECT * FROM beliefs WHERE id = ?", (belief_id,)) as cur:
-        return await cur.fetchone()
+    return await one(conn, "SELECT * FROM beliefs WHERE id = ?", (belief_id,))
 
 
 def _nearest(
@@ -455,29 +455,29 @@ async def _rejection(
 ) -> str | None:
     """Why this proposal cannot become pending, or None when it can."""
     for episode_id in proposal.source_episodes:
-        async with conn.execute(
-            "SELECT 1 FROM episodes WHERE id = ? AND agent_id = ?", (episode_id, agent_id)
-        ) as cur:
-            if await cur.fetchone() is None:
-                return f"unknown_source_episode:{episode_id}"
+        known = await one(
+            conn, "SELECT 1 FROM episodes WHERE id = ? AND agent_id = ?", (episode_id, agent_id)
+        )
+        if known is None:
+            return f"unknown_source_episode:{episode_id}"
     target = proposal.target_belief_id
     if proposal.op == "add" and target is not None:
         return "target_not_allowed:add"
     if proposal.op != "add":
         if target is None:
             return f"missing_target:{proposal.op}"
-        async with conn.execute(
-            "SELECT status FROM beliefs WHERE id = ? AND agent_id = ?", (target, agent_id)
-        ) as cur:
-            target_row = await cur.fetchone()
+        target_row = await one(
+            conn, "SELECT status FROM beliefs WHERE id = ? AND agent_id = ?", (target, agent_id)
+        )
         if target_row is None:
             return f"unknown_target:{target}"
-    async with conn.execute(
+    same_key = await rows(
+        conn,
         "SELECT id, status FROM beliefs WHERE agent_id = ? AND content_key = ? ORDER BY"
         " CASE status WHEN 'forgotten' THEN 0 ELSE 1 END, id",
         (agent_id, normalise(proposal.belief)),
-    ) as cur:
-        exact = [r for r in await cur.fetchall() if r["id"] != target]
+    )
+    exact = [r for r in same_key if r["id"] != target]
     if exact:
         first = exact[0]
         prefix = "previously_forgotten" if first["status"] == "forgotten" else "duplicate_of"
@@ -504,11 +504,14 @@ async def _insert_pending(
     untrusted = False
     if proposal.source_episodes:
         marks = ",".join("?" * len(proposal.source_episodes))
-        async with conn.execute(
-            f"SELECT 1 FROM episodes WHERE id IN ({marks}) AND origin = 'untrusted' LIMIT 1",
-            tuple(proposal.source_episodes),
-        ) as cur:
-            untrusted = await cur.fetchone() is not None
+        untrusted = (
+            await one(
+                conn,
+                f"SELECT 1 FROM episodes WHERE id IN ({marks}) AND origin = 'untrusted' LIMIT 1",
+                tuple(proposal.source_episodes),
+            )
+            is not None
+        )
     reasons = list(proposal.review_reasons)
     if proposal.op != "add":
         reasons.append(f"op:{proposal.op}")
@@ -625,12 +628,12 @@ async def _forget_target(
 
 async def _restore_targets(conn: aiosqlite.Connection, row: Any, actor: str, now: str) -> None:
     """Undoing a decision brings back whatever that decision retired."""
-    async with conn.execute(
+    retired = await rows(
+        conn,
         "SELECT * FROM beliefs WHERE agent_id = ? AND status = 'forgotten'"
         " AND forgotten_reason IN (?, ?)",
         (row["agent_id"], f"superseded_by:{row['id']}", f"forgotten_by:{row['id']}"),
-    ) as cur:
-        retired = await cur.fetchall()
+    )
     for target in retired:
         restored = "pending" if target["provenance"] == "untrusted" else "active"
         await _transition(conn, target, restored, "restored", actor, now)

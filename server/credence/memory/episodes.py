@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from credence.clock import Clock, rfc3339
+from credence.db.store import one
 from credence.ids import new_id
 from credence.memory.provenance import combine_origin, third_party_reasons
 from credence.memory.redact import redact, redact_value
@@ -142,9 +143,8 @@ class EpisodeService:
             row["embedding"] = np.asarray(vector, dtype="<f4").tobytes()
 
         async def work(conn: aiosqlite.Connection) -> None:
-            async with conn.execute("SELECT 1 FROM agents WHERE id = ?", (agent_id,)) as cur:
-                if await cur.fetchone() is None:
-                    raise AgentMissing(agent_id)
+            if await one(conn, "SELECT 1 FROM agents WHERE id = ?", (agent_id,)) is None:
+                raise AgentMissing(agent_id)
             await conn.executemany(
                 f"INSERT INTO episodes({', '.join(_COLUMNS)})"
                 f" VALUES ({', '.join(':' + c for c in _COLUMNS)})",
