@@ -372,34 +372,40 @@ class PushWorker:
         return row["due"] if row is not None else None
 
     async def _claim_push(self, limit: int) -> list[Any]:
+        return await self._claim(
+            "push_outbox",
+            "SELECT o.*, s.endpoint, s.p256dh, s.auth, k.revoked_at,"
+            " b.status AS belief_status, b.version AS current_version"
+            " FROM push_outbox o JOIN push_subscriptions s ON s.id = o.subscription_id"
+            " JOIN api_keys k ON k.id = s.key_id LEFT JOIN beliefs b ON b.id = o.belief_id",
+            self.lease,
+            limit,
+        )
+
+    async def _claim(self, table: str, select: str, lease: timedelta, limit: int) -> list[Any]:
+        """Lease up to ``limit`` due rows of an outbox; finish those no longer worth sending."""
         now = self.clock()
-        now_text, until = rfc3339(now), rfc3339(now + self.lease)
+        now_text, until = rfc3339(now), rfc3339(now + lease)
 
         async def work(conn: aiosqlite.Connection) -> list[Any]:
-            await _sweep(conn, "push_outbox", now_text)
-            ids = await _lease(conn, "push_outbox", self.owner, until, now_text, limit)
+            await _sweep(conn, table, now_text)
+            ids = await _lease(conn, table, self.owner, until, now_text, limit)
             if not ids:
                 return []
             marks = ",".join("?" * len(ids))
-            async with conn.execute(
-                "SELECT o.*, s.endpoint, s.p256dh, s.auth, k.revoked_at,"
-                " b.status AS belief_status, b.version AS current_version"
-                " FROM push_outbox o JOIN push_subscriptions s ON s.id = o.subscription_id"
-                " JOIN api_keys k ON k.id = s.key_id LEFT JOIN beliefs b ON b.id = o.belief_id"
-                f" WHERE o.id IN ({marks}) ORDER BY o.next_attempt_at, o.id",
-                ids,
-            ) as cur:
-                rows = list(await cur.fetchall())
+            rows = await conn.execute_fetchall(
+                f"{select} WHERE o.id IN ({marks}) ORDER BY o.next_attempt_at, o.id", ids
+            )
             ready = []
             for row in rows:
                 if row["revoked_at"] is not None:
-                    await _finish(conn, "push_outbox", row["id"], "failed", now_text, "key revoked")
+                    await _finish(conn, table, row["id"], "failed", now_text, "key revoked")
                 elif row["kind"] == outbox.KIND_BELIEF and (
                     row["belief_status"] != "pending"
                     or row["current_version"] != row["belief_version"]
                 ):
                     # Decided elsewhere before this went out: a stale "I've learned" is noise.
-                    await _finish(conn, "push_outbox", row["id"], "obsolete", now_text, None)
+                    await _finish(conn, table, row["id"], "obsolete", now_text, None)
                 else:
                     ready.append(row)
             return ready
@@ -491,36 +497,15 @@ class PushWorker:
         return row["due"] if row is not None else None
 
     async def _claim_channel(self, limit: int) -> list[Any]:
-        now = self.clock()
-        now_text, until = rfc3339(now), rfc3339(now + self.lease + timedelta(seconds=60))
-
-        async def work(conn: aiosqlite.Connection) -> list[Any]:
-            await _sweep(conn, "channel_outbox", now_text)
-            ids = await _lease(conn, "channel_outbox", self.owner, until, now_text, limit)
-            if not ids:
-                return []
-            marks = ",".join("?" * len(ids))
-            async with conn.execute(
-                "SELECT o.*, c.url, c.masked_url, b.status AS belief_status,"
-                " b.version AS current_version FROM channel_outbox o"
-                " JOIN push_channels c ON c.id = o.channel_id"
-                " LEFT JOIN beliefs b ON b.id = o.belief_id"
-                f" WHERE o.id IN ({marks}) ORDER BY o.next_attempt_at, o.id",
-                ids,
-            ) as cur:
-                rows = list(await cur.fetchall())
-            ready = []
-            for row in rows:
-                if row["kind"] == outbox.KIND_BELIEF and (
-                    row["belief_status"] != "pending"
-                    or row["current_version"] != row["belief_version"]
-                ):
-                    await _finish(conn, "channel_outbox", row["id"], "obsolete", now_text, None)
-                else:
-                    ready.append(row)
-            return ready
-
-        return await self.store.write(work)
+        return await self._claim(
+            "channel_outbox",
+            "SELECT o.*, c.url, c.masked_url, NULL AS revoked_at, b.status AS belief_status,"
+            " b.version AS current_version FROM channel_outbox o"
+            " JOIN push_channels c ON c.id = o.channel_id"
+            " LEFT JOIN beliefs b ON b.id = o.belief_id",
+            self.lease + timedelta(seconds=60),
+            limit,
+        )
 
     async def _deliver_channel(self, row: Any, sent: Callable[[], None]) -> None:
         [result] = await notify_channels(
