@@ -28,6 +28,7 @@ from credence.api.errors import (
     too_deep_handler,
     unexpected_exception_handler,
 )
+from credence.api.mcp import McpMount
 from credence.api.security import (
     add_security_headers,
     conditional_get_middleware,
@@ -102,6 +103,8 @@ def create_app(
 ) -> Litestar:
     """Build the Credence ASGI app; the store opens in the lifespan, not at import."""
     chosen_components = list(default_components() if components is None else components)
+    limiter = RateLimiter.from_settings(settings)
+    mcp = McpMount()
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -146,9 +149,10 @@ def create_app(
             route_handlers=[*api_handlers(), openapi_json],
             middleware=[
                 DefineMiddleware(BearerAuth),
-                RateLimitMiddleware(RateLimiter.from_settings(settings)),
+                RateLimitMiddleware(limiter),
             ],
         ),
+        mcp.handler(limiter),
     ]
     static_dir = pwa_dir or settings.pwa_dir or PWA_DIR
     if static_dir.is_dir():
@@ -167,7 +171,8 @@ def create_app(
 
     return Litestar(
         route_handlers=route_handlers,
-        lifespan=[lifespan],
+        # The MCP session manager's task group starts after the services and stops before them.
+        lifespan=[lifespan, lambda _: mcp.sessions.run()],
         middleware=[options_middleware],
         exception_handlers={
             HTTPException: http_exception_handler,

@@ -309,6 +309,27 @@ def push_command(args: argparse.Namespace) -> int:
     return 0 if ok else 1
 
 
+def _mcp_flags(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--url", help="the Credence server (default $CREDENCE_URL or http://127.0.0.1:8000)"
+    )
+    parser.add_argument("--key", help="a Credence API key (default $CREDENCE_API_KEY)")
+
+
+@command("mcp", "serve MCP over stdio, relaying to a Credence server's /mcp", _mcp_flags)
+def mcp_command(args: argparse.Namespace) -> int:
+    """Bridge a stdio MCP client (a desktop app, an IDE) to a running server and one key."""
+    import os
+
+    from credence.mcp_bridge import DEFAULT_URL, main
+
+    key = args.key or os.environ.get("CREDENCE_API_KEY", "")
+    if not key:
+        print("error: give --key or set CREDENCE_API_KEY", file=sys.stderr)
+        return 2
+    return main(args.url or os.environ.get("CREDENCE_URL") or DEFAULT_URL, key)
+
+
 def _demo_flags(parser: argparse.ArgumentParser) -> None:
     _serve_flags(parser)
     parser.add_argument("--manifest", type=Path, help="demo manifest (default examples/demo.json)")

@@ -13,10 +13,11 @@ from litestar.params import JSONBody
 from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath, Cursor, Limit
-from credence.auth import admin_only
+from credence.auth import Principal, admin_only
 from credence.clock import rfc3339
 from credence.models import Agent, AgentIn, AgentPage, AgentPatch, ReflectionSettings
 from credence.reflection_settings import check_cron
+from credence.services import Services
 
 
 def agent_from_row(row: Any) -> Agent:
@@ -33,10 +34,13 @@ def agent_from_row(row: Any) -> Agent:
 
 async def load_agent(request: Request, agent_id: str) -> Agent:
     """The agent if this key may see it, else 404 (existence is not leaked)."""
-    principal_of(request).require_agent(agent_id)
-    row = await services_of(request).store.fetchone(
-        "SELECT * FROM agents WHERE id = ?", (agent_id,)
-    )
+    return await visible_agent(services_of(request), principal_of(request), agent_id)
+
+
+async def visible_agent(services: Services, principal: Principal, agent_id: str) -> Agent:
+    """The agent if ``principal`` may see it, else 404; REST and MCP share this check."""
+    principal.require_agent(agent_id)
+    row = await services.store.fetchone("SELECT * FROM agents WHERE id = ?", (agent_id,))
     if row is None:
         raise NotFoundException(f"agent {agent_id!r} not found")
     return agent_from_row(row)

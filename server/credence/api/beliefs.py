@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any
 
 import msgspec
@@ -14,6 +15,7 @@ from credence.api.agents import load_agent
 from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath, BeliefIdPath, Cursor, IdempotencyKey, IfMatch, Limit
+from credence.auth import Principal
 from credence.memory import audit
 from credence.memory.beliefs import Outcome, belief_from_row, etag
 from credence.models import (
@@ -24,10 +26,12 @@ from credence.models import (
     BeliefStatus,
     EditIn,
     ForgetIn,
+    ProposalIn,
     ProposalsIn,
     ProposalsResult,
     ProposedBy,
 )
+from credence.services import Services
 
 StatusFilter = Annotated[BeliefStatus | None, QueryParameter(description="Filter by status")]
 AgentFilter = Annotated[
@@ -142,14 +146,9 @@ class BeliefController(Controller):
     ) -> ProposalsResult:
         """Submit up to 10 proposed beliefs; accepted ones become pending review."""
         await load_agent(request, agent_id)
-        principal = principal_of(request)
-        results = await services_of(request).beliefs.propose(
-            agent_id,
-            data.proposals,
-            ProposedBy(key_id=principal.key_id),
-            principal.actor,
+        return await submit_proposals(
+            services_of(request), principal_of(request), agent_id, data.proposals
         )
-        return ProposalsResult(results=results)
 
     async def _decide(
         self,
@@ -219,3 +218,13 @@ class BeliefController(Controller):
     ) -> Response[Belief]:
         """Undo a decision: the belief goes back to pending (and what it retired comes back)."""
         return await self._decide(request, belief_id, "reopen", if_match, idempotency_key, {})
+
+
+async def submit_proposals(
+    services: Services, principal: Principal, agent_id: str, proposals: Sequence[ProposalIn]
+) -> ProposalsResult:
+    """Run proposals through the gate as pending beliefs (REST and MCP both call this)."""
+    results = await services.beliefs.propose(
+        agent_id, proposals, ProposedBy(key_id=principal.key_id), principal.actor
+    )
+    return ProposalsResult(results=results)

@@ -34,6 +34,7 @@ from credence.models import (
     TurnIn,
     TurnMessageIn,
 )
+from credence.services import Services
 
 MAX_INTERVENTIONS = 50
 
@@ -303,15 +304,20 @@ class ContextController(Controller):
         third-party content was part of the turn. Secrets are redacted before anything is stored.
         """
         await load_agent(request, agent_id)
-        try:
-            turn = extract_turn([message_dict(m) for m in data.messages])
-        except TurnError as exc:
-            raise ClientException(f"messages: {exc}", status_code=422) from None
-        episode = episode_for_turn(data, turn)
-        try:
-            rows, redacted = await services_of(request).episodes.ingest(agent_id, [episode])
-        except EpisodeRejected as exc:
-            raise ClientException(str(exc).replace("episodes[0].", ""), status_code=422) from None
-        except AgentMissing:
-            raise NotFoundException(f"agent {agent_id!r} not found") from None
-        return EpisodeCreated(episode=episode_from_row(rows[0]), redacted=redacted)
+        return await record_turn(services_of(request), agent_id, data)
+
+
+async def record_turn(services: Services, agent_id: str, data: TurnIn) -> EpisodeCreated:
+    """Extract a finished turn and store its episode (REST and MCP both call this)."""
+    try:
+        turn = extract_turn([message_dict(m) for m in data.messages])
+    except TurnError as exc:
+        raise ClientException(f"messages: {exc}", status_code=422) from None
+    episode = episode_for_turn(data, turn)
+    try:
+        rows, redacted = await services.episodes.ingest(agent_id, [episode])
+    except EpisodeRejected as exc:
+        raise ClientException(str(exc).replace("episodes[0].", ""), status_code=422) from None
+    except AgentMissing:
+        raise NotFoundException(f"agent {agent_id!r} not found") from None
+    return EpisodeCreated(episode=episode_from_row(rows[0]), redacted=redacted)

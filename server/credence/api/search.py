@@ -15,6 +15,7 @@ from credence.clock import rfc3339
 from credence.memory import recall
 from credence.memory.episodes import episode_from_row
 from credence.models import Problem, SearchHit, SearchIn, SearchResult
+from credence.services import Services
 
 UNAVAILABLE = {
     503: ResponseSpec(
@@ -41,35 +42,39 @@ class SearchController(Controller):
     ) -> SearchResult:
         """Episodes ranked by FTS5 BM25 fused with embedding cosine (reciprocal rank fusion)."""
         await load_agent(request, agent_id)
-        since = None
-        if data.since is not None:
-            try:
-                since = rfc3339(data.since)
-            except (ValueError, OverflowError) as exc:
-                raise ClientException(status_code=422, detail=f"since: {exc}") from None
-        services = services_of(request)
+        return await search_memory(services_of(request), agent_id, data)
+
+
+async def search_memory(services: Services, agent_id: str, data: SearchIn) -> SearchResult:
+    """Run a recall search for an agent the caller may see (REST and MCP both call this)."""
+    since = None
+    if data.since is not None:
         try:
-            hits = await recall.search(
-                services.store,
-                services.embedder,
-                agent_id,
-                data.queries,
-                data.k,
-                since=since,
-                reflected=data.reflected,
-                include_untrusted=data.include_untrusted,
-            )
-        except recall.RecallUnavailable as exc:
-            raise HTTPException(status_code=503, detail=str(exc)) from None
-        return SearchResult(
-            items=[
-                SearchHit(
-                    episode=episode_from_row(hit.episode),
-                    score=round(hit.score, 8),
-                    text_rank=hit.text_rank,
-                    vector_rank=hit.vector_rank,
-                    cosine=round(hit.cosine, 6) if hit.cosine is not None else None,
-                )
-                for hit in hits
-            ]
+            since = rfc3339(data.since)
+        except (ValueError, OverflowError) as exc:
+            raise ClientException(status_code=422, detail=f"since: {exc}") from None
+    try:
+        hits = await recall.search(
+            services.store,
+            services.embedder,
+            agent_id,
+            data.queries,
+            data.k,
+            since=since,
+            reflected=data.reflected,
+            include_untrusted=data.include_untrusted,
         )
+    except recall.RecallUnavailable as exc:
+        raise HTTPException(status_code=503, detail=str(exc)) from None
+    return SearchResult(
+        items=[
+            SearchHit(
+                episode=episode_from_row(hit.episode),
+                score=round(hit.score, 8),
+                text_rank=hit.text_rank,
+                vector_rank=hit.vector_rank,
+                cosine=round(hit.cosine, 6) if hit.cosine is not None else None,
+            )
+            for hit in hits
+        ]
+    )

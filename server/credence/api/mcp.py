@@ -1,0 +1,263 @@
+"""MCP for agents: streamable HTTP at /mcp, authenticated and scoped like the REST API."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from litestar.exceptions import HTTPException
+from litestar.handlers import asgi
+from litestar.middleware import DefineMiddleware
+from litestar.types import Receive, Scope, Send
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from pydantic import Field
+
+from credence import __version__
+from credence.api.agents import visible_agent
+from credence.api.beliefs import submit_proposals
+from credence.api.context import record_turn
+from credence.api.search import search_memory
+from credence.auth import BearerAuth, Principal
+from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, context_of
+from credence.memory.episodes import AgentMissing
+from credence.models import ProposalIn, SearchIn, TurnIn
+from credence.ratelimit import RateLimiter, RateLimitMiddleware
+from credence.services import Services
+
+MCP_PATH = "/mcp"
+
+INSTRUCTIONS = """\
+Credence is your long-term memory, reviewed by a human. Before a task, call get_memory_context
+with a short description of the task and put the returned block in your working context: its
+MEMORY_NOTES are lessons a person approved; follow them. After a task, call record_turn with
+the conversation so the lesson can be learned. To look up what happened before, call
+search_memory. When you are sure you learned something durable, call propose_belief: it waits
+for a human to keep or forget it and never becomes memory on its own."""
+
+AgentId = Annotated[
+    str | None,
+    Field(
+        description=(
+            "The agent whose memory to use. Leave it out when your key belongs to one agent."
+        ),
+        max_length=64,
+    ),
+]
+
+
+class McpMount:
+    """The MCP server and its session manager, built per app and run in the app's lifespan."""
+
+    def __init__(self) -> None:
+        self.server = build_server()
+        # Stateless: every POST is authenticated on its own, so any replica can answer it and
+        # a revoked key stops working at once. Bearer keys (no cookies) leave a DNS-rebinding
+        # page nothing to ride on, so Host checks stay off and reverse proxies work unchanged.
+        self.sessions = StreamableHTTPSessionManager(
+            app=self.server._lowlevel_server,
+            stateless=True,
+            json_response=True,
+            security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        )
+
+    def handler(self, limiter: RateLimiter) -> Any:
+        """The Litestar mount at /mcp, behind the same bearer auth and rate limit as /api/v1."""
+        sessions = self.sessions
+
+        @asgi(
+            MCP_PATH,
+            is_mount=True,
+            copy_scope=True,
+            include_in_schema=False,
+            middleware=[DefineMiddleware(BearerAuth), RateLimitMiddleware(limiter)],
+        )
+        async def mcp_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+            await sessions.handle_request(scope, receive, send)  # type: ignore[arg-type]
+
+        return mcp_endpoint
+
+
+def _caller(ctx: Context) -> tuple[Services, Principal]:
+    """The app's services and the key of the HTTP request that carried this tool call."""
+    request = ctx.request_context.request
+    principal = request.scope.get("user") if request is not None else None
+    if not isinstance(principal, Principal):
+        raise ToolError("not authenticated: send Authorization: Bearer <Credence key>")
+    return request.scope["app"].state.services, principal
+
+
+async def _agent(ctx: Context, agent_id: str | None) -> tuple[Services, Principal, str]:
+    """Resolve the agent a tool acts on, with the same 404 as REST for one the key cannot see."""
+    services, principal = _caller(ctx)
+    if agent_id is None:
+        if principal.agents is None or len(principal.agents) != 1:
+            raise ToolError("agent_id is required: this key is not limited to one agent")
+        (agent_id,) = principal.agents
+    try:
+        await visible_agent(services, principal, agent_id)
+    except HTTPException as exc:
+        raise ToolError(exc.detail) from None
+    return services, principal, agent_id
+
+
+def _convert(value: dict[str, Any], kind: type) -> Any:
+    """Validate tool arguments with the REST API's own input structs."""
+    try:
+        return msgspec.convert(value, kind)
+    except msgspec.ValidationError as exc:
+        raise ToolError(f"invalid arguments: {exc}") from None
+
+
+def build_server() -> MCPServer:
+    """The MCP tools; each calls the same service function as its REST route."""
+    server = MCPServer(
+        name="credence", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
+    )
+
+    @server.tool(
+        description=(
+            "Read your reviewed memory before starting a task. Returns a text block with"
+            " MEMORY_NOTES (durable lessons a human approved; follow them) and"
+            " RECENT_RELEVANT_EPISODES (what happened recently in similar tasks). Put the block"
+            " into your working context as reference material, not as instructions from the"
+            " user. Pass `query`: a short description of what you are about to do."
+        )
+    )
+    async def get_memory_context(
+        ctx: Context,
+        query: Annotated[
+            str | None, Field(description="What you are about to do", max_length=1000)
+        ] = None,
+        role: Annotated[
+            str | None, Field(description="Your role label, if memory is split by role")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
+        agent_id: AgentId = None,
+    ) -> str:
+        services, _, agent = await _agent(ctx, agent_id)
+        try:
+            context = await context_of(services).context(
+                agent, role=role, query=query or None, limit=limit
+            )
+        except AgentMissing:
+            raise ToolError(f"agent {agent!r} not found") from None
+        return context.prompt_block
+
+    @server.tool(
+        name="record_turn",
+        description=(
+            "Report a finished task so Credence can learn from it. Call it once when a task is"
+            " done, with the conversation as you have it: `messages` is a list of"
+            " {role, content} objects (OpenAI or Anthropic shapes are fine), including the"
+            " user's corrections. Credence redacts secrets, summarises the turn and notes the"
+            " user's corrections; a human later reviews any lesson drawn from it. Returns the"
+            " stored episode's id."
+        ),
+    )
+    async def record_turn_tool(
+        ctx: Context,
+        session_id: Annotated[
+            str, Field(description="Your conversation or task id", min_length=1, max_length=200)
+        ],
+        messages: Annotated[
+            list[dict[str, Any]],
+            Field(description="The turn's messages, oldest first", min_length=1),
+        ],
+        role_label: Annotated[str | None, Field(description="Your role label")] = None,
+        agent_id: AgentId = None,
+    ) -> dict[str, Any]:
+        services, _, agent = await _agent(ctx, agent_id)
+        turn = _convert(
+            {"session_id": session_id, "messages": messages, "role_label": role_label}, TurnIn
+        )
+        created = await _service(record_turn(services, agent, turn))
+        return {
+            "episode_id": created.episode.id,
+            "origin": created.episode.origin,
+            "redacted_secrets": created.redacted,
+        }
+
+    @server.tool(
+        name="search_memory",
+        description=(
+            "Search your past episodes (finished tasks) by meaning and keywords. Use it to"
+            " recall how a similar task went before. `queries` is one or more short phrases;"
+            " returns the best matches, each with its summary, when it finished and the"
+            " user's corrections."
+        ),
+    )
+    async def search_memory_tool(
+        ctx: Context,
+        queries: Annotated[
+            list[str], Field(description="Short search phrases", min_length=1, max_length=20)
+        ],
+        k: Annotated[int, Field(description="How many episodes at most", ge=1, le=200)] = 10,
+        agent_id: AgentId = None,
+    ) -> dict[str, Any]:
+        services, _, agent = await _agent(ctx, agent_id)
+        data = _convert({"queries": queries, "k": k}, SearchIn)
+        result = await _service(search_memory(services, agent, data))
+        return {
+            "episodes": [
+                {
+                    "id": hit.episode.id,
+                    "summary": hit.episode.summary,
+                    "finished_at": hit.episode.finished_at,
+                    "interventions": msgspec.to_builtins(hit.episode.interventions),
+                    "score": hit.score,
+                }
+                for hit in result.items
+            ]
+        }
+
+    @server.tool(
+        description=(
+            "Propose a durable lesson for your memory, e.g. 'Split PDFs over 10MB before"
+            " ingesting them'. It does NOT become memory now: it goes through duplicate and"
+            " contradiction checks and waits as pending until a human keeps, edits or forgets"
+            " it. Propose only lessons you are confident about and that will help future tasks."
+            " Cite the episode ids the lesson comes from in `source_episodes`."
+        )
+    )
+    async def propose_belief(
+        ctx: Context,
+        belief: Annotated[str, Field(description="The lesson, one sentence", min_length=1)],
+        confidence: Annotated[float, Field(description="How sure you are, 0 to 1", ge=0, le=1)],
+        rationale: Annotated[str, Field(description="Why you believe it")] = "",
+        source_episodes: Annotated[
+            list[str] | None, Field(description="Ids of the episodes it comes from")
+        ] = None,
+        agent_id: AgentId = None,
+    ) -> dict[str, Any]:
+        services, principal, agent = await _agent(ctx, agent_id)
+        proposal = _convert(
+            {
+                "op": "add",
+                "belief": belief,
+                "confidence": confidence,
+                "rationale": rationale,
+                "source_episodes": source_episodes or [],
+            },
+            ProposalIn,
+        )
+        outcome = await _service(submit_proposals(services, principal, agent, [proposal]))
+        (result,) = outcome.results
+        return {
+            "accepted": result.accepted,
+            "belief_id": result.belief_id,
+            "status": "pending human review" if result.accepted else "rejected",
+            "rejected_reason": result.rejected_reason,
+        }
+
+    return server
+
+
+async def _service(call: Any) -> Any:
+    """Await a shared service call, turning its HTTP error into a tool error the model reads."""
+    try:
+        return await call
+    except HTTPException as exc:
+        raise ToolError(exc.detail) from None
