@@ -9,14 +9,13 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     CREDENCE_PORT=8000
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+COPY pyproject.toml setup.py MANIFEST.in README.md ./
 COPY server ./server
 COPY pwa ./pwa
 RUN pip install --no-compile . \
     && useradd --system --uid 10001 --home-dir /data credence \
     && mkdir -p /data && chown credence /data
 
-ENV CREDENCE_PWA_DIR=/app/pwa
 USER credence
 VOLUME ["/data"]
 EXPOSE 8000

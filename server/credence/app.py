@@ -51,7 +51,11 @@ from credence.settings import Settings
 
 log = logging.getLogger("credence")
 API_PREFIX = "/api/v1"
-PWA_DIR = Path(__file__).resolve().parent.parent.parent / "pwa"
+# A built wheel carries the review app inside the package (setup.py copies pwa/ there); a
+# source checkout serves the top-level pwa/ it was built from.
+PACKAGED_PWA_DIR = Path(__file__).resolve().parent / "pwa"
+CHECKOUT_PWA_DIR = Path(__file__).resolve().parent.parent.parent / "pwa"
+PWA_DIR = PACKAGED_PWA_DIR if PACKAGED_PWA_DIR.is_dir() else CHECKOUT_PWA_DIR
 
 
 def api_handlers() -> list:
