@@ -35,6 +35,23 @@ def settings_from(args: argparse.Namespace) -> Settings:
     )
 
 
+def missing_data(settings: Settings) -> bool:
+    """True, after saying why on stderr, when the data dir holds no Credence database yet.
+
+    Commands that only make sense on a server's existing data check this first, so a mistyped
+    --data is reported instead of silently creating an empty data dir.
+    """
+    if settings.database_path.is_file():
+        return False
+    print(
+        f"error: no Credence data in {settings.data_dir} ({settings.database_path.name} is"
+        " missing). Pass --data (or set CREDENCE_DATA_DIR) to the directory your server uses;"
+        " `make demo` keeps its data in ./demo-data.",
+        file=sys.stderr,
+    )
+    return True
+
+
 def with_store(settings: Settings, work: Callable[[Any], Awaitable[Any]]) -> Any:
     """Open the store of ``settings``, run ``work(store)``, close it, return the result."""
     from credence.db.store import Store
@@ -125,6 +142,8 @@ def keys(args: argparse.Namespace) -> int:
         print(f"Created {row['scope']} key {row['id']} ({agents}). It is shown only once:")
         print(secret)
         return 0
+    if missing_data(settings):
+        return 2
     if args.keys_action == "revoke":
 
         async def revoke(store):
@@ -172,6 +191,8 @@ def pair(args: argparse.Namespace) -> int:
     from credence.clock import system_clock
 
     settings = settings_from(args)
+    if missing_data(settings):
+        return 2
 
     async def create(store):
         async def work(conn):
@@ -287,6 +308,8 @@ def push_command(args: argparse.Namespace) -> int:
     from credence.notify.worker import load_runtime, mask_channel_url, send_test
 
     settings = settings_from(args)
+    if missing_data(settings):
+        return 2
     runtime = load_runtime(settings)
 
     async def run(store):

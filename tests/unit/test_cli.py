@@ -41,3 +41,11 @@ def test_audit_verify_on_an_empty_store(tmp_path: Path) -> None:
     verified = credence("audit", "verify", data=tmp_path)
     assert verified.returncode == 0
     assert json.loads(verified.stdout) == {"ok": True, "rows": 0, "first_broken": None}
+
+
+def test_keys_list_and_revoke_refuse_a_data_dir_without_a_database(tmp_path: Path) -> None:
+    absent = tmp_path / "typo"
+    for args in (("keys", "list"), ("keys", "revoke", "key_x"), ("push", "test")):
+        refused = credence(*args, data=absent)
+        assert refused.returncode == 2 and "no Credence data" in refused.stderr, args
+    assert not absent.exists()

@@ -87,3 +87,13 @@ def test_an_unknown_agent_is_refused(server: LiveServer, capsys: pytest.CaptureF
     assert status == 2
     assert out == ""
     assert "agent 'nobody' not found" in err
+
+
+def test_a_data_dir_without_a_database_is_named_and_not_created(
+    tmp_path, capsys: pytest.CaptureFixture
+) -> None:
+    absent = tmp_path / "data"
+    status, out, err = run_pair(capsys, "--agent", "coder", "--data", str(absent))
+    assert status == 2 and out == ""
+    assert str(absent) in err and "./demo-data" in err
+    assert not absent.exists()
