@@ -1,4 +1,11 @@
-"""A small Credence client an agent framework can copy: report turns, read reviewed memory."""
+"""A small Credence client an agent framework can copy: report turns, read reviewed memory.
+
+Run as a script it reads three environment variables:
+
+- ``CREDENCE_URL``: the server (default ``http://127.0.0.1:8000``);
+- ``CREDENCE_AGENT_KEY``: an agent key (required; README "Point an agent at it" makes one);
+- ``CREDENCE_AGENT_ID``: the agent (default ``my-agent``, the one the README walkthrough creates).
+"""
 
 from __future__ import annotations
 
@@ -72,7 +79,7 @@ def main() -> None:
     client = CredenceClient(
         os.environ.get("CREDENCE_URL", "http://127.0.0.1:8000"),
         os.environ["CREDENCE_AGENT_KEY"],
-        os.environ.get("CREDENCE_AGENT_ID", "coder"),
+        os.environ.get("CREDENCE_AGENT_ID", "my-agent"),
     )
     turn = [
         {"role": "user", "content": "Ingest the 24MB board pack PDF"},
