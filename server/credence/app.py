@@ -108,7 +108,7 @@ def create_app(
     """Build the Credence ASGI app; the store opens in the lifespan, not at import."""
     chosen_components = list(default_components() if components is None else components)
     limiter = RateLimiter.from_settings(settings)
-    mcp = McpMount()
+    mcp = McpMount(settings.max_body_bytes)
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:

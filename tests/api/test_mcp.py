@@ -12,8 +12,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 
+from credence.settings import Settings
 from tests.helpers import decide, make_agent, pending_belief
-from tests.livesrv import LiveServer, cli_key
+from tests.livesrv import LiveServer, cli_key, running
 
 TURN = [
     {"role": "user", "content": "Ingest report.pdf (24MB)"},
@@ -170,3 +171,25 @@ async def test_a_revoked_key_stops_working_at_once(server, admin, agents) -> Non
         async with mcp_client(server, agents["coder"]) as client:
             await client.list_tools()
     assert raised.group_contains(MCPError, depth=None)
+
+
+async def test_context_arguments_are_bounded_like_the_rest_query(server, agents) -> None:
+    async with mcp_client(server, agents["coder"]) as client:
+        bad_role = await client.call_tool("get_memory_context", {"role": "Not A Slug!"})
+        too_many = await client.call_tool("get_memory_context", {"limit": 10_000})
+    assert bad_role.is_error and too_many.is_error
+
+
+def test_the_servers_body_limit_applies_to_mcp(tmp_path) -> None:
+    settings = Settings(data_dir=tmp_path / "small", scheduler=False, max_body_bytes=65_536)
+    ping = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": {"pad": ""}}}
+    with running(settings) as small:
+        headers = {
+            "Authorization": f"Bearer {cli_key(settings.data_dir, 'admin')}",
+            "Accept": "application/json, text/event-stream",
+        }
+        fits = httpx2.post(f"{small.url}/mcp", json=ping, headers=headers)
+        ping["params"]["_meta"]["pad"] = "x" * 100_000
+        too_big = httpx2.post(f"{small.url}/mcp", json=ping, headers=headers)
+    assert fits.status_code == 200
+    assert too_big.status_code == 413

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import msgspec
@@ -18,12 +20,13 @@ from pydantic import Field
 from credence import __version__
 from credence.api.agents import visible_agent
 from credence.api.beliefs import submit_proposals
+from credence.api.context import _clean as storable_text
 from credence.api.context import record_turn
 from credence.api.search import search_memory
 from credence.auth import BearerAuth, Principal
 from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, context_of
 from credence.memory.episodes import AgentMissing
-from credence.models import ProposalIn, SearchIn, TurnIn
+from credence.models import NO_NUL, SLUG_PATTERN, ProposalIn, SearchIn, TurnIn
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
 from credence.services import Services
 
@@ -51,8 +54,8 @@ AgentId = Annotated[
 class McpMount:
     """The MCP server and its session manager, built per app and run in the app's lifespan."""
 
-    def __init__(self) -> None:
-        self.server = build_server()
+    def __init__(self, max_body_bytes: int) -> None:
+        self.server = _without_logging_setup(build_server)
         # Stateless: every POST is authenticated on its own, so any replica can answer it and
         # a revoked key stops working at once. Bearer keys (no cookies) leave a DNS-rebinding
         # page nothing to ride on, so Host checks stay off and reverse proxies work unchanged.
@@ -61,6 +64,7 @@ class McpMount:
             stateless=True,
             json_response=True,
             security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+            max_request_body_size=max_body_bytes,
         )
 
     def handler(self, limiter: RateLimiter) -> Any:
@@ -78,6 +82,18 @@ class McpMount:
             await sessions.handle_request(scope, receive, send)  # type: ignore[arg-type]
 
         return mcp_endpoint
+
+
+def _without_logging_setup(build: Callable[[], MCPServer]) -> MCPServer:
+    """Build the server while the root logger has a handler, so the SDK's basicConfig call is
+    a no-op: logging belongs to whoever runs the app (the CLI, uvicorn, a test runner)."""
+    root = logging.getLogger()
+    placeholder = logging.NullHandler()
+    root.addHandler(placeholder)
+    try:
+        return build()
+    finally:
+        root.removeHandler(placeholder)
 
 
 def _caller(ctx: Context) -> tuple[Services, Principal]:
@@ -129,10 +145,12 @@ def build_server() -> MCPServer:
     async def get_memory_context(
         ctx: Context,
         query: Annotated[
-            str | None, Field(description="What you are about to do", max_length=1000)
+            str | None,
+            Field(description="What you are about to do", max_length=1000, pattern=NO_NUL),
         ] = None,
         role: Annotated[
-            str | None, Field(description="Your role label, if memory is split by role")
+            str | None,
+            Field(description="Your role, if memory is split by role", pattern=SLUG_PATTERN),
         ] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
         agent_id: AgentId = None,
@@ -140,7 +158,7 @@ def build_server() -> MCPServer:
         services, _, agent = await _agent(ctx, agent_id)
         try:
             context = await context_of(services).context(
-                agent, role=role, query=query or None, limit=limit
+                agent, role=role, query=storable_text(query) if query else None, limit=limit
             )
         except AgentMissing:
             raise ToolError(f"agent {agent!r} not found") from None
