@@ -59,13 +59,14 @@ class McpMount:
         # Stateless: every POST is authenticated on its own, so any replica can answer it and
         # a revoked key stops working at once. Bearer keys (no cookies) leave a DNS-rebinding
         # page nothing to ride on, so Host checks stay off and reverse proxies work unchanged.
-        self.sessions = StreamableHTTPSessionManager(
-            app=self.server._lowlevel_server,
-            stateless=True,
+        # The SDK's own way to mount elsewhere: build its app (unused) for the session manager.
+        self.server.streamable_http_app(
+            stateless_http=True,
             json_response=True,
-            security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
             max_request_body_size=max_body_bytes,
         )
+        self.sessions: StreamableHTTPSessionManager = self.server.session_manager
 
     def handler(self, limiter: RateLimiter) -> Any:
         """The Litestar mount at /mcp, behind the same bearer auth and rate limit as /api/v1."""
