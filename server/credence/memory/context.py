@@ -518,7 +518,7 @@ def _memory_note(
     )
 
 
-def recall_episode_search(services: Services) -> EpisodeSearch:
+def recall_episode_search(store: Store, embedder: Embedder) -> EpisodeSearch:
     """Episode search backed by recall: FTS5 BM25 fused with embedding cosine.
 
     When recall cannot run (the embedder is down), the context still serves its reviewed notes
@@ -534,8 +534,8 @@ def recall_episode_search(services: Services) -> EpisodeSearch:
     ) -> list[RelevantEpisode]:
         try:
             hits = await recall.search(
-                services.store,
-                services.embedder,
+                store,
+                embedder,
                 agent_id,
                 [query],
                 min(limit, recall.MAX_K),
@@ -568,7 +568,7 @@ def context_of(services: Services) -> ContextService:
     service = ContextService(
         services.store,
         services.clock,
-        episode_search=recall_episode_search(services),
+        episode_search=recall_episode_search(services.store, services.embedder),
         embedder=services.embedder,
     )
     services.hooks.after_change.append(service.invalidate)
