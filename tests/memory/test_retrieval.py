@@ -22,6 +22,7 @@ from tests.memory.retrieval_set import AGENTS, RetrievalSet
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 RECALL_FLOOR = 0.9
+CONTENT_SHARE_FLOOR = 0.7
 DATA = retrieval_set.build()
 
 
@@ -107,3 +108,17 @@ async def test_recall_at_10_of_the_needed_belief(services: Services) -> None:
         for belief_id in ids:
             belief = by_id[belief_id]
             assert belief.agent_id == query.agent_id and belief.role in (None, query.role)
+
+
+async def test_most_of_the_block_is_memory_at_default_limits(services: Services) -> None:
+    tokenizer = retrieval_set.bundled_tokenizer()
+    shares = []
+    for query in DATA.queries:
+        context = await memory_context(services, query.agent_id, role=query.role, query=query.text)
+        assert len(context.memory_notes) == len(context.recent_relevant_episodes) == 10
+        content, total = retrieval_set.block_tokens(context.prompt_block, tokenizer)
+        shares.append(content / total)
+    assert sum(shares) / len(shares) >= CONTENT_SHARE_FLOOR, (
+        f"mean share {sum(shares) / len(shares):.3f}"
+    )
+    assert min(shares) >= CONTENT_SHARE_FLOOR - 0.05, f"smallest share {min(shares):.3f}"
