@@ -171,7 +171,6 @@ def row(belief_id: str, confidence: float, anchor: datetime, provenance: str = "
         "created_at": stamp,
         "updated_at": stamp,
         "provenance": provenance,
-        "embedding": None,
     }
 
 
@@ -591,3 +590,17 @@ def test_relevance_order_lets_the_answer_beat_a_confident_near_miss() -> None:
     assert relevance_order([(4, 1.0), (2, 1.0)], [], {4: 0.9, 2: 0.5}, 5) == [4, 2]
     assert relevance_order([(4, 1.0), (2, 1.0)], [], {4: 0.5, 2: 0.5}, 5) == [2, 4]
     assert relevance_order([], [], {}, 5) == []
+
+
+async def test_embeddings_find_a_note_that_shares_no_word_with_the_query(
+    services: Services,
+) -> None:
+    await keep_many_services(services, "Back up checkout hourly")  # confident service notes
+    cycling = await kept(services, "Wear a helmet when cycling to the office", confidence=0.5)
+    query = "bicycle commute safety gear"
+    with_embeddings = await context_of(services).context("coder", role=None, query=query, limit=3)
+    assert with_embeddings.memory_notes[0].belief_id == cycling
+    assert with_embeddings.memory_notes[0].for_query
+    text_only = ContextService(services.store, services.clock)
+    alone = await text_only.context("coder", role=None, query=query, limit=3)
+    assert cycling not in [n.belief_id for n in alone.memory_notes]

@@ -63,14 +63,18 @@ _AGENT_AND_COUNTER = (
 )
 _COUNTER = "SELECT value FROM store_state WHERE name = 'belief_changes'"
 _ACTIVE_FOR_ROLE = (
-    "SELECT id, content, confidence, created_at, updated_at, provenance, embedding FROM beliefs"
+    "SELECT id, content, confidence, created_at, updated_at, provenance FROM beliefs"
     " WHERE agent_id = ? AND status = 'active' AND provenance IN ('clean', 'owner')"
     " AND (role IS NULL OR role = ?)"
 )
 _ACTIVE_GENERAL = (
-    "SELECT id, content, confidence, created_at, updated_at, provenance, embedding FROM beliefs"
+    "SELECT id, content, confidence, created_at, updated_at, provenance FROM beliefs"
     " WHERE agent_id = ? AND status = 'active' AND provenance IN ('clean', 'owner')"
     " AND role IS NULL"
+)
+_ACTIVE_EMBEDDINGS = (
+    "SELECT id, embedding FROM beliefs WHERE agent_id = ? AND status = 'active'"
+    " AND embedding IS NOT NULL"
 )
 
 # (agent id, query, limit, include_untrusted, the query's embedding or None) -> episodes
@@ -79,13 +83,12 @@ EpisodeSearch = Callable[[str, str, int, bool, np.ndarray | None], Awaitable[lis
 
 @dataclass(frozen=True, slots=True)
 class CachedNote:
-    """An active belief as the cache keeps it (with its stored embedding, for queries)."""
+    """An active belief as the cache keeps it."""
 
     belief_id: str
     content: str
     confidence: float
     anchor: datetime
-    embedding: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,7 +110,8 @@ class CacheEntry:
     """The servable beliefs of one (agent, role), best first, as of one change counter.
 
     What a query needs besides (each note's position, the embeddings as one matrix) is built
-    on the first query and kept until the entry is dropped.
+    on the first query and kept until the entry is dropped, so the no-query path holds no
+    embeddings.
     """
 
     counter: int
@@ -124,18 +128,21 @@ class CacheEntry:
             self.derived["positions"] = found
         return found
 
-    def columns(self, dim: int) -> np.ndarray:
-        """The notes' embeddings as a (dim, notes) matrix; zero where none of that size."""
-        found = self.derived.get(("columns", dim))
-        if found is None:
-            found = np.zeros((dim, len(self.notes)), dtype=np.float32)
-            width = dim * 4
-            good = [i for i, n in enumerate(self.notes) if len(n.embedding or b"") == width]
-            if good:
-                joined = b"".join(self.notes[i].embedding for i in good)  # type: ignore[misc]
-                found[:, good] = np.frombuffer(joined, dtype="<f4").reshape(len(good), dim).T
-            self.derived[("columns", dim)] = found
-        return found
+    def columns(self, dim: int) -> np.ndarray | None:
+        """The notes' embeddings as a (dim, notes) matrix, once ``keep_columns`` stored it."""
+        return self.derived.get(("columns", dim))
+
+    def keep_columns(self, rows: list[Any], dim: int) -> np.ndarray:
+        """Build the (dim, notes) matrix from (id, embedding) rows; zero where none fits."""
+        positions = self.positions()
+        width = dim * 4
+        found = [(positions[r[0]], r[1]) for r in rows if r[0] in positions and len(r[1]) == width]
+        columns = np.zeros((dim, len(self.notes)), dtype=np.float32)
+        if found:
+            joined = np.frombuffer(b"".join(blob for _, blob in found), dtype="<f4")
+            columns[:, [p for p, _ in found]] = joined.reshape(len(found), dim).T
+        self.derived[("columns", dim)] = columns
+        return columns
 
 
 def rank_notes(rows: list[Any], lambda_per_day: float) -> tuple[CachedNote, ...]:
@@ -155,7 +162,7 @@ def rank_notes(rows: list[Any], lambda_per_day: float) -> tuple[CachedNote, ...]
         confidence = float(row["confidence"])
         log_confidence = math.log(confidence) if confidence > 0 else -math.inf
         key = log_confidence + lam * anchor.timestamp() / 86400.0
-        note = CachedNote(row["id"], row["content"], confidence, anchor, row["embedding"])
+        note = CachedNote(row["id"], row["content"], confidence, anchor)
         keyed.append((-key, row["id"], note))
     keyed.sort(key=lambda item: (item[0], item[1]))
     return tuple(note for _, _, note in keyed)
@@ -361,7 +368,12 @@ class ContextService:
             by_text = []
         by_vector: list[tuple[int, float]] = []
         if vectors is not None:
-            columns = entry.columns(int(vectors.shape[1]))
+            dim = int(vectors.shape[1])
+            columns = entry.columns(dim)
+            if columns is None:
+                # Read once per entry; a change drops the entry, and the next query reads again.
+                rows = await self.store.fetchall(_ACTIVE_EMBEDDINGS, (agent_id,))
+                columns = entry.keep_columns(rows, dim)
             everyone = np.ones(columns.shape[1], dtype=bool)
             rankings = recall.vector_rankings(columns, everyone, vectors, depth)
             by_vector = rankings[0] if rankings else []
