@@ -162,8 +162,7 @@ def rank_notes(rows: list[Any], lambda_per_day: float) -> tuple[CachedNote, ...]
         confidence = float(row["confidence"])
         log_confidence = math.log(confidence) if confidence > 0 else -math.inf
         key = log_confidence + lam * anchor.timestamp() / 86400.0
-        note = CachedNote(row["id"], row["content"], confidence, anchor)
-        keyed.append((-key, row["id"], note))
+        keyed.append((-key, row["id"], CachedNote(row["id"], row["content"], confidence, anchor)))
     keyed.sort(key=lambda item: (item[0], item[1]))
     return tuple(note for _, _, note in keyed)
 
@@ -460,9 +459,10 @@ class ContextService:
         if entry is None:
             entry = await self._rebuild(agent_id, role, state.lambda_per_day)
         episodes: list[RelevantEpisode] = []
-        if query and query.strip():
-            vectors = await self._embedded(query.strip())
-            notes = await self._for_query(agent_id, entry, query.strip(), vectors, limit)
+        query = query.strip() if query else None
+        if query:
+            vectors = await self._embedded(query)
+            notes = await self._for_query(agent_id, entry, query, vectors, limit)
             section = notes_section([BlockNote(n.content, n.for_query) for n in notes])
             ids: tuple[str, ...] = tuple(n.belief_id for n in notes)
             if self.episode_search is not None:

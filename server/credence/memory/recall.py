@@ -272,7 +272,10 @@ async def _text_ranking(
 def vector_rankings(
     columns: np.ndarray, allowed: np.ndarray, query_vectors: np.ndarray, depth: int
 ) -> list[list[tuple[int, float]]]:
-    """Per query, the (position, cosine) of the most similar allowed episodes, best first."""
+    """Per query, the (position, cosine) of the most similar allowed columns, best first.
+
+    Columns are episodes here, an agent's notes on the read path.
+    """
     if columns.shape[1] == 0 or query_vectors.shape[1] != columns.shape[0]:
         return []
     positions = np.flatnonzero(allowed)
