@@ -50,7 +50,13 @@ class BlockEpisode:
 
 def new_nonce() -> str:
     """A fresh random fence nonce; stored text was written before it existed."""
-    return "".join(secrets.choice(_NONCE_ALPHABET) for _ in range(NONCE_LENGTH))
+    # One draw for all letters: the read path makes one nonce per response.
+    value = secrets.randbelow(len(_NONCE_ALPHABET) ** NONCE_LENGTH)
+    letters = []
+    for _ in range(NONCE_LENGTH):
+        value, index = divmod(value, len(_NONCE_ALPHABET))
+        letters.append(_NONCE_ALPHABET[index])
+    return "".join(letters)
 
 
 def neutralise(text: str, nonce: str, max_chars: int) -> str:
