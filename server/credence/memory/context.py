@@ -462,13 +462,16 @@ class ContextService:
         query = query.strip() if query else None
         if query:
             vectors = await self._embedded(query)
-            notes = await self._for_query(agent_id, entry, query, vectors, limit)
+            chosen = self._for_query(agent_id, entry, query, vectors, limit)
+            if self.episode_search is None:
+                notes = await chosen
+            else:
+                # Each side's Python work overlaps the other's wait for the database thread.
+                notes, episodes = await asyncio.gather(
+                    chosen, self.episode_search(agent_id, query, limit, include_untrusted, vectors)
+                )
             section = notes_section([BlockNote(n.content, n.for_query) for n in notes])
             ids: tuple[str, ...] = tuple(n.belief_id for n in notes)
-            if self.episode_search is not None:
-                episodes = await self.episode_search(
-                    agent_id, query, limit, include_untrusted, vectors
-                )
         else:
             served = self._served(entry, limit, self.clock())
             notes, section, ids = served.notes, served.section, served.ids
