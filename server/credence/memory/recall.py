@@ -17,8 +17,6 @@ from credence.embed import EmbeddingUnavailable
 from credence.reflection.text import NEGATION_WORDS, STOP_WORDS
 
 if TYPE_CHECKING:
-    import aiosqlite
-
     from credence.db.store import Store
     from credence.embed import Embedder
 
@@ -128,19 +126,14 @@ def forget_cache(store: Store | None = None) -> None:
 async def _counters(store: Store, agent_id: str) -> tuple[int, int, int]:
     """(max episode seq of the agent, reflection counter, deletion counter)."""
 
-    async def work(conn: aiosqlite.Connection) -> tuple[int, int, int]:
-        async with conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM episodes WHERE agent_id = ?", (agent_id,)
-        ) as cur:
-            max_seq = (await cur.fetchone())[0]
-        async with conn.execute(
-            "SELECT name, value FROM store_state"
-            " WHERE name IN ('episode_reflections', 'episode_deletions')"
-        ) as cur:
-            state = {row[0]: row[1] for row in await cur.fetchall()}
-        return max_seq, state.get("episode_reflections", 0), state.get("episode_deletions", 0)
-
-    return await store.read(work)
+    # One statement, one trip to the database thread: every search with a query starts here.
+    row = await store.fetchone(
+        "SELECT (SELECT COALESCE(MAX(seq), 0) FROM episodes WHERE agent_id = ?),"
+        " (SELECT value FROM store_state WHERE name = 'episode_reflections'),"
+        " (SELECT value FROM store_state WHERE name = 'episode_deletions')",
+        (agent_id,),
+    )
+    return row[0], row[1] or 0, row[2] or 0
 
 
 async def agent_matrix(store: Store, embedder: Embedder, agent_id: str) -> _AgentMatrix:
