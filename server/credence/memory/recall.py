@@ -125,7 +125,6 @@ def forget_cache(store: Store | None = None) -> None:
 
 async def _counters(store: Store, agent_id: str) -> tuple[int, int, int]:
     """(max episode seq of the agent, reflection counter, deletion counter)."""
-
     # One statement, one trip to the database thread: every search with a query starts here.
     row = await store.fetchone(
         "SELECT (SELECT COALESCE(MAX(seq), 0) FROM episodes WHERE agent_id = ?),"
