@@ -348,6 +348,7 @@ class ContextService:
         query: str,
         vectors: np.ndarray | None,
         limit: int,
+        now: datetime,
     ) -> list[int]:
         """Positions (in ``entry.notes``) of the notes a query chooses, best first.
 
@@ -376,7 +377,6 @@ class ContextService:
             everyone = np.ones(columns.shape[1], dtype=bool)
             rankings = recall.vector_rankings(columns, everyone, vectors, depth)
             by_vector = rankings[0] if rankings else []
-        now = self.clock()
         lam = entry.lambda_per_day
         candidates = {position for position, _ in by_text} | {p for p, _ in by_vector}
         confidence = {
@@ -386,14 +386,19 @@ class ContextService:
         return relevance_order(by_text, by_vector, confidence, limit)
 
     async def _for_query(
-        self, agent_id: str, entry: CacheEntry, query: str, vectors: np.ndarray | None, limit: int
+        self,
+        agent_id: str,
+        entry: CacheEntry,
+        query: str,
+        vectors: np.ndarray | None,
+        limit: int,
+        now: datetime,
     ) -> list[MemoryNote]:
         """The notes a query chose, then the most confident others up to ``limit``."""
         limit = max(0, min(limit, MAX_LIMIT))
-        chosen = await self.chosen_for_query(agent_id, entry, query, vectors, limit)
+        chosen = await self.chosen_for_query(agent_id, entry, query, vectors, limit, now)
         taken = set(chosen)
         rest = (p for p in range(len(entry.notes)) if p not in taken)
-        now = self.clock()
         lam = entry.lambda_per_day
         return [_memory_note(entry.notes[p], now, lam, for_query=True) for p in chosen] + [
             _memory_note(entry.notes[p], now, lam) for p in islice(rest, limit - len(chosen))
@@ -459,10 +464,11 @@ class ContextService:
         if entry is None:
             entry = await self._rebuild(agent_id, role, state.lambda_per_day)
         episodes: list[RelevantEpisode] = []
+        now = self.clock()
         query = query.strip() if query else None
         if query:
             vectors = await self._embedded(query)
-            chosen = self._for_query(agent_id, entry, query, vectors, limit)
+            chosen = self._for_query(agent_id, entry, query, vectors, limit, now)
             if self.episode_search is None:
                 notes = await chosen
             else:
@@ -473,10 +479,10 @@ class ContextService:
             section = notes_section([BlockNote(n.content, n.for_query) for n in notes])
             ids: tuple[str, ...] = tuple(n.belief_id for n in notes)
         else:
-            served = self._served(entry, limit, self.clock())
+            served = self._served(entry, limit, now)
             notes, section, ids = served.notes, served.section, served.ids
         if ids:
-            self.recorder.record(ids, self.clock())
+            self.recorder.record(ids, now)
         block = assemble(
             section, episodes_section([BlockEpisode(e.summary) for e in episodes]), new_nonce()
         )
