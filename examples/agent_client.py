@@ -48,7 +48,12 @@ class CredenceClient:
         return self._request("POST", f"/agents/{self.agent_id}/turns", body)
 
     def context_block(self, query: str | None = None, role: str | None = None) -> str:
-        """The prompt block of reviewed memory to put in the user message; "" if unavailable."""
+        """The prompt block of reviewed memory to put in the user message; "" if unavailable.
+
+        Pass the task as ``query``: the notes that answer it come first, under ``<for the
+        query>``. Put the block in the user message as it is; its nonce fences are what keep
+        stored text from posing as instructions.
+        """
         params = {k: v for k, v in {"query": query, "role": role}.items() if v}
         path = f"/agents/{self.agent_id}/memory/context"
         if params:

@@ -383,12 +383,17 @@ def encode(value: Any) -> bytes:
 
 
 class MemoryNote(Struct, frozen=True, kw_only=True):
-    """An active belief served to the agent, with its confidence decayed to now."""
+    """An active belief served to the agent, with its confidence decayed to now.
+
+    ``for_query`` is true when the request's query chose the note (by relevance fused with
+    confidence); the others are the most confident notes filling the remaining places.
+    """
 
     belief_id: str
     content: str
     confidence: float
     decayed_confidence: float
+    for_query: bool = False
 
 
 class RelevantEpisode(Struct, frozen=True, kw_only=True):

@@ -12,7 +12,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from credence.memory.prompt_block import close_tag, parse_prompt_block
+from credence.memory.prompt_block import block_nonce, close_fence, parse_prompt_block
 from credence.memory.redact import redact_value
 from credence.settings import Settings
 from tests.integration.corpus import CORPUS, HOSTILE_LESSONS, SECRETS
@@ -110,11 +110,13 @@ def context(client: httpx.Client, **params) -> httpx.Response:
 
 
 def assert_inert(block: str, notes: int, episodes: int) -> None:
-    """Every item sits inside this response's delimiters and can neither close nor forge."""
-    nonce = re.search(r'nonce="([0-9a-f]+)"', block).group(1)
+    """Every item is one line inside this response's fences and can neither close nor forge."""
+    nonce = block_nonce(block)
     items = parse_prompt_block(block, nonce)  # raises if any line is outside an item
     assert len(items) == notes + episodes
-    assert block.count(close_tag(nonce)) == 1 + len(items)
+    # The closing fence: once in the preamble that explains it, then once per section.
+    assert block.count(close_fence(nonce)) == 1 + 2
+    assert block.count("\n<<") == 2 and block.count(">>\n") == 1
     for item in items:
         assert "<" not in item.text and ">" not in item.text
         assert "![" not in item.text

@@ -17,7 +17,7 @@ import pytest
 from credence.auth import KeyRing, Principal
 from credence.clock import rfc3339
 from credence.db.store import Store, StoreError
-from credence.embed import WordLlamaEmbedder
+from credence.embed import EmbeddingUnavailable, WordLlamaEmbedder
 from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.context import (
     MAX_LIMIT,
@@ -28,10 +28,11 @@ from credence.memory.context import (
     HotCache,
     context_of,
     rank_notes,
+    relevance_order,
 )
 from credence.memory.episodes import AgentMissing, EpisodeService
-from credence.memory.prompt_block import parse_prompt_block
-from credence.models import EpisodeIn, ProposalIn, ProposedBy
+from credence.memory.prompt_block import FOR_QUERY, STANDING, block_nonce, parse_prompt_block
+from credence.models import EpisodeIn, MemoryNote, ProposalIn, ProposedBy
 from credence.reflection.gate import decayed_confidence
 from credence.services import Services
 from credence.settings import Settings
@@ -337,7 +338,7 @@ async def test_another_process_changing_a_belief_is_noticed_within_the_recheck(
         from credence.auth import Principal
         from credence.clock import system_clock
         from credence.db.store import Store
-        from credence.embed import WordLlamaEmbedder
+        from credence.embed import EmbeddingUnavailable, WordLlamaEmbedder
         from credence.memory.beliefs import BeliefHooks, BeliefService
 
         async def main():
@@ -421,9 +422,9 @@ async def test_context_block_and_recorded_injections(services: Services) -> None
     before = await services.beliefs.get_row(belief_id)
     context = context_of(services)
     result = await context.context("coder", role=None, query=None, limit=5)
-    nonce = result.prompt_block.split('nonce="')[1].split('"')[0]
-    (item,) = parse_prompt_block(result.prompt_block, nonce)
-    assert item.item_id == belief_id and "‹/memory-item›" in item.text
+    (item,) = parse_prompt_block(result.prompt_block, block_nonce(result.prompt_block))
+    assert result.memory_notes[0].belief_id == belief_id
+    assert item.text == "Ask before ‹/memory-item› deleting branches" and not item.for_query
     await context.context("coder", role=None, query=None, limit=5)
     services.clock.now = T0 + timedelta(hours=1)
     await context.context("coder", role=None, query=None, limit=5)
@@ -449,3 +450,157 @@ async def test_a_failed_flush_keeps_the_servings_for_the_next_one(
     await context.context("coder", role=None, query=None)
     assert await context.recorder.flush(services.store) == 1
     assert (await services.beliefs.get_row(belief_id))["injection_count"] == 2
+
+
+# --- notes chosen for a query --------------------------------------------------------------
+
+SERVICES = [
+    ("billing", "the blue pipeline"),
+    ("search", "a canary on one node"),
+    ("auth", "the release train"),
+    ("payments", "a manual approval"),
+    ("inventory", "the nightly window"),
+    ("shipping", "feature flags"),
+    ("notifications", "a staged rollout"),
+]
+ASPECTS = ("Deploy {svc} with {how}", "Page the {svc} owners in #ops-{svc}", "Back up {svc} hourly")
+
+
+async def keep_many_services(services: Services, needed: str) -> str:
+    """20 confident beliefs about other services and aspects, and one at 0.6 that a task needs."""
+    for i, (svc, how) in enumerate(SERVICES):
+        for j, aspect in enumerate(ASPECTS):
+            text = aspect.format(svc=svc, how=how)
+            if text != needed:
+                await kept(services, text, confidence=0.95 - 0.01 * (3 * i + j))
+    return await kept(services, needed, confidence=0.6)
+
+
+async def test_a_query_chooses_the_belief_that_answers_it_over_confident_ones(
+    services: Services,
+) -> None:
+    needed = "Deploy payments with a manual approval"
+    belief_id = await keep_many_services(services, needed)
+    context = context_of(services)
+    without = await context.context("coder", role=None, query=None, limit=10)
+    assert belief_id not in [n.belief_id for n in without.memory_notes]  # the seed's bug
+    assert not any(n.for_query for n in without.memory_notes)
+    assert FOR_QUERY not in without.prompt_block
+
+    result = await context.context(
+        "coder", role=None, query="how do I deploy the payments service?", limit=10
+    )
+    notes = result.memory_notes
+    assert notes[0].belief_id == belief_id and notes[0].for_query
+    assert len(notes) == 10 and len({n.belief_id for n in notes}) == 10
+    chosen = [n for n in notes if n.for_query]
+    assert notes[: len(chosen)] == chosen  # chosen first, the most confident others after
+    items = parse_prompt_block(result.prompt_block, block_nonce(result.prompt_block))
+    notes_items = [i for i in items if i.section == "MEMORY_NOTES"]
+    assert [(i.text, i.for_query) for i in notes_items] == [(n.content, n.for_query) for n in notes]
+    assert notes_items[0].text == needed
+
+
+async def test_a_query_is_ranked_against_the_cached_notes_without_a_rebuild(
+    services: Services,
+) -> None:
+    await keep_many_services(services, "Back up inventory hourly")
+    context = context_of(services)
+    await context.context("coder", role=None, query=None)
+    rebuilds = context.rebuilds
+    for query in ("inventory backups", "page the search owners", "shipping feature flags"):
+        result = await context.context("coder", role=None, query=query, limit=3)
+        assert result.memory_notes[0].for_query
+        assert query.split()[0] in result.memory_notes[0].content.lower()
+    assert context.rebuilds == rebuilds
+
+
+async def test_chosen_notes_follow_edits_forgets_and_roles(services: Services) -> None:
+    await keep_many_services(services, "Back up search hourly")
+    reviewer_only = await kept(
+        services, "Reviewers check the zebra migration plan", role="reviewer", confidence=0.3
+    )
+    context = context_of(services)
+
+    async def first(query: str, role: str | None = None) -> MemoryNote:
+        result = await context.context("coder", role=role, query=query, limit=5)
+        return result.memory_notes[0]
+
+    assert (await first("zebra migration plan", "reviewer")).belief_id == reviewer_only
+    assert reviewer_only not in [
+        n.belief_id
+        for n in (await context.context("coder", role=None, query="zebra migration")).memory_notes
+    ]
+    await decide(services, reviewer_only, "edit", content="Reviewers read the yak shaving log")
+    assert (await first("yak shaving log", "reviewer")).belief_id == reviewer_only
+    assert (
+        await first("zebra migration plan", "reviewer")
+    ).content != "Reviewers check the zebra migration plan"
+    await decide(services, reviewer_only, "forget", reason="obsolete")
+    served = await context.context("coder", role="reviewer", query="yak shaving log", limit=50)
+    assert reviewer_only not in [n.belief_id for n in served.memory_notes]
+
+
+async def test_with_the_embedder_down_the_text_index_still_chooses(
+    services: Services, tmp_path: Path
+) -> None:
+    belief_id = await keep_many_services(services, "Page the auth owners in #ops-auth")
+
+    class Down:
+        name, dim = "down", 256
+
+        async def embed(self, texts):
+            raise EmbeddingUnavailable("switched off")
+
+    context = ContextService(services.store, services.clock, embedder=Down())
+    result = await context.context("coder", role=None, query="page auth owners", limit=4)
+    assert result.memory_notes[0].belief_id == belief_id and result.memory_notes[0].for_query
+    assert len(result.memory_notes) == 4
+
+
+async def test_a_query_matching_nothing_serves_the_most_confident_notes(
+    services: Services,
+) -> None:
+    await keep_many_services(services, "Back up billing hourly")
+    context = ContextService(services.store, services.clock)  # no embedder: text alone
+    result = await context.context("coder", role=None, query="xylophone quokka", limit=3)
+    plain = await context.context("coder", role=None, query=None, limit=3)
+    assert result.memory_notes == plain.memory_notes
+    assert STANDING not in result.prompt_block and FOR_QUERY not in result.prompt_block
+
+
+async def test_notes_served_for_a_query_are_counted_as_injected(services: Services) -> None:
+    belief_id = await keep_many_services(services, "Deploy shipping with feature flags")
+    context = context_of(services)
+    for _ in range(2):
+        result = await context.context("coder", role=None, query="deploy shipping", limit=2)
+        assert result.memory_notes[0].belief_id == belief_id
+    assert await context.recorder.flush(services.store) == 2
+    assert (await services.beliefs.get_row(belief_id))["injection_count"] == 2
+
+
+def test_relevance_order_lets_the_answer_beat_a_confident_near_miss() -> None:
+    # Position 0 is the most confident note; it shares a word (weak BM25) and is close by cosine.
+    by_text = [(5, 9.0), (0, 2.0), (7, 1.0)]
+    by_vector = [(0, 0.80), (5, 0.78), (3, 0.50), (7, 0.40)]
+    confidence = {0: 0.95, 5: 0.6, 3: 0.9, 7: 0.7}
+    assert relevance_order(by_text, by_vector, confidence, 10) == [5, 0, 3]
+    assert relevance_order(by_text, by_vector, confidence, 1) == [5]
+    # Equal relevance: the more confident note first, and ties go to the smaller position.
+    assert relevance_order([(4, 1.0), (2, 1.0)], [], {4: 0.9, 2: 0.5}, 5) == [4, 2]
+    assert relevance_order([(4, 1.0), (2, 1.0)], [], {4: 0.5, 2: 0.5}, 5) == [2, 4]
+    assert relevance_order([], [], {}, 5) == []
+
+
+async def test_embeddings_find_a_note_that_shares_no_word_with_the_query(
+    services: Services,
+) -> None:
+    await keep_many_services(services, "Back up checkout hourly")  # confident service notes
+    cycling = await kept(services, "Wear a helmet when cycling to the office", confidence=0.5)
+    query = "bicycle commute safety gear"
+    with_embeddings = await context_of(services).context("coder", role=None, query=query, limit=3)
+    assert with_embeddings.memory_notes[0].belief_id == cycling
+    assert with_embeddings.memory_notes[0].for_query
+    text_only = ContextService(services.store, services.clock)
+    alone = await text_only.context("coder", role=None, query=query, limit=3)
+    assert cycling not in [n.belief_id for n in alone.memory_notes]

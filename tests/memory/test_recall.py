@@ -209,3 +209,92 @@ async def test_embedder_down_means_recall_unavailable(store: Store) -> None:
     down = OpenAIEmbedder(f"http://127.0.0.1:{port}/v1", "m", dim=256, timeout=2.0)
     with pytest.raises(recall.RecallUnavailable, match="embedder unavailable"):
         await recall.search(store, down, "ada", ["pdf"], 5)
+
+
+# --- the belief text index (migration 0008) -------------------------------------------------
+
+
+async def insert_beliefs(store: Store, agent_id: str, texts: list[str], status="active") -> list:
+    """Belief rows straight into the table, as any writer would: the triggers index them."""
+    ids = [f"b_{agent_id}_{status}_{n}" for n in range(len(texts))]
+
+    async def work(conn):
+        await conn.executemany(
+            "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
+            " provenance, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0.5, 'add', 'clean',"
+            " '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')",
+            [(i, agent_id, t, t.lower(), status) for i, t in zip(ids, texts, strict=True)],
+        )
+
+    await store.write(work)
+    return ids
+
+
+async def text_ranked(store: Store, agent_id: str, query: str, ids: list[str], depth=10):
+    positions = {belief_id: n for n, belief_id in enumerate(ids)}
+    return [
+        p for p, _ in await recall.belief_text_ranking(store, agent_id, query, positions, depth)
+    ]
+
+
+async def test_belief_text_ranking_follows_inserts_edits_and_deletes(store: Store) -> None:
+    ids = await insert_beliefs(
+        store,
+        "ada",
+        ["Deploy billing with the blue pipeline", "Back up billing hourly", "Use pnpm for docs"],
+    )
+    assert await text_ranked(store, "ada", "billing deploys", ids) == [0, 1]
+    ranked = await recall.belief_text_ranking(
+        store, "ada", "billing deploys", {b: n for n, b in enumerate(ids)}, 10
+    )
+    assert ranked[0][1] > ranked[1][1] > 0  # negated bm25: higher is better
+
+    async def edit(conn):
+        await conn.execute(
+            "UPDATE beliefs SET content = 'Use yarn for docs' WHERE id = ?", (ids[2],)
+        )
+        await conn.execute("UPDATE beliefs SET confidence = 0.9 WHERE id = ?", (ids[0],))
+
+    await store.write(edit)
+    assert await text_ranked(store, "ada", "pnpm", ids) == []
+    assert await text_ranked(store, "ada", "yarn docs", ids) == [2]
+    assert await text_ranked(store, "ada", "blue pipeline", ids) == [0]  # untouched text stays
+
+    async def delete(conn):
+        await conn.execute("DELETE FROM beliefs WHERE id = ?", (ids[1],))
+
+    await store.write(delete)
+    assert await text_ranked(store, "ada", "billing hourly", ids) == [0]
+    left = await store.fetchall("SELECT belief_id FROM belief_text WHERE agent_id = 'ada'")
+    assert sorted(r[0] for r in left) == sorted([ids[0], ids[2]])
+
+
+async def test_belief_text_ranking_keeps_to_the_agent_and_the_given_beliefs(store: Store) -> None:
+    # bob's and ada's own pending matches crowd the index's top-N: the full ranking takes over.
+    await insert_beliefs(store, "bob", [f"PDF ingester rule {n}" for n in range(300)])
+    await insert_beliefs(store, "ada", [f"PDF ingester draft {n}" for n in range(100)], "pending")
+    mine = await insert_beliefs(store, "ada", ["The PDF ingester needs files under 10MB"])
+    assert await text_ranked(store, "ada", "pdf ingester", mine, depth=5) == [0]
+    assert await text_ranked(store, "ada", "pdf ingester", [], depth=5) == []
+    assert await text_ranked(store, "ada", "!!!", mine) == []
+    assert await text_ranked(store, "ada", '"unbalanced NEAR(pdf', mine) == [0]
+
+
+async def test_the_migration_indexes_beliefs_that_already_exist(store: Store) -> None:
+    from importlib import resources
+
+    from credence.db.store import split_statements
+
+    ids = await insert_beliefs(store, "ada", ["Rotate the deploy keys monthly"])
+    sql = (resources.files("credence.db.migrations") / "0008_belief_text.sql").read_text()
+
+    async def reapply(conn):
+        for name in ("beliefs_fts_insert", "beliefs_fts_update", "beliefs_fts_delete"):
+            await conn.execute(f"DROP TRIGGER {name}")
+        await conn.execute("DROP TABLE beliefs_fts")
+        await conn.execute("DROP TABLE belief_text")
+        for statement in split_statements(sql):
+            await conn.execute(statement)
+
+    await store.write(reapply)
+    assert await text_ranked(store, "ada", "deploy keys", ids) == [0]

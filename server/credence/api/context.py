@@ -20,7 +20,7 @@ from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath
 from credence.auth import Principal
-from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, context_of
+from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, memory_context
 from credence.memory.episodes import AgentMissing, EpisodeRejected, episode_from_row
 from credence.memory.export import export_memory, render_markdown
 from credence.memory.turns import ExtractedTurn, Intervention, TurnError, extract_turn
@@ -52,7 +52,10 @@ ContextQuery = Annotated[
         name="query",
         pattern=NO_NUL,
         max_length=1000,
-        description="What the agent is about to do; recall finds relevant recent episodes",
+        description=(
+            "What the agent is about to do: notes are chosen by relevance to it (fused with"
+            " confidence) and recall finds relevant recent episodes"
+        ),
     ),
 ]
 ContextLimit = Annotated[
@@ -190,9 +193,8 @@ def fast_context(app: ASGIApp) -> ASGIApp:
             and _SLUG.match(agent_id)
             and principal.sees_agent(agent_id)
         ):
-            service = context_of(scope["app"].state.services)
             try:
-                result = await service.context(agent_id, **params)
+                result = await memory_context(scope["app"].state.services, agent_id, **params)
             except AgentMissing:
                 result = None
             if result is not None:
@@ -246,13 +248,15 @@ class ContextController(Controller):
         """The agent's reviewed memory and relevant recent episodes, with a ready prompt block.
 
         Put ``prompt_block`` in the user message (the system prompt stays a cacheable prefix).
-        Only active beliefs a human kept or wrote are served; each item sits inside delimiters
-        carrying a per-response nonce, so stored text cannot end its item or pose as a header.
+        Only active beliefs a human kept or wrote are served. Without ``query`` the notes are
+        the most confident; with one, the notes it chooses come first (``for_query``). Each
+        section of the block is fenced by a line carrying a per-response nonce, and each item is
+        one escaped line, so stored text cannot end a section, pose as a header or give orders.
         """
         principal_of(request).require_agent(agent_id)
-        service = context_of(services_of(request))
         try:
-            return await service.context(
+            return await memory_context(
+                services_of(request),
                 agent_id,
                 role=role,
                 query=_clean(search) if search else None,

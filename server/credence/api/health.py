@@ -41,6 +41,6 @@ async def readyz(request: Request) -> Health:
         await store.write(_touch)
     except Exception as exc:
         raise HTTPException(status_code=503, detail=f"store not writable: {exc}") from None
-    if store.schema_version != len(migrations()):
+    if store.schema_version != migrations()[-1][0]:
         raise HTTPException(status_code=503, detail="migrations not applied")
     return Health(status="ready", schema_version=store.schema_version)

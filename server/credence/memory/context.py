@@ -8,13 +8,18 @@ import logging
 import math
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from credence.clock import Clock, parse_rfc3339
+from credence.embed import EmbeddingUnavailable
+from credence.memory import recall
 from credence.memory.episodes import AgentMissing
 from credence.memory.injection import InjectionRecorder, flush_forever, stop_flushing
 from credence.memory.prompt_block import (
@@ -33,6 +38,7 @@ if TYPE_CHECKING:
     import aiosqlite
 
     from credence.db.store import Store
+    from credence.embed import Embedder
     from credence.services import Services
 
 log = logging.getLogger("credence.context")
@@ -66,8 +72,13 @@ _ACTIVE_GENERAL = (
     " WHERE agent_id = ? AND status = 'active' AND provenance IN ('clean', 'owner')"
     " AND role IS NULL"
 )
+_ACTIVE_EMBEDDINGS = (
+    "SELECT id, embedding FROM beliefs WHERE agent_id = ? AND status = 'active'"
+    " AND embedding IS NOT NULL"
+)
 
-EpisodeSearch = Callable[[str, str, int, bool], Awaitable[list[RelevantEpisode]]]
+# (agent id, query, limit, include_untrusted, the query's embedding or None) -> episodes
+EpisodeSearch = Callable[[str, str, int, bool, np.ndarray | None], Awaitable[list[RelevantEpisode]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,12 +107,42 @@ class Served:
 
 @dataclass(frozen=True, slots=True)
 class CacheEntry:
-    """The servable beliefs of one (agent, role), best first, as of one change counter."""
+    """The servable beliefs of one (agent, role), best first, as of one change counter.
+
+    What a query needs besides (each note's position, the embeddings as one matrix) is built
+    on the first query and kept until the entry is dropped, so the no-query path holds no
+    embeddings.
+    """
 
     counter: int
     lambda_per_day: float
     notes: tuple[CachedNote, ...]
     served: dict[int, Served] = field(default_factory=dict, compare=False)
+    derived: dict[Any, Any] = field(default_factory=dict, compare=False)
+
+    def positions(self) -> dict[str, int]:
+        """Belief id -> its place in ``notes`` (0 is the most confident)."""
+        found = self.derived.get("positions")
+        if found is None:
+            found = {note.belief_id: i for i, note in enumerate(self.notes)}
+            self.derived["positions"] = found
+        return found
+
+    def columns(self, dim: int) -> np.ndarray | None:
+        """The notes' embeddings as a (dim, notes) matrix, once ``keep_columns`` stored it."""
+        return self.derived.get(("columns", dim))
+
+    def keep_columns(self, rows: list[Any], dim: int) -> np.ndarray:
+        """Build the (dim, notes) matrix from (id, embedding) rows; zero where none fits."""
+        positions = self.positions()
+        width = dim * 4
+        found = [(positions[r[0]], r[1]) for r in rows if r[0] in positions and len(r[1]) == width]
+        columns = np.zeros((dim, len(self.notes)), dtype=np.float32)
+        if found:
+            joined = np.frombuffer(b"".join(blob for _, blob in found), dtype="<f4")
+            columns[:, [p for p, _ in found]] = joined.reshape(len(found), dim).T
+        self.derived[("columns", dim)] = columns
+        return columns
 
 
 def rank_notes(rows: list[Any], lambda_per_day: float) -> tuple[CachedNote, ...]:
@@ -223,11 +264,13 @@ class ContextService:
         cache: HotCache | None = None,
         recheck_s: float = RECHECK_S,
         monotonic: Callable[[], float] = time.monotonic,
+        embedder: Embedder | None = None,
     ) -> None:
         self.store = store
         self.clock = clock
         self.recorder = recorder or InjectionRecorder()
         self.episode_search = episode_search
+        self.embedder = embedder
         self.cache = cache or HotCache()
         self.recheck_s = recheck_s
         self._monotonic = monotonic
@@ -281,24 +324,85 @@ class ContextService:
         served = entry.served.get(limit)
         if served is not None and served.second == second:
             return served
-        lam = entry.lambda_per_day
-        notes = [
-            MemoryNote(
-                belief_id=note.belief_id,
-                content=note.content,
-                confidence=note.confidence,
-                decayed_confidence=round(
-                    decayed_confidence(note.confidence, note.anchor, now, lam), 6
-                ),
-            )
-            for note in entry.notes[:limit]
-        ]
-        section = notes_section(
-            [BlockNote(n.belief_id, n.content, n.decayed_confidence) for n in notes]
-        )
+        notes = [_memory_note(note, now, entry.lambda_per_day) for note in entry.notes[:limit]]
+        section = notes_section([BlockNote(n.content) for n in notes])
         served = Served(second, notes, section, tuple(n.belief_id for n in notes))
         entry.served[limit] = served
         return served
+
+    async def _embedded(self, query: str) -> np.ndarray | None:
+        """The query's embedding as a (1, dim) matrix, or None when the embedder is down."""
+        if self.embedder is None:
+            return None
+        try:
+            vectors = np.asarray(await self.embedder.embed([query]), dtype=np.float32)
+        except EmbeddingUnavailable as exc:
+            log.warning("embedder unavailable; ranking notes by text alone: %s", exc)
+            return None
+        return vectors if vectors.ndim == 2 and vectors.shape[0] == 1 else None
+
+    async def chosen_for_query(
+        self,
+        agent_id: str,
+        entry: CacheEntry,
+        query: str,
+        vectors: np.ndarray | None,
+        limit: int,
+        now: datetime,
+    ) -> list[int]:
+        """Positions (in ``entry.notes``) of the notes a query chooses, best first.
+
+        Candidates come from the query's terms (FTS5 BM25 over belief text) and from embedding
+        cosine, each ranking ``depth`` deep like recall's; ``relevance_order`` fuses them with
+        each note's decayed confidence.
+        """
+        if not entry.notes or limit < 1:
+            return []
+        depth = min(recall.MAX_DEPTH, max(recall.MIN_DEPTH, 2 * limit))
+        try:
+            by_text = await recall.belief_text_ranking(
+                self.store, agent_id, query, entry.positions(), depth
+            )
+        except recall.RecallUnavailable as exc:
+            log.warning("belief text index unavailable for %s: %s", agent_id, exc)
+            by_text = []
+        by_vector: list[tuple[int, float]] = []
+        if vectors is not None:
+            dim = int(vectors.shape[1])
+            columns = entry.columns(dim)
+            if columns is None:
+                # Read once per entry; a change drops the entry, and the next query reads again.
+                rows = await self.store.fetchall(_ACTIVE_EMBEDDINGS, (agent_id,))
+                columns = entry.keep_columns(rows, dim)
+            everyone = np.ones(columns.shape[1], dtype=bool)
+            rankings = recall.vector_rankings(columns, everyone, vectors, depth)
+            by_vector = rankings[0] if rankings else []
+        lam = entry.lambda_per_day
+        candidates = {position for position, _ in by_text} | {p for p, _ in by_vector}
+        confidence = {
+            p: decayed_confidence(entry.notes[p].confidence, entry.notes[p].anchor, now, lam)
+            for p in candidates
+        }
+        return relevance_order(by_text, by_vector, confidence, limit)
+
+    async def _for_query(
+        self,
+        agent_id: str,
+        entry: CacheEntry,
+        query: str,
+        vectors: np.ndarray | None,
+        limit: int,
+        now: datetime,
+    ) -> list[MemoryNote]:
+        """The notes a query chose, then the most confident others up to ``limit``."""
+        limit = max(0, min(limit, MAX_LIMIT))
+        chosen = await self.chosen_for_query(agent_id, entry, query, vectors, limit, now)
+        taken = set(chosen)
+        rest = (p for p in range(len(entry.notes)) if p not in taken)
+        lam = entry.lambda_per_day
+        return [_memory_note(entry.notes[p], now, lam, for_query=True) for p in chosen] + [
+            _memory_note(entry.notes[p], now, lam) for p in islice(rest, limit - len(chosen))
+        ]
 
     async def _rebuild(self, agent_id: str, role: str | None, lam: float) -> CacheEntry:
         """One indexed query for the (agent, role); concurrent misses share one rebuild."""
@@ -349,52 +453,115 @@ class ContextService:
         limit: int = DEFAULT_LIMIT,
         include_untrusted: bool = False,
     ) -> MemoryContext:
-        """Notes, relevant episodes and the prompt block; records which beliefs were served."""
+        """Notes, relevant episodes and the prompt block; records which beliefs were served.
+
+        Without a query the notes are the most confident (decayed), read from the hot cache
+        with no database work; with one, the notes the query chooses come first (marked
+        ``for_query``), then the most confident others, and recall finds the episodes.
+        """
         state = await self.agent_state(agent_id)
         entry = self.cache.get(agent_id, role, state.counter, state.lambda_per_day)
         if entry is None:
             entry = await self._rebuild(agent_id, role, state.lambda_per_day)
-        now = self.clock()
-        served = self._served(entry, limit, now)
         episodes: list[RelevantEpisode] = []
-        if query and query.strip() and self.episode_search is not None:
-            episodes = await self.episode_search(agent_id, query, limit, include_untrusted)
-        if served.ids:
-            self.recorder.record(served.ids, now)
+        now = self.clock()
+        query = query.strip() if query else None
+        if query:
+            vectors = await self._embedded(query)
+            chosen = self._for_query(agent_id, entry, query, vectors, limit, now)
+            if self.episode_search is None:
+                notes = await chosen
+            else:
+                # Each side's Python work overlaps the other's wait for the database thread.
+                notes, episodes = await asyncio.gather(
+                    chosen, self.episode_search(agent_id, query, limit, include_untrusted, vectors)
+                )
+            section = notes_section([BlockNote(n.content, n.for_query) for n in notes])
+            ids: tuple[str, ...] = tuple(n.belief_id for n in notes)
+        else:
+            served = self._served(entry, limit, now)
+            notes, section, ids = served.notes, served.section, served.ids
+        if ids:
+            self.recorder.record(ids, now)
         block = assemble(
-            served.section,
-            episodes_section(
-                [BlockEpisode(e.episode_id, e.summary, e.finished_at) for e in episodes]
-            ),
-            new_nonce(),
+            section, episodes_section([BlockEpisode(e.summary) for e in episodes]), new_nonce()
         )
         return MemoryContext(
-            memory_notes=served.notes, recent_relevant_episodes=episodes, prompt_block=block
+            memory_notes=notes, recent_relevant_episodes=episodes, prompt_block=block
         )
 
 
-def recall_episode_search(services: Services) -> EpisodeSearch | None:
+def relevance_order(
+    by_text: Sequence[tuple[int, float]],
+    by_vector: Sequence[tuple[int, float]],
+    confidence: Mapping[int, float],
+    limit: int,
+) -> list[int]:
+    """The ``limit`` best candidates by relevance to a query, weighted by confidence.
+
+    Each ranking's scores (BM25, cosine) are rescaled to 0..1 between its weakest and its best
+    candidate, and a note's relevance is the mean of its two rescaled scores (0 where a
+    ranking did not list it). The final score is relevance × (1 + confidence) / 2: confidence
+    can at most halve it, so a note that answers the query outranks a confident note that
+    merely shares a word, while among equally relevant notes the more confident comes first.
+    Ties go to the smaller position (the more confident note); a note with no relevance at
+    all (the weakest of one ranking, absent from the other) is not chosen.
+    """
+    relevance: dict[int, float] = {}
+    for ranking in (by_text, by_vector):
+        if not ranking:
+            continue
+        scores = [score for _, score in ranking]
+        best, weakest = max(scores), min(scores)
+        span = best - weakest
+        for position, score in ranking:
+            scaled = (score - weakest) / span if span > 0 else 1.0
+            relevance[position] = relevance.get(position, 0.0) + scaled / 2
+    final = {
+        position: value * (1.0 + confidence.get(position, 0.0)) / 2
+        for position, value in relevance.items()
+        if value > 0
+    }
+    return sorted(final, key=lambda position: (-final[position], position))[: max(limit, 0)]
+
+
+def _memory_note(
+    note: CachedNote, now: datetime, lambda_per_day: float, *, for_query: bool = False
+) -> MemoryNote:
+    return MemoryNote(
+        belief_id=note.belief_id,
+        content=note.content,
+        confidence=note.confidence,
+        decayed_confidence=round(
+            decayed_confidence(note.confidence, note.anchor, now, lambda_per_day), 6
+        ),
+        for_query=for_query,
+    )
+
+
+def recall_episode_search(store: Store, embedder: Embedder) -> EpisodeSearch:
     """Episode search backed by recall: FTS5 BM25 fused with embedding cosine.
 
     When recall cannot run (the embedder is down), the context still serves its reviewed notes
     and no episodes, and says so in the log: the notes matter more than the specifics.
     """
-    try:
-        from credence.memory import recall
-    except ImportError:  # recall search ships separately; without it, notes only
-        return None
 
     async def search(
-        agent_id: str, query: str, limit: int, include_untrusted: bool
+        agent_id: str,
+        query: str,
+        limit: int,
+        include_untrusted: bool,
+        vectors: np.ndarray | None = None,
     ) -> list[RelevantEpisode]:
         try:
             hits = await recall.search(
-                services.store,
-                services.embedder,
+                store,
+                embedder,
                 agent_id,
                 [query],
                 min(limit, recall.MAX_K),
                 include_untrusted=include_untrusted,
+                query_vectors=vectors,
             )
         except recall.RecallUnavailable as exc:
             log.warning("recall unavailable for %s; serving notes only: %s", agent_id, exc)
@@ -420,11 +587,32 @@ def context_of(services: Services) -> ContextService:
     if existing is not None:
         return existing
     service = ContextService(
-        services.store, services.clock, episode_search=recall_episode_search(services)
+        services.store,
+        services.clock,
+        episode_search=recall_episode_search(services.store, services.embedder),
+        embedder=services.embedder,
     )
     services.hooks.after_change.append(service.invalidate)
     services.extras[EXTRAS_KEY] = service
     return service
+
+
+async def memory_context(
+    services: Services,
+    agent_id: str,
+    *,
+    role: str | None = None,
+    query: str | None = None,
+    limit: int = DEFAULT_LIMIT,
+    include_untrusted: bool = False,
+) -> MemoryContext:
+    """An agent's memory context: what the REST endpoint and the MCP tool both serve.
+
+    Raises AgentMissing when the agent does not exist.
+    """
+    return await context_of(services).context(
+        agent_id, role=role, query=query, limit=limit, include_untrusted=include_untrusted
+    )
 
 
 def context_component(interval_s: float = 0.5) -> Callable[[Services], Any]:

@@ -7,7 +7,7 @@ import json
 import re
 import sqlite3
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -17,8 +17,6 @@ from credence.embed import EmbeddingUnavailable
 from credence.reflection.text import NEGATION_WORDS, STOP_WORDS
 
 if TYPE_CHECKING:
-    import aiosqlite
-
     from credence.db.store import Store
     from credence.embed import Embedder
 
@@ -127,20 +125,14 @@ def forget_cache(store: Store | None = None) -> None:
 
 async def _counters(store: Store, agent_id: str) -> tuple[int, int, int]:
     """(max episode seq of the agent, reflection counter, deletion counter)."""
-
-    async def work(conn: aiosqlite.Connection) -> tuple[int, int, int]:
-        async with conn.execute(
-            "SELECT COALESCE(MAX(seq), 0) FROM episodes WHERE agent_id = ?", (agent_id,)
-        ) as cur:
-            max_seq = (await cur.fetchone())[0]
-        async with conn.execute(
-            "SELECT name, value FROM store_state"
-            " WHERE name IN ('episode_reflections', 'episode_deletions')"
-        ) as cur:
-            state = {row[0]: row[1] for row in await cur.fetchall()}
-        return max_seq, state.get("episode_reflections", 0), state.get("episode_deletions", 0)
-
-    return await store.read(work)
+    # One statement, one trip to the database thread: every search with a query starts here.
+    row = await store.fetchone(
+        "SELECT (SELECT COALESCE(MAX(seq), 0) FROM episodes WHERE agent_id = ?),"
+        " (SELECT value FROM store_state WHERE name = 'episode_reflections'),"
+        " (SELECT value FROM store_state WHERE name = 'episode_deletions')",
+        (agent_id,),
+    )
+    return row[0], row[1] or 0, row[2] or 0
 
 
 async def agent_matrix(store: Store, embedder: Embedder, agent_id: str) -> _AgentMatrix:
@@ -269,10 +261,13 @@ async def _text_ranking(
     return [row[0] for row in rows]
 
 
-def _vector_rankings(
+def vector_rankings(
     columns: np.ndarray, allowed: np.ndarray, query_vectors: np.ndarray, depth: int
 ) -> list[list[tuple[int, float]]]:
-    """Per query, the (position, cosine) of the most similar allowed episodes, best first."""
+    """Per query, the (position, cosine) of the most similar allowed columns, best first.
+
+    Columns are episodes here, an agent's notes on the read path.
+    """
     if columns.shape[1] == 0 or query_vectors.shape[1] != columns.shape[0]:
         return []
     positions = np.flatnonzero(allowed)
@@ -304,6 +299,7 @@ async def search(
     since: str | None = None,
     reflected: bool | None = None,
     include_untrusted: bool = True,
+    query_vectors: np.ndarray | None = None,
 ) -> list[Hit]:
     """Rank the agent's episodes for ``queries``; best first, at most ``k``.
 
@@ -313,18 +309,20 @@ async def search(
     its embedding and each episode's. With no non-blank query, the newest matching episodes
     come back (score 0). ``since`` is an RFC 3339 time in the store's format (episodes
     finished at or after it), ``reflected`` filters on the watermark, and
-    ``include_untrusted=False`` leaves out episodes third-party content reached. Raises
-    RecallUnavailable when the embedder or the full-text index fails.
+    ``include_untrusted=False`` leaves out episodes third-party content reached;
+    ``query_vectors`` (one row per non-blank query) spares embedding queries the caller already
+    embedded. Raises RecallUnavailable when the embedder or the full-text index fails.
     """
     if not 1 <= k <= MAX_K:
         raise ValueError(f"k must be 1..{MAX_K}")
     texts = [q for q in queries if q.strip()][:MAX_QUERIES]
     if not texts:
         return await _newest(store, agent_id, k, since, reflected, include_untrusted)
-    try:
-        query_vectors = np.asarray(await embedder.embed(texts), dtype=np.float32)
-    except EmbeddingUnavailable as exc:
-        raise RecallUnavailable(f"embedder unavailable: {exc}") from exc
+    if query_vectors is None or query_vectors.shape[0] != len(texts):
+        try:
+            query_vectors = np.asarray(await embedder.embed(texts), dtype=np.float32)
+        except EmbeddingUnavailable as exc:
+            raise RecallUnavailable(f"embedder unavailable: {exc}") from exc
     depth = min(MAX_DEPTH, max(MIN_DEPTH, 2 * k))
     fused: dict[int, float] = {}
     text_rank: dict[int, int] = {}
@@ -340,7 +338,7 @@ async def search(
     # A large matrix is scored on a worker thread while SQLite ranks the text on its own.
     vectors_later = (
         asyncio.create_task(
-            asyncio.to_thread(_vector_rankings, columns, allowed, query_vectors, depth)
+            asyncio.to_thread(vector_rankings, columns, allowed, query_vectors, depth)
         )
         if columns.shape[1] >= _THREADED_SCORING
         else None
@@ -368,7 +366,7 @@ async def search(
         rankings = (
             await vectors_later
             if vectors_later is not None
-            else _vector_rankings(columns, allowed, query_vectors, depth)
+            else vector_rankings(columns, allowed, query_vectors, depth)
         )
     for ranking in rankings:
         for rank, (position, cosine) in enumerate(ranking, start=1):
@@ -389,6 +387,38 @@ async def search(
         for seq, score in ordered
         if seq in rows
     ]
+
+
+async def belief_text_ranking(
+    store: Store, agent_id: str, query: str, positions: Mapping[str, int], depth: int
+) -> list[tuple[int, float]]:
+    """BM25 over the agent's belief text: (position, score) of the best matches, best first.
+
+    ``positions`` maps the beliefs that may be ranked (an agent's servable notes for one role)
+    to the caller's index of each; other beliefs that match are passed over. The score is
+    FTS5's bm25 negated, so higher is better. The index's own
+    top-N sort is tried first and is exact whenever enough of its rows survive; otherwise every
+    match of the agent is ranked. Raises RecallUnavailable when the full-text index fails.
+    """
+    expression = fts_expression(query)
+    if expression is None or not positions or depth < 1:
+        return []
+    limit = depth * _FAST_PATH_FACTOR
+    try:
+        rows = await store.fetchall(_BELIEF_MATCHES + " LIMIT ?", (expression, agent_id, limit))
+        if len(rows) >= limit and sum(row[0] in positions for row in rows) < depth:
+            rows = await store.fetchall(_BELIEF_MATCHES, (expression, agent_id))
+    except sqlite3.Error as exc:
+        raise RecallUnavailable(f"belief full-text search failed: {exc}") from exc
+    ranked = [(positions[row[0]], -float(row[1])) for row in rows if row[0] in positions]
+    return ranked[:depth]
+
+
+_BELIEF_MATCHES = (
+    "SELECT t.belief_id, beliefs_fts.rank FROM beliefs_fts"
+    " JOIN belief_text t ON t.seq = beliefs_fts.rowid"
+    " WHERE beliefs_fts MATCH ? AND t.agent_id = ? ORDER BY beliefs_fts.rank"
+)
 
 
 async def _rows(store: Store, seqs: list[int]) -> dict[int, Any]:

@@ -1,0 +1,124 @@
+"""The labelled retrieval set through the real context service and the bundled embedder."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import httpx
+import pytest
+
+from credence.auth import KeyRing
+from credence.db.store import Store
+from credence.embed import WordLlamaEmbedder
+from credence.memory.beliefs import BeliefHooks, BeliefService
+from credence.memory.context import memory_context
+from credence.memory.episodes import EpisodeService
+from credence.services import Services
+from credence.settings import Settings
+from tests.memory import retrieval_set
+from tests.memory.retrieval_set import AGENTS, RetrievalSet
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+RECALL_FLOOR = 0.9
+CONTENT_SHARE_FLOOR = 0.7
+DATA = retrieval_set.build()
+
+
+@pytest.fixture(scope="module")
+def embedder() -> WordLlamaEmbedder:
+    loaded = WordLlamaEmbedder()
+    loaded.load()
+    return loaded
+
+
+@pytest.fixture
+async def services(tmp_path: Path, embedder: WordLlamaEmbedder) -> AsyncIterator[Services]:
+    store = Store(tmp_path / "credence.sqlite3")
+    await store.open()
+    hooks = BeliefHooks()
+    clock = lambda: NOW  # noqa: E731
+    async with httpx.AsyncClient() as http:
+        built = Services(
+            settings=Settings(data_dir=tmp_path, scheduler=False),
+            clock=clock,
+            store=store,
+            embedder=embedder,
+            http=http,
+            keyring=KeyRing(store),
+            hooks=hooks,
+            beliefs=BeliefService(store, embedder, clock, hooks),
+            episodes=EpisodeService(store, embedder, clock),
+        )
+        await retrieval_set.seed(store, embedder, NOW, DATA)
+        try:
+            yield built
+        finally:
+            await store.close()
+
+
+def test_the_set_is_large_labelled_and_hard_for_confidence_alone() -> None:
+    assert len(DATA.beliefs) >= 1000 and len(DATA.queries) >= 100
+    assert {b.agent_id for b in DATA.beliefs} == set(AGENTS)
+    assert {b.role for b in DATA.beliefs} >= {
+        None,
+        *(r for roles in AGENTS.values() for r in roles),
+    }
+    by_id = {b.belief_id: b for b in DATA.beliefs}
+    assert len(by_id) == len(DATA.beliefs)
+    assert len({q.needed for q in DATA.queries}) == len(DATA.queries)
+    for query in DATA.queries:
+        needed = by_id[query.needed]
+        assert needed.agent_id == query.agent_id and needed.role in (None, query.role)
+        assert needed.content.lower() not in query.text.lower()
+        more_confident = [
+            b
+            for b in DATA.beliefs
+            if b.agent_id == query.agent_id and b.confidence > needed.confidence
+        ]
+        assert len(more_confident) >= 200
+    assert retrieval_set.build() == DATA  # deterministic
+
+
+async def served_ids(services: Services, data: RetrievalSet, *, with_query: bool) -> list[list]:
+    served = []
+    for query in data.queries:
+        context = await memory_context(
+            services,
+            query.agent_id,
+            role=query.role,
+            query=query.text if with_query else None,
+            limit=10,
+        )
+        served.append([note.belief_id for note in context.memory_notes])
+    return served
+
+
+async def test_recall_at_10_of_the_needed_belief(services: Services) -> None:
+    with_query = await served_ids(services, DATA, with_query=True)
+    recall = retrieval_set.recall_at(with_query, DATA)
+    assert recall >= RECALL_FLOOR, f"recall@10 {recall:.3f}"
+    # Confidence alone (the seed's ranking) finds almost none of them.
+    assert retrieval_set.recall_at(await served_ids(services, DATA, with_query=False), DATA) < 0.1
+    # Only the asking agent's beliefs, of its role or every role, are ever served.
+    by_id = {b.belief_id: b for b in DATA.beliefs}
+    for query, ids in zip(DATA.queries, with_query, strict=True):
+        assert len(ids) == 10
+        for belief_id in ids:
+            belief = by_id[belief_id]
+            assert belief.agent_id == query.agent_id and belief.role in (None, query.role)
+
+
+async def test_most_of_the_block_is_memory_at_default_limits(services: Services) -> None:
+    tokenizer = retrieval_set.bundled_tokenizer()
+    shares = []
+    for query in DATA.queries:
+        context = await memory_context(services, query.agent_id, role=query.role, query=query.text)
+        assert len(context.memory_notes) == len(context.recent_relevant_episodes) == 10
+        content, total = retrieval_set.block_tokens(context.prompt_block, tokenizer)
+        shares.append(content / total)
+    assert sum(shares) / len(shares) >= CONTENT_SHARE_FLOOR, (
+        f"mean share {sum(shares) / len(shares):.3f}"
+    )
+    assert min(shares) >= CONTENT_SHARE_FLOOR - 0.05, f"smallest share {min(shares):.3f}"
