@@ -1,4 +1,4 @@
-// Memory (active beliefs: search, decay, use) and History (forgotten beliefs, audit trails).
+// Memory (active beliefs: search, decay, use) and History (forgotten and replaced beliefs, audit trails).
 import { api, db, decisionPath, OfflineError, pages } from "./api.js";
 import { ago, button, h, percent, replace, toast, when } from "./dom.js";
 
@@ -171,12 +171,17 @@ export function createHistory(ctx) {
 
   async function refresh() {
     replace(list, h("p.hint", "Loading…"));
-    const items = await pages(`/beliefs?status=forgotten&limit=200${agentQuery(ctx)}`, 400);
+    const [forgotten, superseded] = await Promise.all(
+      ["forgotten", "superseded"].map((status) => pages(`/beliefs?status=${status}&limit=200${agentQuery(ctx)}`, 400)),
+    );
+    const when = (item) => item.updated_at || "";
+    const items = [...forgotten, ...superseded].sort((a, b) => (when(a) < when(b) ? 1 : when(a) > when(b) ? -1 : 0));
     if (!items.length) return replace(list, h("p.hint", "Nothing forgotten yet."));
     const row = (item) => {
+      const replaced = item.status === "superseded";
       const meta = [
-        h("span", forgottenWords(item.forgotten_reason)),
-        h("span", `forgotten ${ago(item.decided_at || item.updated_at)}${item.decided_by ? ` by ${item.decided_by}` : ""}`),
+        h("span", replaced ? "Replaced by a newer belief" : forgottenWords(item.forgotten_reason)),
+        h("span", `${replaced ? "replaced" : "forgotten"} ${ago(item.decided_at || item.updated_at)}${item.decided_by ? ` by ${item.decided_by}` : ""}`),
       ];
       return itemView(item, ctx, meta, [button("act.small", () => reviewAgain(item), "Review again")], {});
     };

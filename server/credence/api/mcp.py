@@ -24,7 +24,7 @@ from credence.api.context import _clean as storable_text
 from credence.api.context import record_turn
 from credence.api.search import search_memory
 from credence.auth import BearerAuth, Principal
-from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, context_of
+from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, memory_context
 from credence.memory.episodes import AgentMissing
 from credence.models import NO_NUL, SLUG_PATTERN, ProposalIn, SearchIn, TurnIn
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
@@ -158,8 +158,12 @@ def build_server() -> MCPServer:
     ) -> str:
         services, _, agent = await _agent(ctx, agent_id)
         try:
-            context = await context_of(services).context(
-                agent, role=role, query=storable_text(query) if query else None, limit=limit
+            context = await memory_context(
+                services,
+                agent,
+                role=role,
+                query=storable_text(query) if query else None,
+                limit=limit,
             )
         except AgentMissing:
             raise ToolError(f"agent {agent!r} not found") from None
