@@ -27,7 +27,7 @@ Timestamp = Annotated[datetime, Meta(tz=True, description="RFC 3339 date-time wi
 Confidence = Annotated[float, Meta(ge=0.0, le=1.0)]
 Trigger = Literal["steer", "denial", "followup"]
 Origin = Literal["clean", "untrusted"]
-Provenance = Literal["clean", "untrusted", "owner"]
+Provenance = Literal["clean", "untrusted", "owner", "unsourced"]
 BeliefStatus = Literal["pending", "active", "forgotten"]
 BeliefOp = Literal["add", "strengthen", "weaken", "forget", "supersede"]
 Scope = Literal["admin", "reviewer", "agent"]

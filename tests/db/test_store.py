@@ -40,7 +40,7 @@ async def test_migrations_are_applied_once_and_recorded(tmp_path: Path) -> None:
         await store.open()
         rows = await store.fetchall("SELECT version FROM schema_version ORDER BY version")
         assert [r[0] for r in rows] == [n for n, _, _ in migrations()]
-        assert store.schema_version == len(migrations())
+        assert store.schema_version == migrations()[-1][0]
         await store.close()
 
 

@@ -176,10 +176,11 @@ class Store:
             "CREATE TABLE IF NOT EXISTS schema_version ("
             " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
         )
-        async with conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version") as cur:
-            current = (await cur.fetchone())[0]
+        async with conn.execute("SELECT version FROM schema_version") as cur:
+            applied = {row[0] for row in await cur.fetchall()}
+        current = max(applied, default=0)
         for version, name, sql in migrations():
-            if version <= current:
+            if version in applied:
                 continue
             log.info("applying migration %04d_%s", version, name)
             await conn.execute("BEGIN IMMEDIATE")
@@ -195,7 +196,7 @@ class Store:
             except Exception:
                 await conn.execute("ROLLBACK")
                 raise
-            current = version
+            current = max(current, version)
         self.schema_version = current
 
 
@@ -229,8 +230,10 @@ def migrations() -> list[tuple[int, str, str]]:
         found.append((int(number), name, entry.read_text(encoding="utf-8")))
     found.sort()
     numbers = [n for n, _, _ in found]
-    if numbers != list(range(1, len(numbers) + 1)):
-        raise StoreError(f"migrations must be numbered 1..n without gaps, found {numbers}")
+    # Numbers are reserved per change, so one may land before a lower one: gaps are allowed,
+    # a number used twice is not, and every migration not yet recorded is applied in order.
+    if len(set(numbers)) != len(numbers) or (numbers and numbers[0] < 1):
+        raise StoreError(f"migrations must have distinct numbers from 1, found {numbers}")
     return found
 
 
