@@ -321,7 +321,8 @@ def test_near_duplicates_are_rejected_by_the_proposals_logic(server, admin) -> N
     )
     job = run_job(admin, "ada", stub_output=answer)
     (result,) = job["output_data"]["results"]
-    assert result["gate"] == "safe" and result["reasons"] == []
+    # The check step runs the proposals logic's own gate: both name the near-duplicate.
+    assert result["gate"] == "duplicate" and result["reasons"] == [f"near_duplicate_of:{kept}"]
     assert not result["accepted"] and result["belief_id"] is None
     assert result["rejected_reason"] == f"near_duplicate_of:{kept}"
     assert beliefs(admin, "ada", "pending") == []

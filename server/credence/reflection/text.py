@@ -713,30 +713,8 @@ _GROUP_NOUNS = frozenset(
     ["team", "squad", "group", "department", "dept", "org", "crew", "guild", "channel", "desk"]
 )
 # Words before a slot that make it the chosen instrument ("use X", "with X", "switch to X").
-_CHOICE_WORDS = frozenset(
-    [
-        "use",
-        "prefer",
-        "via",
-        "with",
-        "choose",
-        "pick",
-        "adopt",
-        "switch",
-        "migrate",
-        "move",
-        "to",
-        "through",
-        "into",
-        "instead",
-        "as",
-        "by",
-        "from",
-        "on",
-        "in",
-        "run",
-    ]
-)
+_CHOICE_WORDS = frozenset(["use", "us", "prefer", "via", "with", "choose", "pick", "adopt", "of"])
+_MOVE_WORDS = frozenset(["switch", "migrat", "mov", "chang", "upgrad", "default"])
 _MAX_SPAN = 3
 _MAX_SPANS = 2
 
@@ -1049,11 +1027,12 @@ def slot_kind(words: tuple[Word, ...], start: int, end: int) -> str | None:
     if len(kinds) == 1 and (kind := next(iter(kinds))) != "word":
         return _KIN.get(kind, kind)
     if len(span) == 1 and span[0].surface.isalpha() and span[0].canon not in STOP_WORDS - {"use"}:
-        before = words[start - 1].surface.casefold() if start else ""
+        before = words[start - 1].canon if start else ""
+        before_that = words[start - 2].canon if start > 1 else ""
         after = words[end].canon if end < len(words) else ""
-        if after in _GROUP_NOUNS:
+        if after in _GROUP_NOUNS or before in _CHOICE_WORDS:
             return "name"
-        if before in _CHOICE_WORDS or _stem(before) in _CHOICE_WORDS:
+        if before == "to" and before_that in _MOVE_WORDS:
             return "name"
     return None
 
