@@ -15,6 +15,7 @@ from credence.reflection.text import (
     Statement,
     analyse,
     holds_value_change,
+    is_negation,
     is_paraphrase,
     jaccard,
     shares_core,
@@ -322,9 +323,10 @@ class BeliefIndex:
         found = []
         for row in numpy.flatnonzero(similarities >= threshold - _COSINE_TOLERANCE):
             position = int(self._matrix_rows[row])
-            if self._live_negative[position] != negative:
+            other = self._statements[position]
+            if self._live_negative[position] != negative or other.negative != shape.negative:
                 continue
-            if holds_value_change(self._statements[position], shape):
+            if holds_value_change(other, shape):
                 continue
             found.append(
                 (self._live_ids[position], self._live_statuses[position], float(similarities[row]))
@@ -468,11 +470,14 @@ def gate(
                     conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), cosine)
             changes: dict[str, list[Change]] = {}
             for belief_id, status, other in structural:
-                if status in CONTRADICTION_STATUSES:
-                    found = value_changes(other, shape)
-                    if found:
-                        changes[belief_id] = found
-                        conflicts[belief_id] = _VALUE_CHANGE_SCORE
+                if status not in CONTRADICTION_STATUSES:
+                    continue
+                found = value_changes(other, shape)
+                if found:
+                    changes[belief_id] = found
+                    conflicts[belief_id] = _VALUE_CHANGE_SCORE
+                elif is_negation(other, shape):
+                    conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), 1.0)
             conflicts.pop(own_target, None)
             ranked = sorted(conflicts.items(), key=lambda item: (-item[1], item[0]))
             for belief_id, _ in ranked[:MAX_CONTRADICTIONS]:
@@ -556,6 +561,7 @@ def _batch_duplicate(
         if (
             vectors is not None
             and analysed[earlier][2] == negative
+            and other.negative == shape.negative
             and float(vectors[position] @ vectors[earlier])
             >= near_duplicate_cosine - _COSINE_TOLERANCE
             and not holds_value_change(other, shape)
@@ -612,9 +618,10 @@ def _batch_conflicts(
     for earlier in range(position):
         _, other_tokens, other_negative = analysed[earlier]
         other = shapes[earlier]
+        if value_changes(other, shape) or is_negation(other, shape):
+            reasons.append(f"contradicts_in_batch:{proposals[earlier].index}")
+            continue
         if other_negative == negative:
-            if value_changes(other, shape):
-                reasons.append(f"contradicts_in_batch:{proposals[earlier].index}")
             continue
         if not tokens or not other_tokens:
             continue

@@ -453,9 +453,9 @@ for _symbol, _phrases in (
     (
         ">",
         "over|above|beyond|exceeding|more than|larger than|bigger than|greater than|higher than"
-        "|longer than|heavier than|in excess of",
+        "|longer than|heavier than|older than|later than|in excess of",
     ),
-    ("<", "under|below|less than|smaller than|fewer than|shorter than|lower than"),
+    ("<", "under|below|less than|smaller than|fewer than|shorter than|lower than|younger than"),
     (">=", "at least|no less than|not less than|no fewer than|or more|minimum of|a minimum of"),
     ("<=", "at most|up to|no more than|not more than|or less|or fewer|maximum of|a maximum of"),
     ("", "always|reliably|consistently|invariably|routinely|dependably|unfailingly|every time"),
@@ -515,7 +515,6 @@ _FILLERS = frozenset(
         "their",
     ]
 )
-_NEGATIONS = NEGATION_WORDS | {"longer"}
 _SUBORDINATORS = frozenset(
     [
         "before",
@@ -827,7 +826,8 @@ def statement(text: str) -> Statement:
     units; comparatives ("over", "more than", "larger than") one symbol; "every day", "daily"
     and "per day" one period; frequency adverbs ("always", "reliably") and fillers vanish;
     words are lightly stemmed; "Before X, do Y" is reordered to "do Y before X". Negation
-    markers set the polarity and leave the sequence.
+    markers leave the sequence and set the polarity by their parity: "Never refund without a
+    receipt" forbids what "Refund without a receipt" allows.
     """
     folded, spans = _raw_tokens(text)
     raw = [folded[start:end] for start, end in spans]
@@ -851,8 +851,11 @@ def statement(text: str) -> Statement:
                 words.append(Word(symbol, written(position, used), "word"))
             position += used
             continue
-        if low in _NEGATIONS and (low != "longer" or (position and lowered[position - 1] == "no")):
-            negative = True
+        if low == _NO_LONGER and position and lowered[position - 1] == "no":
+            position += 1  # "no longer" is one negation, counted at its "no"
+            continue
+        if low in NEGATION_WORDS:
+            negative = not negative
             position += 1
             continue
         parsed = _read_value(lowered, position)
@@ -1097,6 +1100,11 @@ def holds_value_change(a: Statement, b: Statement) -> bool:
             if kind is not None and kind == slot_kind(b.words, b_start, b_end):
                 return True
     return False
+
+
+def is_negation(a: Statement, b: Statement) -> bool:
+    """True when two statements say the same thing with opposite polarity."""
+    return a.negative != b.negative and bool(a.words) and a.bag == b.bag
 
 
 def is_paraphrase(a: Statement, b: Statement) -> bool:
