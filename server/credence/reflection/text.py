@@ -1028,7 +1028,7 @@ def slot_kind(words: tuple[Word, ...], start: int, end: int) -> str | None:
             return None
         return quantities.pop()
     if len(kinds) == 1 and (kind := next(iter(kinds))) != "word":
-        return _KIN.get(kind, kind)
+        return kind
     if len(span) == 1 and span[0].surface.isalpha() and span[0].canon not in STOP_WORDS - {"use"}:
         before = words[start - 1].canon if start else ""
         before_that = words[start - 2].canon if start > 1 else ""
@@ -1072,7 +1072,7 @@ def value_changes(a: Statement, b: Statement) -> list[Change] | None:
         if not (a_end - a_start and b_end - b_start):
             return None
         kind = slot_kind(a.words, a_start, a_end)
-        if kind is None or kind != slot_kind(b.words, b_start, b_end):
+        if kind is None or not _same_kind(kind, slot_kind(b.words, b_start, b_end)):
             return None
         changed += max(a_end - a_start, b_end - b_start)
         changes.append(
@@ -1097,7 +1097,7 @@ def holds_value_change(a: Statement, b: Statement) -> bool:
     for (a_start, a_end), (b_start, b_end) in aligned_spans(a, b):
         if a_end - a_start and b_end - b_start:
             kind = slot_kind(a.words, a_start, a_end)
-            if kind is not None and kind == slot_kind(b.words, b_start, b_end):
+            if kind is not None and _same_kind(kind, slot_kind(b.words, b_start, b_end)):
                 return True
     return False
 
@@ -1120,6 +1120,10 @@ def shares_core(a: Statement, b: Statement) -> bool:
     """
     small = min(len(a.content), len(b.content))
     return small > 0 and len(a.content & b.content) * 2 >= small
+
+
+def _same_kind(kind: str, other: str | None) -> bool:
+    return other is not None and _KIN.get(kind, kind) == _KIN.get(other, other)
 
 
 def _surface(words: tuple[Word, ...]) -> str:
