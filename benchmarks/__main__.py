@@ -1,7 +1,8 @@
 """`python -m benchmarks`: run every benchmarks/bench_*.py, print one table, write results.json.
 
-Each bench file exposes ``measure() -> list[dict]`` with keys name, unit ("ms" | "per_s" | "KB"),
-median, p10, p90, runs, target and better ("lower" | "higher"). An HTTP figure adds
+Each bench file exposes ``measure() -> list[dict]`` with keys name, unit ("ms" | "per_s" | "KB" |
+"ratio", a fraction such as a recall), median, p10, p90, runs, target and better ("lower" |
+"higher"). An HTTP figure adds
 ``healthz_per_s`` (the same server's GET /healthz throughput, measured in the same run) and
 ``ratio`` (a number, or {"median", "p10", "p90"} over runs); with ``ratio_target`` its verdict is
 judged on the ratio rather than the absolute figure. Every file runs in its own subprocess, so
@@ -36,7 +37,7 @@ REQUIRED = {
     "target": (int, float),
     "better": str,
 }
-UNITS = ("ms", "per_s", "KB")
+UNITS = ("ms", "per_s", "KB", "ratio")
 # Runs one bench file in a child process and prints its figures after a marker line, so whatever
 # else the bench prints cannot be mistaken for results.
 _CHILD = f"""
@@ -172,6 +173,8 @@ def _number(value: Any, unit: str) -> str:
         return f"{value:,.0f}/s" if value >= 100 else f"{value:,.1f}/s"
     if unit == "KB":
         return f"{value:,.1f} KB"
+    if unit == "ratio":
+        return f"{value:.3f}"
     if value >= 100:
         return f"{value:,.0f} ms"
     return f"{value:.3g} ms"

@@ -39,8 +39,9 @@ STRONG_COSINE = 0.85
 MAX_CONTRADICTIONS = 3
 # Same polarity and this close in the bundled model's space: the same lesson in other words.
 NEAR_DUPLICATE_COSINE = 0.92
-# Canonical tokens either side may own and still be a paraphrase or value change of the other.
-MAX_STRUCTURAL_DIFFERENCE = 4
+# Canonical tokens either side may own and still be a paraphrase or value change of the other
+# (a value change rewrites at most two short slots; a paraphrase or negation owns none).
+MAX_STRUCTURAL_DIFFERENCE = 2
 MAX_CHANGE_CHARS = 60
 UNSOURCED = "unsourced"
 
@@ -132,6 +133,8 @@ class BeliefIndex:
         "_matrix_rows",
         "_negative",
         "_postings",
+        "_row_contradicts",
+        "_row_negative",
         "_statements",
         "_statuses",
         "_tokens",
@@ -156,6 +159,8 @@ class BeliefIndex:
         self._canonical: dict[str, numpy.ndarray] = {}
         self._matrix: numpy.ndarray | None = None
         self._matrix_rows = numpy.zeros(0, dtype=numpy.int64)
+        self._row_negative = numpy.zeros(0, dtype=bool)
+        self._row_contradicts = numpy.zeros(0, dtype=bool)
         self._dimension: int | None = None
 
     @classmethod
@@ -222,6 +227,10 @@ class BeliefIndex:
         matrix = numpy.stack([numpy.asarray(embeddings[row]).ravel() for row in rows])
         self._matrix = _unit_rows(matrix)
         self._matrix_rows = numpy.asarray(rows, dtype=numpy.int64)
+        self._row_negative = self._live_negative[self._matrix_rows]
+        self._row_contradicts = numpy.asarray(
+            [self._live_statuses[row] in CONTRADICTION_STATUSES for row in rows], dtype=bool
+        )
         self._dimension = self._matrix.shape[1]
 
     def __len__(self) -> int:
@@ -295,13 +304,13 @@ class BeliefIndex:
         about the same action on the same object (:func:`shares_core`) qualify.
         """
         hits = {}
-        for row in numpy.flatnonzero(similarities >= cosine_threshold - _COSINE_TOLERANCE):
+        close = (
+            (similarities >= cosine_threshold - _COSINE_TOLERANCE)
+            & (self._row_negative != negative)
+            & self._row_contradicts
+        )
+        for row in numpy.flatnonzero(close):
             position = int(self._matrix_rows[row])
-            if (
-                self._live_negative[position] == negative
-                or self._live_statuses[position] not in CONTRADICTION_STATUSES
-            ):
-                continue
             other = self._statements[position]
             cosine = float(similarities[row])
             overlap = jaccard(tokens, self._live_tokens[position])
@@ -321,10 +330,11 @@ class BeliefIndex:
         tool, number, time, …) is a value change, never a near-duplicate.
         """
         found = []
-        for row in numpy.flatnonzero(similarities >= threshold - _COSINE_TOLERANCE):
+        close = (similarities >= threshold - _COSINE_TOLERANCE) & (self._row_negative == negative)
+        for row in numpy.flatnonzero(close):
             position = int(self._matrix_rows[row])
             other = self._statements[position]
-            if self._live_negative[position] != negative or other.negative != shape.negative:
+            if other.negative != shape.negative:
                 continue
             if holds_value_change(other, shape):
                 continue
@@ -352,11 +362,12 @@ def structural_candidates(shared: numpy.ndarray, size: int, sizes: numpy.ndarray
     """Which beliefs (by shared canonical tokens and size) may be a paraphrase or value change.
 
     A paraphrase shares every canonical token; a value change differs in at most a few short
-    spans. Either way the pair shares a token and neither side has more than
-    ``MAX_STRUCTURAL_DIFFERENCE`` tokens of its own.
+    spans around shared content. Either way the pair shares at least half of the larger side
+    and neither side has more than ``MAX_STRUCTURAL_DIFFERENCE`` tokens of its own.
     """
     return (
         (shared > 0)
+        & (2 * shared >= numpy.maximum(sizes, size))
         & (size - shared <= MAX_STRUCTURAL_DIFFERENCE)
         & (sizes - shared <= MAX_STRUCTURAL_DIFFERENCE)
     )

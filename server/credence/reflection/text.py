@@ -733,7 +733,8 @@ class Statement(msgspec.Struct, frozen=True):
     """A lesson in canonical form: ordered words, their bag, content set and polarity.
 
     ``canons`` are the canonical strings in order; ``bag`` the same sorted (equal bags are the
-    same lesson in other words); ``content`` the canonical tokens that carry topic.
+    same lesson in other words); ``content`` the canonical tokens that carry topic;
+    ``values`` those that can hold a slot value (see :func:`slot_kind`).
     """
 
     words: tuple[Word, ...]
@@ -741,6 +742,8 @@ class Statement(msgspec.Struct, frozen=True):
     canons: tuple[str, ...]
     bag: tuple[str, ...]
     content: frozenset[str]
+    vocabulary: frozenset[str]  # every canonical token
+    values: frozenset[str]  # canonical tokens that can hold a slot value on their own
 
 
 class Change(msgspec.Struct, frozen=True):
@@ -887,6 +890,12 @@ def statement(text: str) -> Statement:
         canons=canons,
         bag=tuple(sorted(canons)),
         content=frozenset(c for c in canons if c and c not in STOP_WORDS and c[0] not in "<>"),
+        vocabulary=frozenset(canons),
+        values=frozenset(
+            word.canon
+            for position, word in enumerate(ordered)
+            if slot_kind(ordered, position, position + 1) is not None
+        ),
     )
 
 
@@ -1061,7 +1070,7 @@ def value_changes(a: Statement, b: Statement) -> list[Change] | None:
     aligned spans, each holding a value of one kind on both sides, with shared content around
     them. ``a`` is the old statement, ``b`` the new one.
     """
-    if a.negative != b.negative:
+    if a.negative != b.negative or not _may_hold_values(a, b):
         return None
     spans = aligned_spans(a, b)
     if not spans or len(spans) > _MAX_SPANS:
@@ -1089,11 +1098,25 @@ def value_changes(a: Statement, b: Statement) -> list[Change] | None:
     return changes
 
 
+def _may_hold_values(a: Statement, b: Statement) -> bool:
+    # Cheap necessary condition before aligning: each side owns a token that can be a value.
+    return _owns_value(a, b) and _owns_value(b, a)
+
+
+def _owns_value(a: Statement, b: Statement) -> bool:
+    return any(
+        value not in b.vocabulary or a.canons.count(value) > b.canons.count(value)
+        for value in a.values
+    )
+
+
 def holds_value_change(a: Statement, b: Statement) -> bool:
     """True when any aligned differing span holds values of one kind on both sides.
 
     Such a pair is never a near-duplicate, whatever its embedding cosine says.
     """
+    if not _may_hold_values(a, b):
+        return False
     for (a_start, a_end), (b_start, b_end) in aligned_spans(a, b):
         if a_end - a_start and b_end - b_start:
             kind = slot_kind(a.words, a_start, a_end)
