@@ -233,6 +233,13 @@ def test_value_changes_name_old_and_new_values() -> None:
     ]
 
 
+def test_a_new_value_may_appear_elsewhere_in_the_old_statement() -> None:
+    assert value_changes(
+        statement("Reply to French customers in English"),
+        statement("Reply to French customers in French"),
+    ) == [Change(old="English", new="French", kind="language")]
+
+
 @pytest.mark.parametrize(
     ("old", "new"),
     [

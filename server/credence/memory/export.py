@@ -22,7 +22,7 @@ FORMATS = ("json", "markdown")
 
 _ACTIVE = (
     "SELECT * FROM beliefs WHERE agent_id = ? AND status = 'active'"
-    " AND provenance IN ('clean', 'owner') ORDER BY role IS NOT NULL, role, id"
+    " AND provenance IN ('clean', 'owner', 'unsourced') ORDER BY role IS NOT NULL, role, id"
 )
 _AUDIT = (
     "SELECT belief_id, action, actor, at, row_hash FROM audit WHERE belief_id IN"
