@@ -1,4 +1,4 @@
-"""Text keys for beliefs: the duplicate key, content tokens, negation markers and overlap."""
+"""Text keys for beliefs: duplicate key, content tokens, negation, overlap, canonical alignment."""
 
 from __future__ import annotations
 
