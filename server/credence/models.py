@@ -200,7 +200,7 @@ class Belief(Struct, frozen=True, kw_only=True):
     target_belief_id: str | None
     rationale: str
     source_episodes: list[str]
-    provenance: str
+    provenance: Provenance
     review_reasons: list[str]
     proposed_by: ProposedBy
     version: int
@@ -459,7 +459,7 @@ class ExportedBelief(Struct, frozen=True, kw_only=True):
     role: str | None
     content: str
     confidence: float
-    provenance: str
+    provenance: Provenance
     op: str
     source_episodes: list[str]
     version: int

@@ -345,8 +345,10 @@ class BeliefIndex:
         return found
 
     def structural_matches(self, shape: Statement) -> list[tuple[str, str, Statement]]:
-        """(id, status, statement) of beliefs whose canonical overlap can hold a paraphrase
-        or a value change with ``shape`` (see :func:`structural_candidates`)."""
+        """Return (id, status, statement) of beliefs that may restate or re-value ``shape``.
+
+        Which overlaps qualify is :func:`structural_candidates`'s rule.
+        """
         content = shape.content
         arrays = [self._canonical[token] for token in content if token in self._canonical]
         if not arrays:
