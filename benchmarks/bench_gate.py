@@ -1,4 +1,5 @@
-"""Benchmark: gating 10 proposals against 10,000 live beliefs, and building the index."""
+"""Benchmark: gating 10 proposals against 10,000 live beliefs, building the index, and the
+gate's precision and recall per category on the labelled corpus with the bundled embedder."""
 
 from __future__ import annotations
 
@@ -8,8 +9,18 @@ from datetime import UTC, datetime, timedelta
 from itertools import accumulate
 
 import numpy
+from tests.reflection.gate_corpus import (
+    CATEGORIES,
+    EXACT_DUPLICATE,
+    NEGATION_CONTRADICTION,
+    PARAPHRASE_DUPLICATE,
+    VALUE_CHANGE,
+    run_corpus,
+    scores,
+)
 
 from benchmarks.figures import figure
+from credence.embed import WordLlamaEmbedder
 from credence.reflection.gate import BeliefIndex, LiveBelief, Proposal, gate
 
 BELIEFS = 10_000
@@ -143,9 +154,39 @@ def _timed(action, runs: int) -> list[float]:
     return samples
 
 
-def measure() -> list[dict]:
-    """Return build and gate timings, lexical only and with 256-d embeddings."""
+# The issue's floors; compatible/unrelated recall is 1 − the false-contradiction rate (≤ 2%).
+RECALL_TARGETS = {
+    EXACT_DUPLICATE: 1.0,
+    PARAPHRASE_DUPLICATE: 0.8,
+    NEGATION_CONTRADICTION: 0.9,
+    VALUE_CHANGE: 0.8,
+}
+
+
+def corpus_figures() -> list[dict]:
+    """Precision and recall per corpus category through the real gate and bundled embedder."""
+    table = scores(run_corpus(WordLlamaEmbedder().embed_sync))
     figures = []
+    for category in CATEGORIES:
+        row = table[category]
+        for measure_name in ("precision", "recall"):
+            target = RECALL_TARGETS.get(category, 0.98) if measure_name == "recall" else 0.9
+            figures.append(
+                figure(
+                    f"gate_corpus_{category}_{measure_name}",
+                    [row[measure_name]],
+                    target,
+                    unit="ratio",
+                    better="higher",
+                )
+            )
+    return figures
+
+
+def measure() -> list[dict]:
+    """Return build and gate timings, lexical only and with 256-d embeddings, and the corpus
+    precision and recall per category."""
+    figures = corpus_figures()
     for with_embeddings in (False, True):
         suffix = "_embeddings" if with_embeddings else ""
         beliefs, proposals, vectors = _corpus(with_embeddings)
@@ -165,7 +206,7 @@ def measure() -> list[dict]:
 if __name__ == "__main__":
     for row in measure():
         print(
-            f"{row['name']:<40} median {row['median']:8.3f} {row['unit']}"
+            f"{row['name']:<48} median {row['median']:8.3f} {row['unit']}"
             f"  p10 {row['p10']:8.3f}  p90 {row['p90']:8.3f}"
             f"  target {row['target']} ({row['runs']} runs)"
         )

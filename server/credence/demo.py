@@ -74,9 +74,7 @@ async def load_episodes(services: Services, manifest: DemoManifest) -> int:
         )
         known = {row["demo_key"] for row in rows}
         fresh = [
-            msgspec.structs.replace(
-                episode, metadata={**episode.metadata, "demo_key": episode.key}
-            )
+            msgspec.structs.replace(episode, metadata={**episode.metadata, "demo_key": episode.key})
             for episode in episodes
             if episode.key not in known
         ]

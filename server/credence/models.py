@@ -27,7 +27,7 @@ Timestamp = Annotated[datetime, Meta(tz=True, description="RFC 3339 date-time wi
 Confidence = Annotated[float, Meta(ge=0.0, le=1.0)]
 Trigger = Literal["steer", "denial", "followup"]
 Origin = Literal["clean", "untrusted"]
-Provenance = Literal["clean", "untrusted", "owner"]
+Provenance = Literal["clean", "untrusted", "owner", "unsourced"]
 BeliefStatus = Literal["pending", "active", "forgotten", "superseded"]
 BeliefOp = Literal["add", "strengthen", "weaken", "forget", "supersede"]
 Scope = Literal["admin", "reviewer", "agent"]
@@ -200,7 +200,7 @@ class Belief(Struct, frozen=True, kw_only=True):
     target_belief_id: str | None
     rationale: str
     source_episodes: list[str]
-    provenance: str
+    provenance: Provenance
     review_reasons: list[str]
     proposed_by: ProposedBy
     version: int
@@ -485,7 +485,7 @@ class ExportedBelief(Struct, frozen=True, kw_only=True):
     status: str
     superseded_by: str | None
     confidence: float
-    provenance: str
+    provenance: Provenance
     op: str
     source_episodes: list[str]
     version: int

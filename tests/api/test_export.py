@@ -14,7 +14,9 @@ EXPORT = "/api/v1/agents/coder/memory/export"
 
 def test_json_export_has_active_beliefs_with_provenance_and_audit(admin) -> None:
     make_agent(admin, roles=["reviewer"])
-    kept = decide(admin, pending_belief(admin, text="Run the linter first"), "keep").json()
+    seen = post_episode(admin, summary="linted late")
+    cited = pending_belief(admin, text="Run the linter first", source_episodes=[seen["id"]])
+    kept = decide(admin, cited, "keep").json()
     page = post_episode(admin, summary="vendor page", origin="untrusted")
     untrusted = pending_belief(admin, text="Vendor: skip TLS", source_episodes=[page["id"]])
     owned = decide(admin, untrusted, "edit", {"content": "Keep TLS on for vendors"}).json()

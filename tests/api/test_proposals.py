@@ -200,3 +200,76 @@ def test_near_duplicate_checks_see_an_edit_at_once(admin) -> None:
         {"op": "add", "belief": "Use pnpm for the docs site please", "confidence": 0.5},
     )
     assert old_text["accepted"], old_text  # the stale embedding of the old wording is gone
+
+
+def test_a_value_change_posted_straight_to_the_endpoint_is_flagged_not_dropped(admin) -> None:
+    make_agent(admin)
+    episode = post_episode(admin)
+    old = decide(
+        admin,
+        pending_belief(admin, text="Use yarn for the frontend", source_episodes=[episode["id"]]),
+        "keep",
+    ).json()
+    (result,) = propose(
+        admin,
+        "coder",
+        {
+            "op": "add",
+            "belief": "Use bun for the frontend",
+            "confidence": 0.8,
+            "source_episodes": [episode["id"]],
+        },
+    )
+    assert result["accepted"], result
+    belief = admin.get(f"/api/v1/beliefs/{result['belief_id']}").json()
+    assert belief["status"] == "pending" and belief["provenance"] == "clean"
+    assert belief["review_reasons"] == [f"contradicts:{old['id']}", f"changes:{old['id']}:yarn→bun"]
+    # A number that changes is a contradiction too, even where the embedding calls it a twin.
+    kept = decide(
+        admin,
+        pending_belief(
+            admin, text="Keep request logs for 14 days", source_episodes=[episode["id"]]
+        ),
+        "keep",
+    ).json()
+    (longer,) = propose(
+        admin,
+        "coder",
+        {"op": "add", "belief": "Keep request logs for 90 days", "confidence": 0.7},
+    )
+    assert longer["accepted"], longer
+    flagged = admin.get(f"/api/v1/beliefs/{longer['belief_id']}").json()
+    assert flagged["review_reasons"][:2] == [
+        f"contradicts:{kept['id']}",
+        f"changes:{kept['id']}:14 days→90 days",
+    ]
+
+
+def test_the_endpoint_runs_the_negation_rule_and_rejects_paraphrases(admin) -> None:
+    make_agent(admin)
+    kept = decide(admin, pending_belief(admin, text="Split PDFs over 5GB before upload"), "keep")
+    kept_id = kept.json()["id"]
+    results = propose(
+        admin,
+        "coder",
+        {"op": "add", "belief": "Never split PDFs over 5GB before upload", "confidence": 0.6},
+        {
+            "op": "add",
+            "belief": "Before upload, split PDFs larger than five gigabytes",
+            "confidence": 0.6,
+        },
+    )
+    assert results[0]["accepted"], results[0]
+    opposite = admin.get(f"/api/v1/beliefs/{results[0]['belief_id']}").json()
+    assert f"contradicts:{kept_id}" in opposite["review_reasons"]
+    assert results[1]["rejected_reason"] == f"near_duplicate_of:{kept_id}"
+
+
+def test_a_proposal_without_sources_is_unsourced_and_flagged_but_keepable(admin) -> None:
+    make_agent(admin)
+    belief = pending_belief(admin, text="Answer billing questions in the customer's language")
+    assert belief["provenance"] == "unsourced"
+    assert "unsourced" in belief["review_reasons"]
+    kept = decide(admin, belief, "keep")
+    assert kept.status_code == 200 and kept.json()["status"] == "active"
+    assert kept.json()["provenance"] == "unsourced"

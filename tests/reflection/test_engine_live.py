@@ -26,6 +26,12 @@ SUBJECTS = (
     "squash commits when merging",
     "email the team after each release",
     "retry failed webhooks with backoff",
+    "keep request logs for 14 days",
+    "keep request logs for 90 days",
+    "write commit messages in english",
+    "write commit messages in french",
+    "use yarn for the frontend",
+    "use bun for the frontend",
 )
 FORMS = ("{s}.", "Never {s}.", "Always {s}.", "Do not {s}.", "Please {s} carefully.", "{s}!")
 NOW = "2030-01-01T00:00:00.000000Z"
@@ -95,7 +101,7 @@ async def test_subset_verdicts_equal_full_index_verdicts(store: Store) -> None:
         proposals = [
             Proposal(
                 index=i,
-                op="supersede" if i % 4 == 3 else "add",
+                op="weaken" if i % 4 == 3 else "add",
                 belief=text,
                 confidence=0.5,
                 rationale="",
@@ -111,7 +117,14 @@ async def test_subset_verdicts_equal_full_index_verdicts(store: Store) -> None:
         actual = gate.gate(proposals, BeliefIndex.build(subset), set(), embedded)
         assert actual == expected, batch
         kinds |= {reason.split(":")[0] for r in expected for reason in r.reasons}
-    assert {"duplicate_of", "contradicts", "op", "duplicate_in_batch"} <= kinds
+    assert {
+        "duplicate_of",
+        "near_duplicate_of",
+        "contradicts",
+        "changes",
+        "op",
+        "duplicate_in_batch",
+    } <= kinds
     assert min(sizes) < len(texts)
 
 

@@ -345,7 +345,41 @@ def test_near_duplicates_are_rejected_by_the_proposals_logic(server, admin) -> N
     )
     job = run_job(admin, "ada", stub_output=answer)
     (result,) = job["output_data"]["results"]
-    assert result["gate"] == "safe" and result["reasons"] == []
+    # The check step runs the proposals logic's own gate: both name the near-duplicate.
+    assert result["gate"] == "duplicate" and result["reasons"] == [f"near_duplicate_of:{kept}"]
     assert not result["accepted"] and result["belief_id"] is None
     assert result["rejected_reason"] == f"near_duplicate_of:{kept}"
     assert beliefs(admin, "ada", "pending") == []
+
+
+def test_a_value_change_from_a_job_is_submitted_flagged_never_dropped(server, admin) -> None:
+    make_agent(admin, "ada")
+    (source,) = post_episodes(
+        admin, "ada", episode("Built the frontend.", ("steer", "we moved to bun last week"))
+    )
+    yarn = activate(admin, "ada", "Use yarn for the frontend.", [source])
+    logs = activate(admin, "ada", "Keep request logs for 14 days.", [source])
+    answer = json.dumps(
+        [
+            {
+                "op": "add",
+                "belief": text,
+                "confidence": 0.7,
+                "rationale": "The team switched.",
+                "source_episodes": [source],
+            }
+            for text in ("Use bun for the frontend.", "Keep request logs for 90 days.")
+        ]
+    )
+    job = run_job(admin, "ada", stub_output=answer)
+    assert job["status"] == "succeeded", job
+    bun, ninety = job["output_data"]["results"]
+    assert bun["gate"] == "needs_review" and bun["accepted"], bun
+    assert bun["reasons"] == [f"contradicts:{yarn}", f"changes:{yarn}:yarn→bun"]
+    # 14 → 90 days embeds at cosine ≈ 0.93: once dropped as a near-duplicate, now flagged.
+    assert ninety["accepted"] and ninety["rejected_reason"] is None, ninety
+    assert ninety["reasons"][:2] == [f"contradicts:{logs}", f"changes:{logs}:14 days→90 days"]
+    pending = {b["id"]: b for b in beliefs(admin, "ada", "pending")}
+    stored = pending[bun["belief_id"]]
+    assert stored["review_reasons"] == bun["reasons"]
+    assert stored["rationale"].startswith("[needs human review] contradicts:")

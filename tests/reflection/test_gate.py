@@ -89,9 +89,19 @@ def test_duplicate_of_a_live_belief_ignores_case_whitespace_and_punctuation(
 
 def test_a_different_text_is_not_a_duplicate() -> None:
     beliefs = [belief("bel_1", "PDFs over 10MB exhaust the ingester")]
-    [result] = run([proposal(0, "PDFs over 20MB exhaust the ingester")], beliefs)
+    [result] = run([proposal(0, "Scanned receipts need a second approver")], beliefs)
     assert result.gate == "safe"
     assert result.reasons == ()
+
+
+def test_a_changed_value_is_a_contradiction_that_names_the_change() -> None:
+    beliefs = [belief("bel_1", "PDFs over 10MB exhaust the ingester")]
+    [result] = run([proposal(0, "PDFs over 20MB exhaust the ingester")], beliefs)
+    assert result == GateResult(
+        index=0,
+        gate="needs_review",
+        reasons=("contradicts:bel_1", "changes:bel_1:10MB\u219220MB"),
+    )
 
 
 def test_duplicate_names_the_active_belief_before_pending_and_forgotten() -> None:
@@ -170,7 +180,8 @@ def test_negative_belief_contradicted_by_a_positive_proposal() -> None:
 def test_both_negative_pairs_agree_and_are_not_flagged() -> None:
     beliefs = [belief("bel_1", "Never retry failed uploads over 10MB")]
     [result] = run([proposal(0, "Do not retry failed uploads over 10MB")], beliefs)
-    assert result.gate == "safe"
+    # They agree: the same lesson in other words, never a contradiction.
+    assert result == GateResult(index=0, gate="duplicate", reasons=("near_duplicate_of:bel_1",))
 
 
 def test_both_positive_pairs_are_not_contradictions() -> None:
@@ -246,7 +257,8 @@ def test_embeddings_never_flag_two_negative_texts() -> None:
     [result] = run(
         [proposal(0, "Do not use tabs for indentation")], beliefs, embeddings=unit(1, 0, 0)[None]
     )
-    assert result.gate == "safe"
+    # Same polarity and the same vector: a near-duplicate, never a contradiction.
+    assert result == GateResult(index=0, gate="duplicate", reasons=("near_duplicate_of:bel_1",))
 
 
 def test_a_moderate_cosine_needs_some_word_overlap() -> None:
@@ -256,8 +268,17 @@ def test_a_moderate_cosine_needs_some_word_overlap() -> None:
         "safe"
     )
     strong = unit(0.95, 0.3, 0)[None, :]  # cosine ≈ 0.95: a paraphrase despite the wording
-    [result] = run([proposal(0, "Ship releases on Mondays")], beliefs, embeddings=strong)
+    [result] = run([proposal(0, "Ship releases on Fridays")], beliefs, embeddings=strong)
     assert result.reasons == ("contradicts:bel_1",)
+
+
+def test_opposite_polarity_alone_is_not_a_contradiction_without_a_shared_action() -> None:
+    # Even a strong cosine needs the same action on the same object: one shared word is a
+    # shared topic ("receipt"), not opposite advice.
+    beliefs = [belief("bel_1", "Never approve a refund without a receipt", embedding=unit(1, 0, 0))]
+    strong = unit(0.95, 0.3, 0)[None, :]
+    text = "Receipts are stored in the billing folder"
+    assert run([proposal(0, text)], beliefs, embeddings=strong)[0].gate == "safe"
 
 
 def test_embeddings_must_match_the_proposals() -> None:

@@ -176,10 +176,11 @@ class Store:
             "CREATE TABLE IF NOT EXISTS schema_version ("
             " version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)"
         )
-        async with conn.execute("SELECT COALESCE(MAX(version), 0) FROM schema_version") as cur:
-            current = (await cur.fetchone())[0]
+        async with conn.execute("SELECT version FROM schema_version") as cur:
+            applied = {row[0] for row in await cur.fetchall()}
+        current = max(applied, default=0)
         for version, name, sql in migrations():
-            if version <= current:
+            if version in applied:
                 continue
             log.info("applying migration %04d_%s", version, name)
             # A table rebuild (the only way to change a CHECK in SQLite) drops and renames a
@@ -206,7 +207,7 @@ class Store:
                 raise
             finally:
                 await conn.execute("PRAGMA foreign_keys=ON")
-            current = version
+            current = max(current, version)
         self.schema_version = current
 
 

@@ -18,7 +18,10 @@ from credence.ids import new_id
 from credence.memory import audit
 from credence.memory.redact import redact
 from credence.models import Belief, ProposalIn, ProposalResult, ProposedBy
-from credence.reflection.text import is_negative, normalise
+from credence.reflection import gate as gate_rules
+from credence.reflection import live
+from credence.reflection.gate import GateResult, Proposal
+from credence.reflection.text import normalise
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -27,7 +30,6 @@ if TYPE_CHECKING:
     from credence.db.store import Store
     from credence.embed import Embedder
 
-NEAR_DUPLICATE_COSINE = 0.92
 DECISIONS = ("keep", "forget", "edit", "reopen")
 RETIRED = ("forgotten", "superseded")
 # A proposal matching a belief the reviewer already retired is named as that past decision.
@@ -131,15 +133,22 @@ async def change_counter(store: Store) -> int:
     return int(row["value"])
 
 
-class AgentVectors(msgspec.Struct):
-    """An agent's belief embeddings with what near-duplicate checks need to know of each."""
+@dataclass(frozen=True)
+class GateRun:
+    """The gate's verdict per proposal, with how many live beliefs it weighed them against."""
 
-    counter: int
-    ids: list[str]
-    statuses: list[str]
-    versions: list[int]
-    negative: list[bool]
-    matrix: np.ndarray
+    results: list[GateResult]
+    live_beliefs: int
+    gated_against: int
+
+
+# Reasons that reject a proposal rather than flag it for review.
+_DUPLICATE = (
+    "duplicate_of:",
+    "previously_forgotten:",
+    "previously_superseded:",
+    "near_duplicate_of:",
+)
 
 
 class BeliefService:
@@ -150,7 +159,6 @@ class BeliefService:
         self.embedder = embedder
         self.clock = clock
         self.hooks = hooks
-        self._vectors: dict[str, AgentVectors] = {}
 
     # --- reads ---------------------------------------------------------------------------
 
@@ -173,57 +181,52 @@ class BeliefService:
         )
         return rows[:limit], next_cursor(rows, limit)
 
-    async def vectors(self, agent_id: str) -> AgentVectors:
-        """The agent's belief embeddings; after a change only changed or new rows are re-read."""
-        counter = await change_counter(self.store)
-        cached = self._vectors.get(agent_id)
-        if cached is not None and cached.counter == counter:
-            return cached
-        heads = await self.store.fetchall(
-            "SELECT id, status, version FROM beliefs"
-            " WHERE agent_id = ? AND embedding IS NOT NULL ORDER BY id",
-            (agent_id,),
+    # --- proposals -----------------------------------------------------------------------
+
+    async def gate(
+        self,
+        agent_id: str,
+        proposals: Sequence[Proposal],
+        vectors: np.ndarray | None,
+        *,
+        exclude_job: str | None = None,
+    ) -> GateRun:
+        """Run the gate on proposals against the agent's live beliefs: every path that creates
+        a pending belief (proposals API, reflection jobs, MCP) goes through this one function.
+
+        ``vectors`` are the proposals' embeddings (None: lexical rules only). Beliefs that job
+        ``exclude_job`` proposed are its own results on a retry, not rivals. A duplicate of a
+        forgotten belief is named ``previously_forgotten:<id>``.
+        """
+        snapshot = await live.agent_beliefs(self.store, agent_id, self.embedder.dim)
+        if vectors is not None and vectors.shape[1] != snapshot.dim:
+            vectors = None  # beliefs were embedded by another model: lexical checks only
+        candidates = snapshot.relevant(proposals, vectors, exclude_job=exclude_job)
+        index = gate_rules.BeliefIndex.build(candidates)
+        untrusted = await self._untrusted_sources(agent_id, proposals)
+        results = gate_rules.gate(proposals, index, untrusted, vectors)
+        return GateRun(
+            results=[
+                GateResult(index=r.index, gate=r.gate, reasons=_named(r.reasons, index))
+                for r in results
+            ],
+            live_beliefs=len(snapshot.beliefs),
+            gated_against=len(candidates),
         )
-        position = (
-            {belief_id: i for i, belief_id in enumerate(cached.ids)} if cached is not None else {}
-        )
-        stale = [
-            h["id"]
-            for h in heads
-            if h["id"] not in position or cached.versions[position[h["id"]]] != h["version"]
-        ]
-        fresh: dict[str, tuple[bool, np.ndarray]] = {}
-        for start in range(0, len(stale), 500):
-            chunk = stale[start : start + 500]
+
+    async def _untrusted_sources(self, agent_id: str, proposals: Sequence[Proposal]) -> set[str]:
+        cited = sorted({source for p in proposals for source in p.source_episodes})
+        found: set[str] = set()
+        for start in range(0, len(cited), 500):
+            chunk = cited[start : start + 500]
             marks = ",".join("?" * len(chunk))
             rows = await self.store.fetchall(
-                f"SELECT id, content, embedding FROM beliefs WHERE id IN ({marks})", tuple(chunk)
+                f"SELECT id FROM episodes WHERE agent_id = ? AND id IN ({marks})"
+                " AND origin != 'clean'",
+                (agent_id, *chunk),
             )
-            for row in rows:
-                vector = np.frombuffer(row["embedding"], dtype="<f4")
-                fresh[row["id"]] = (is_negative(row["content"]), vector)
-        dim = self.embedder.dim
-        matrix = np.zeros((len(heads), dim), dtype=np.float32)
-        negative = []
-        for i, head in enumerate(heads):
-            if head["id"] in fresh:
-                flag, matrix[i] = fresh[head["id"]]
-            else:
-                old = position[head["id"]]
-                flag, matrix[i] = cached.negative[old], cached.matrix[old]
-            negative.append(flag)
-        vectors = AgentVectors(
-            counter,
-            [h["id"] for h in heads],
-            [h["status"] for h in heads],
-            [h["version"] for h in heads],
-            negative,
-            matrix,
-        )
-        self._vectors[agent_id] = vectors
-        return vectors
-
-    # --- proposals -----------------------------------------------------------------------
+            found.update(row["id"] for row in rows)
+        return found
 
     async def propose(
         self,
@@ -231,8 +234,16 @@ class BeliefService:
         proposals: Sequence[ProposalIn],
         proposer: ProposedBy,
         actor: str,
+        *,
+        indexes: Sequence[int] | None = None,
     ) -> list[ProposalResult]:
-        """Turn proposals into pending beliefs, rejecting duplicates and refused lessons."""
+        """Gate proposals and turn those that pass into pending beliefs.
+
+        Duplicates, near-duplicates and restated refusals are rejected with a reason; every
+        other gate reason (contradictions with the value they change, op routing, untrusted or
+        missing sources) is kept as a review reason. ``indexes`` names each proposal in batch
+        reasons (a job's answer positions); by default its position in ``proposals``.
+        """
         if not proposals:
             return []
         # A reflector may echo a credential from its input: proposals are redacted like episodes.
@@ -242,35 +253,59 @@ class BeliefService:
             )
             for p in proposals
         ]
-        embeddings = await self.embedder.embed([p.belief for p in proposals])
-        known = await self.vectors(agent_id)
-        polarity = [is_negative(p.belief) for p in proposals]
-        near = _nearest(embeddings, polarity, known)
+        names = list(indexes) if indexes is not None else list(range(len(proposals)))
+        embeddings = np.asarray(await self.embedder.embed([p.belief for p in proposals]))
+        verdicts = (
+            await self.gate(
+                agent_id,
+                [
+                    Proposal(
+                        index=name,
+                        op=p.op,
+                        belief=p.belief,
+                        confidence=p.confidence,
+                        rationale=p.rationale,
+                        source_episodes=tuple(p.source_episodes),
+                        target_belief_id=p.target_belief_id,
+                    )
+                    for name, p in zip(names, proposals, strict=True)
+                ],
+                embeddings,
+                exclude_job=proposer.job_id,
+            )
+        ).results
         now = rfc3339(self.clock())
 
         async def work(conn: aiosqlite.Connection) -> list[ProposalResult]:
             results: list[ProposalResult] = []
-            accepted: list[tuple[int, str, np.ndarray]] = []
+            accepted: set[int] = set()
             for index, proposal in enumerate(proposals):
                 key = normalise(proposal.belief)
-                reason = None
-                for earlier_index, earlier_key, earlier_vec in accepted:
-                    same = earlier_key == key
-                    close = float(earlier_vec @ embeddings[index]) >= NEAR_DUPLICATE_COSINE
-                    if same or (close and polarity[earlier_index] == polarity[index]):
-                        reason = f"duplicate_in_batch:{earlier_index}"
-                        break
+                verdict = verdicts[index]
+                reason = _batch_duplicate(verdict, accepted)
                 if reason is None:
-                    reason = await _rejection(conn, agent_id, proposal, near[index])
+                    reason = await _rejection(conn, agent_id, proposal, key)
+                if reason is None:
+                    reason = next((r for r in verdict.reasons if r.startswith(_DUPLICATE)), None)
                 if reason is not None:
                     results.append(ProposalResult(index, False, None, reason))
                     continue
+                flags = [r for r in verdict.reasons if not r.startswith("duplicate_in_batch:")]
                 row = await _insert_pending(
-                    conn, agent_id, proposal, key, embeddings[index], proposer, actor, now
+                    conn,
+                    agent_id,
+                    msgspec.structs.replace(
+                        proposal, review_reasons=[*proposal.review_reasons, *flags]
+                    ),
+                    key,
+                    embeddings[index],
+                    proposer,
+                    actor,
+                    now,
                 )
                 for hook in self.hooks.in_txn_pending:
                     await hook(conn, row)
-                accepted.append((index, key, embeddings[index]))
+                accepted.add(names[index])
                 results.append(ProposalResult(index, True, row["id"], None))
             if accepted:
                 await bump_change_counter(conn)
@@ -440,34 +475,38 @@ async def _fetch(conn: aiosqlite.Connection, belief_id: str) -> Any:
     return await one(conn, "SELECT * FROM beliefs WHERE id = ?", (belief_id,))
 
 
-def _nearest(
-    embeddings: np.ndarray, polarity: list[bool], known: AgentVectors
-) -> list[list[tuple[str, str, float]]]:
-    """For each proposal, the known beliefs at or above the near-duplicate cosine, best first.
+def _named(reasons: tuple[str, ...], index: gate_rules.BeliefIndex) -> tuple[str, ...]:
+    """Gate reasons, naming a duplicate of a retired belief as that past decision."""
+    named = []
+    for reason in reasons:
+        kind, _, belief_id = reason.partition(":")
+        past = _PAST_DECISION.get(index.status_of(belief_id) or "")
+        if kind in ("duplicate_of", "near_duplicate_of") and past:
+            reason = f"{past}:{belief_id}"
+        named.append(reason)
+    return tuple(named)
 
-    "Always X" and "Never X" embed almost alike; a pair of opposite polarity is a contradiction
-    for the gate and the reviewer to see, never a duplicate to drop silently.
+
+def _batch_duplicate(verdict: GateResult, accepted: set[int]) -> str | None:
+    """The gate's ``duplicate_in_batch`` reason when the proposal it restates was accepted.
+
+    If that one was refused for its own reasons (an unknown source, say), this one still gets
+    its chance.
     """
-    if known.matrix.shape[0] == 0:
-        return [[] for _ in range(embeddings.shape[0])]
-    scores = embeddings @ known.matrix.T
-    found = []
-    for row, negative in zip(scores, polarity, strict=True):
-        hits = [
-            i for i in np.nonzero(row >= NEAR_DUPLICATE_COSINE)[0] if known.negative[i] == negative
-        ]
-        ordered = sorted(hits, key=lambda i: -row[i])
-        found.append([(known.ids[i], known.statuses[i], float(row[i])) for i in ordered])
-    return found
+    for reason in verdict.reasons:
+        if reason.startswith("duplicate_in_batch:") and int(reason.partition(":")[2]) in accepted:
+            return reason
+    return None
 
 
 async def _rejection(
-    conn: aiosqlite.Connection,
-    agent_id: str,
-    proposal: ProposalIn,
-    near: list[tuple[str, str, float]],
+    conn: aiosqlite.Connection, agent_id: str, proposal: ProposalIn, key: str
 ) -> str | None:
-    """Why this proposal cannot become pending, or None when it can."""
+    """Why this proposal cannot become pending whatever the gate says, or None.
+
+    The exact-text check runs again here, inside the writing transaction, so two concurrent
+    submissions of one lesson cannot both land.
+    """
     for episode_id in proposal.source_episodes:
         known = await one(
             conn, "SELECT 1 FROM episodes WHERE id = ? AND agent_id = ?", (episode_id, agent_id)
@@ -489,18 +528,12 @@ async def _rejection(
         conn,
         "SELECT id, status FROM beliefs WHERE agent_id = ? AND content_key = ? ORDER BY"
         " CASE status WHEN 'forgotten' THEN 0 WHEN 'superseded' THEN 2 ELSE 1 END, id",
-        (agent_id, normalise(proposal.belief)),
+        (agent_id, key),
     )
     exact = [r for r in same_key if r["id"] != target]
     if exact:
         first = exact[0]
         return f"{_PAST_DECISION.get(first['status'], 'duplicate_of')}:{first['id']}"
-    near = [n for n in near if n[0] != target]
-    # A refusal names itself first; a retired belief only when nothing live is as close.
-    ranked = sorted(near, key=lambda n: {"forgotten": 0, "superseded": 2}.get(n[1], 1))
-    if ranked:
-        belief_id, status, _ = ranked[0]
-        return f"{_PAST_DECISION.get(status, 'near_duplicate_of')}:{belief_id}"
     return None
 
 
@@ -530,6 +563,8 @@ async def _insert_pending(
         reasons.append(f"op:{proposal.op}")
     if untrusted:
         reasons.append("untrusted_source")
+    if not proposal.source_episodes:
+        reasons.append(gate_rules.UNSOURCED)
     row = {
         "id": new_id("b"),
         "agent_id": agent_id,
@@ -542,7 +577,9 @@ async def _insert_pending(
         "target_belief_id": proposal.target_belief_id,
         "rationale": proposal.rationale,
         "source_episodes": json.dumps(list(dict.fromkeys(proposal.source_episodes))),
-        "provenance": "untrusted" if untrusted else "clean",
+        "provenance": (
+            "untrusted" if untrusted else "clean" if proposal.source_episodes else "unsourced"
+        ),
         "review_reasons": json.dumps(list(dict.fromkeys(reasons))),
         "proposed_by": msgspec.json.encode(proposer).decode(),
         "created_at": now,

@@ -52,7 +52,7 @@ RECHECK_S = 0.25
 DEFAULT_LAMBDA = 0.02
 # Provenances a served belief may have. The schema already refuses an active untrusted belief;
 # the read path checks again so that no future migration or bug can put one in a prompt.
-SERVABLE_PROVENANCE = ("clean", "owner")
+SERVABLE_PROVENANCE = ("clean", "owner", "unsourced")
 
 # The agent row and the store-wide change counter in one indexed read: every context read checks
 # freshness (another process may have changed a belief) without a second round trip.
@@ -64,12 +64,12 @@ _AGENT_AND_COUNTER = (
 _COUNTER = "SELECT value FROM store_state WHERE name = 'belief_changes'"
 _ACTIVE_FOR_ROLE = (
     "SELECT id, content, confidence, created_at, updated_at, provenance FROM beliefs"
-    " WHERE agent_id = ? AND status = 'active' AND provenance IN ('clean', 'owner')"
+    " WHERE agent_id = ? AND status = 'active' AND provenance IN ('clean', 'owner', 'unsourced')"
     " AND (role IS NULL OR role = ?)"
 )
 _ACTIVE_GENERAL = (
     "SELECT id, content, confidence, created_at, updated_at, provenance FROM beliefs"
-    " WHERE agent_id = ? AND status = 'active' AND provenance IN ('clean', 'owner')"
+    " WHERE agent_id = ? AND status = 'active' AND provenance IN ('clean', 'owner', 'unsourced')"
     " AND role IS NULL"
 )
 _ACTIVE_EMBEDDINGS = (

@@ -23,7 +23,7 @@ FORMATS = ("json", "markdown")
 # Superseded beliefs come after active memory, marked by status, so a history survives a restore.
 _ACTIVE = (
     "SELECT * FROM beliefs WHERE agent_id = ? AND status IN ('active', 'superseded')"
-    " AND provenance IN ('clean', 'owner')"
+    " AND provenance IN ('clean', 'owner', 'unsourced')"
     " ORDER BY status = 'superseded', role IS NOT NULL, role, id"
 )
 _AUDIT = (

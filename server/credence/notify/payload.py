@@ -20,7 +20,7 @@ EMPTY_BODY = "I've learned something new — review it in Credence"
 TEST_TITLE = "Credence"
 TEST_BODY = "Push notifications work on this device."
 ACTIONS = ("keep", "forget")
-PROVENANCES = frozenset({"clean", "untrusted", "owner"})
+PROVENANCES = frozenset({"clean", "untrusted", "owner", "unsourced"})
 ELLIPSIS = "…"
 MAX_AGENT_NAME_BYTES = 120
 # What deciding a belief would do to another one, said before the reviewer decides.

@@ -10,7 +10,18 @@ from datetime import datetime
 import msgspec
 import numpy
 
-from credence.reflection.text import analyse, jaccard
+from credence.reflection.text import (
+    Change,
+    Statement,
+    analyse,
+    holds_value_change,
+    is_negation,
+    is_paraphrase,
+    jaccard,
+    shares_core,
+    statement,
+    value_changes,
+)
 
 OPS = ("add", "strengthen", "weaken", "forget", "supersede")
 # Ops that bring new wording into memory; the others restate their target's content.
@@ -26,6 +37,13 @@ COSINE_THRESHOLD = 0.70
 COSINE_JACCARD_FLOOR = 0.2
 STRONG_COSINE = 0.85
 MAX_CONTRADICTIONS = 3
+# Same polarity and this close in the bundled model's space: the same lesson in other words.
+NEAR_DUPLICATE_COSINE = 0.92
+# Canonical tokens either side may own and still be a paraphrase or value change of the other
+# (a value change rewrites at most two short slots; a paraphrase or negation owns none).
+MAX_STRUCTURAL_DIFFERENCE = 2
+MAX_CHANGE_CHARS = 60
+UNSOURCED = "unsourced"
 
 SAFE = "safe"
 NEEDS_REVIEW = "needs_review"
@@ -34,6 +52,10 @@ DUPLICATE = "duplicate"
 # Which of several beliefs sharing one duplicate key is named: the one a reviewer most needs
 # to see (active memory first, then what is already waiting, then past refusals).
 _STATUS_RANK = {"active": 0, "pending": 1, "forgotten": 2}
+# A restated past refusal matters most: it is named before a restated live belief.
+_NEAR_RANK = {"forgotten": 0, "active": 1, "pending": 2}
+# Above any Jaccard or cosine, so value changes are named first.
+_VALUE_CHANGE_SCORE = 2.0
 _EPSILON = 1e-9
 # Cosines come from float32 products, so "at the threshold" may miss it by rounding.
 _COSINE_TOLERANCE = 1e-6
@@ -83,34 +105,37 @@ class Decayed(msgspec.Struct, frozen=True):
     age_days: float
 
 
-class _Candidates:
-    """Contradiction candidates of one polarity: prefix postings plus an embedding matrix."""
-
-    __slots__ = ("embedded_rows", "matrix", "postings")
-
-    def __init__(self) -> None:
-        self.postings: dict[str, list[int]] = {}
-        self.embedded_rows: list[int] = []
-        self.matrix: numpy.ndarray | None = None
-
-
 class BeliefIndex:
     """Live beliefs prepared once so that gating a batch never compares every pair.
 
-    Duplicates are a dictionary lookup on the normalised text. Contradictions use the
+    Exact duplicates are a dictionary lookup on the normalised text. Contradictions use the
     prefix filter of set-similarity joins: with tokens in a fixed global order (rarest first),
     two sets with Jaccard ≥ t must share a token within the first ``n - ceil(t·n) + 1`` tokens
     of each. Each pending/active belief is therefore posted only under its rare prefix tokens,
     split by polarity, so a probe reads a few short posting lists and verifies the survivors.
+    Paraphrases and value changes are found through postings of canonical content tokens
+    (:func:`structural_candidates` says which overlaps can hold one), and near-duplicates
+    through one embedding matrix over every live belief.
     """
 
     __slots__ = (
         "_by_key",
-        "_by_polarity",
+        "_canonical",
         "_dimension",
         "_document_frequency",
         "_ids",
+        "_live_ids",
+        "_live_negative",
+        "_live_sizes",
+        "_live_statuses",
+        "_live_tokens",
+        "_matrix",
+        "_matrix_rows",
         "_negative",
+        "_postings",
+        "_row_contradicts",
+        "_row_negative",
+        "_statements",
         "_statuses",
         "_tokens",
         "jaccard_threshold",
@@ -124,7 +149,18 @@ class BeliefIndex:
         self._tokens: list[frozenset[str]] = []
         self._negative: list[bool] = []
         self._document_frequency: dict[str, int] = {}
-        self._by_polarity = (_Candidates(), _Candidates())
+        self._postings: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
+        self._live_ids: list[str] = []
+        self._live_statuses: list[str] = []
+        self._live_tokens: list[frozenset[str]] = []
+        self._live_negative = numpy.zeros(0, dtype=bool)
+        self._live_sizes = numpy.zeros(0, dtype=numpy.int64)
+        self._statements: list[Statement] = []
+        self._canonical: dict[str, numpy.ndarray] = {}
+        self._matrix: numpy.ndarray | None = None
+        self._matrix_rows = numpy.zeros(0, dtype=numpy.int64)
+        self._row_negative = numpy.zeros(0, dtype=bool)
+        self._row_contradicts = numpy.zeros(0, dtype=bool)
         self._dimension: int | None = None
 
     @classmethod
@@ -137,6 +173,8 @@ class BeliefIndex:
         index = cls(jaccard_threshold)
         keyed: dict[str, list[tuple[int, datetime, str]]] = {}
         embeddings: list[numpy.ndarray | None] = []
+        canonical: dict[str, list[int]] = {}
+        negative_flags: list[bool] = []
         for belief in beliefs:
             if belief.status not in _STATUS_RANK:
                 continue
@@ -150,7 +188,16 @@ class BeliefIndex:
                 index._ids.append(belief.id)
                 index._tokens.append(tokens)
                 index._negative.append(negative)
-                embeddings.append(belief.embedding)
+            position = len(index._live_ids)
+            shape = statement(belief.content)
+            index._live_ids.append(belief.id)
+            index._live_statuses.append(belief.status)
+            index._live_tokens.append(tokens)
+            index._statements.append(shape)
+            negative_flags.append(negative)
+            embeddings.append(belief.embedding)
+            for token in shape.content:
+                canonical.setdefault(token, []).append(position)
         index._by_key = {
             key: tuple(belief_id for _, _, belief_id in sorted(entries))
             for key, entries in keyed.items()
@@ -160,29 +207,31 @@ class BeliefIndex:
             for token in tokens:
                 frequency[token] = frequency.get(token, 0) + 1
         for position, tokens in enumerate(index._tokens):
-            side = index._by_polarity[index._negative[position]]
+            side = index._postings[index._negative[position]]
             for token in index._prefix(tokens):
-                side.postings.setdefault(token, []).append(position)
+                side.setdefault(token, []).append(position)
+        index._canonical = {
+            token: numpy.asarray(rows, dtype=numpy.int64) for token, rows in canonical.items()
+        }
+        index._live_negative = numpy.asarray(negative_flags, dtype=bool)
+        index._live_sizes = numpy.asarray(
+            [len(shape.content) for shape in index._statements], dtype=numpy.int64
+        )
         index._stack_embeddings(embeddings)
         return index
 
     def _stack_embeddings(self, embeddings: list[numpy.ndarray | None]) -> None:
-        for negative in (False, True):
-            side = self._by_polarity[negative]
-            rows = [
-                position
-                for position, vector in enumerate(embeddings)
-                if vector is not None and self._negative[position] == negative
-            ]
-            if not rows:
-                continue
-            matrix = numpy.stack([numpy.asarray(embeddings[row]).ravel() for row in rows])
-            side.embedded_rows = rows
-            side.matrix = _unit_rows(matrix)
-            if self._dimension is None:
-                self._dimension = side.matrix.shape[1]
-            elif side.matrix.shape[1] != self._dimension:
-                raise ValueError("belief embeddings have different dimensions")
+        rows = [position for position, vector in enumerate(embeddings) if vector is not None]
+        if not rows:
+            return
+        matrix = numpy.stack([numpy.asarray(embeddings[row]).ravel() for row in rows])
+        self._matrix = _unit_rows(matrix)
+        self._matrix_rows = numpy.asarray(rows, dtype=numpy.int64)
+        self._row_negative = self._live_negative[self._matrix_rows]
+        self._row_contradicts = numpy.asarray(
+            [self._live_statuses[row] in CONTRADICTION_STATUSES for row in rows], dtype=bool
+        )
+        self._dimension = self._matrix.shape[1]
 
     def __len__(self) -> int:
         """Return how many live beliefs were indexed."""
@@ -213,7 +262,7 @@ class BeliefIndex:
         """Return {belief id: Jaccard} for opposite-polarity beliefs at or above the threshold."""
         if not tokens:
             return {}
-        postings = self._by_polarity[not negative].postings
+        postings = self._postings[not negative]
         seen: set[int] = set()
         for token in self._prefix(tokens):
             seen.update(postings.get(token, ()))
@@ -229,8 +278,18 @@ class BeliefIndex:
                 hits[self._ids[position]] = score
         return hits
 
+    def similarities(self, vector: numpy.ndarray) -> numpy.ndarray | None:
+        """Return the cosine of ``vector`` (unit length) with every embedded belief."""
+        if self._matrix is None:
+            return None
+        # einsum runs on this thread. BLAS (``@``) is faster on an idle machine, but its
+        # worker threads stall when the other cores are busy: on a loaded two-core host
+        # its p90 went from 1 ms to 10-20 ms, while this stays at about 0.25 ms per row.
+        return numpy.einsum("ij,j->i", self._matrix, vector)
+
     def semantic_conflicts(
         self,
+        shape: Statement,
         tokens: frozenset[str],
         similarities: numpy.ndarray,
         negative: bool,
@@ -241,24 +300,79 @@ class BeliefIndex:
     ) -> dict[str, float]:
         """Return {belief id: cosine} for opposite-polarity beliefs the embedding rule flags.
 
-        ``similarities`` holds the proposal's cosine against :meth:`opposite_matrix` rows.
+        ``similarities`` comes from :meth:`similarities`. Only pending and active beliefs
+        about the same action on the same object (:func:`shares_core`) qualify.
         """
-        side = self._by_polarity[not negative]
         hits = {}
-        for row in numpy.flatnonzero(similarities >= cosine_threshold - _COSINE_TOLERANCE):
-            position = side.embedded_rows[row]
+        close = (
+            (similarities >= cosine_threshold - _COSINE_TOLERANCE)
+            & (self._row_negative != negative)
+            & self._row_contradicts
+        )
+        for row in numpy.flatnonzero(close):
+            position = int(self._matrix_rows[row])
+            other = self._statements[position]
             cosine = float(similarities[row])
-            overlap = jaccard(tokens, self._tokens[position])
+            overlap = jaccard(tokens, self._live_tokens[position])
             if (
                 cosine >= strong_cosine - _COSINE_TOLERANCE
                 or overlap >= cosine_jaccard_floor - _EPSILON
-            ):
-                hits[self._ids[position]] = cosine
+            ) and shares_core(shape, other):
+                hits[self._live_ids[position]] = cosine
         return hits
 
-    def opposite_matrix(self, negative: bool) -> numpy.ndarray | None:
-        """Return the embedding matrix of beliefs whose polarity differs from ``negative``."""
-        return self._by_polarity[not negative].matrix
+    def near_duplicates(
+        self, shape: Statement, similarities: numpy.ndarray, negative: bool, threshold: float
+    ) -> list[tuple[str, str, float]]:
+        """Same-polarity beliefs at or above the near-duplicate cosine, best first.
+
+        A pair whose aligned difference holds a value of one kind on both sides (a changed
+        tool, number, time, …) is a value change, never a near-duplicate.
+        """
+        found = []
+        close = (similarities >= threshold - _COSINE_TOLERANCE) & (self._row_negative == negative)
+        for row in numpy.flatnonzero(close):
+            position = int(self._matrix_rows[row])
+            other = self._statements[position]
+            if other.negative != shape.negative:
+                continue
+            if holds_value_change(other, shape):
+                continue
+            found.append(
+                (self._live_ids[position], self._live_statuses[position], float(similarities[row]))
+            )
+        found.sort(key=lambda hit: (-hit[2], hit[0]))
+        return found
+
+    def structural_matches(self, shape: Statement) -> list[tuple[str, str, Statement]]:
+        """Return (id, status, statement) of beliefs that may restate or re-value ``shape``.
+
+        Which overlaps qualify is :func:`structural_candidates`'s rule.
+        """
+        content = shape.content
+        arrays = [self._canonical[token] for token in content if token in self._canonical]
+        if not arrays:
+            return []
+        shared = numpy.bincount(numpy.concatenate(arrays), minlength=len(self._live_ids))
+        rows = numpy.flatnonzero(structural_candidates(shared, len(content), self._live_sizes))
+        return [
+            (self._live_ids[row], self._live_statuses[row], self._statements[row]) for row in rows
+        ]
+
+
+def structural_candidates(shared: numpy.ndarray, size: int, sizes: numpy.ndarray) -> numpy.ndarray:
+    """Which beliefs (by shared canonical tokens and size) may be a paraphrase or value change.
+
+    A paraphrase shares every canonical token; a value change differs in at most a few short
+    spans around shared content. Either way the pair shares at least half of the larger side
+    and neither side has more than ``MAX_STRUCTURAL_DIFFERENCE`` tokens of its own.
+    """
+    return (
+        (shared > 0)
+        & (2 * shared >= numpy.maximum(sizes, size))
+        & (size - shared <= MAX_STRUCTURAL_DIFFERENCE)
+        & (sizes - shared <= MAX_STRUCTURAL_DIFFERENCE)
+    )
 
 
 def _unit_rows(matrix: numpy.ndarray) -> numpy.ndarray:
@@ -278,54 +392,88 @@ def gate(
     cosine_threshold: float = COSINE_THRESHOLD,
     cosine_jaccard_floor: float = COSINE_JACCARD_FLOOR,
     strong_cosine: float = STRONG_COSINE,
+    near_duplicate_cosine: float = NEAR_DUPLICATE_COSINE,
 ) -> list[GateResult]:
     """Gate each proposal; results come back in the order of ``proposals``.
 
     Reasons accumulate, in this order: ``duplicate_of:<id>`` (an add or supersede whose text
     equals a live belief's after normalisation; strengthen/weaken/forget restate their target
-    and are exempt), ``duplicate_in_batch:<index>`` (same text, op and target as an earlier
-    proposal), ``op:<op>`` (every op but add), ``missing_target``,
-    ``unknown_target:<id>``, ``target_forgotten:<id>``, ``contradicts:<id>`` (at most three,
-    strongest first, pending/active beliefs only, never the op's own target),
-    ``contradicts_in_batch:<index>`` and ``untrusted_source``. Any duplicate reason makes the
+    and are exempt), ``near_duplicate_of:<id>`` (an add or supersede that says what a live
+    belief says: the same canonical tokens — numbers, units, comparatives, frequency adverbs,
+    word and clause order normalised — or an embedding cosine ≥ ``near_duplicate_cosine`` with
+    the same polarity, unless the two differ in a value slot; a restated forgotten belief is
+    named first), ``duplicate_in_batch:<index>`` (the same against an earlier proposal),
+    ``op:<op>`` (every op but add), ``missing_target``, ``unknown_target:<id>``,
+    ``target_forgotten:<id>``, ``contradicts:<id>`` (at most three, value changes first then
+    strongest first, pending/active beliefs only, never the op's own target), each value change
+    followed by ``changes:<id>:<old>→<new>``, ``contradicts_in_batch:<index>``,
+    ``untrusted_source`` and ``unsourced`` (no source episode). Any duplicate reason makes the
     gate ``duplicate``; any other reason ``needs_review``; no reason at all is ``safe``.
 
-    Contradiction needs opposite polarity (a negation marker in exactly one of the two
-    texts: two negative lessons agree) and then either the lexical floor, Jaccard ≥ 0.4 over
-    content tokens, or — when ``proposal_embeddings`` (rows aligned with ``proposals``) and
-    belief embeddings are both present — a paraphrase signal: cosine ≥ ``cosine_threshold``
-    with at least ``cosine_jaccard_floor`` token overlap, or cosine ≥ ``strong_cosine`` alone.
-    Negation barely moves a sentence embedding, so a high cosine between texts of opposite
-    polarity means "same topic, opposite advice" even when the wording differs ("Do not use
-    tabs for indentation" / "Indent with tabs" overlap only 1/3). The small overlap floor keeps
-    compatible same-topic advice ("Never deploy on Fridays" / "Deploy on Mondays") unflagged.
+    A value change is a pair with one polarity that agrees except for short aligned spans
+    holding values of one kind (:func:`~credence.reflection.text.value_changes`): "Use yarn
+    for the frontend" → "Use bun for the frontend". It is a contradiction, never a duplicate.
+
+    A negation contradiction needs opposite polarity (a negation marker in exactly one of the
+    two texts: two negative lessons agree) and then either the lexical floor, Jaccard ≥ 0.4
+    over content tokens, or — when ``proposal_embeddings`` (rows aligned with ``proposals``)
+    and belief embeddings are both present — a paraphrase signal: cosine ≥
+    ``cosine_threshold`` with at least ``cosine_jaccard_floor`` token overlap, or cosine ≥
+    ``strong_cosine``, and in both cases the same action on the same object
+    (:func:`~credence.reflection.text.shares_core`). Negation barely moves a sentence
+    embedding, so a high cosine between texts of opposite polarity means "same topic, opposite
+    advice" even when the wording differs ("Do not use tabs for indentation" / "Indent with
+    tabs" overlap only 1/3); sharing one word is not enough ("Never approve a refund without a
+    receipt" / "Receipts are stored in the billing folder").
     """
     vectors = _proposal_vectors(proposals, index, proposal_embeddings)
     analysed = [analyse(proposal.belief) for proposal in proposals]
-    similarities = _similarities(analysed, index, vectors)
+    shapes = [statement(proposal.belief) for proposal in proposals]
     first_seen: dict[tuple[str, str, str | None], int] = {}
     results = []
     for position, proposal in enumerate(proposals):
         key, tokens, negative = analysed[position]
+        shape = shapes[position]
+        similarities = index.similarities(vectors[position]) if vectors is not None else None
         reasons: list[str] = []
         own_target = proposal.target_belief_id if proposal.op != "add" else None
+        structural = [m for m in index.structural_matches(shape) if m[0] != own_target]
         if proposal.op in CONTENT_OPS:
             duplicates = [bid for bid in index.duplicates_of(key) if bid != own_target]
             if duplicates:
                 reasons.append(f"duplicate_of:{duplicates[0]}")
+            else:
+                near = _near_duplicate(
+                    shape,
+                    negative,
+                    structural,
+                    similarities,
+                    index,
+                    own_target,
+                    near_duplicate_cosine,
+                )
+                if near is not None:
+                    reasons.append(f"near_duplicate_of:{near}")
         batch_key = (key, proposal.op, proposal.target_belief_id)
         if key and batch_key in first_seen:
             reasons.append(f"duplicate_in_batch:{first_seen[batch_key]}")
         elif key:
             first_seen[batch_key] = proposal.index
+        if not reasons and proposal.op in CONTENT_OPS:
+            earlier = _batch_duplicate(
+                position, proposals, analysed, shapes, vectors, near_duplicate_cosine
+            )
+            if earlier is not None:
+                reasons.append(f"duplicate_in_batch:{earlier}")
         is_duplicate = bool(reasons)
         reasons.extend(_routing_reasons(proposal, index))
         if not is_duplicate:
             conflicts = index.lexical_conflicts(tokens, negative)
-            if similarities[position] is not None:
+            if similarities is not None:
                 semantic = index.semantic_conflicts(
+                    shape,
                     tokens,
-                    similarities[position],
+                    similarities,
                     negative,
                     cosine_threshold=cosine_threshold,
                     cosine_jaccard_floor=cosine_jaccard_floor,
@@ -333,14 +481,29 @@ def gate(
                 )
                 for belief_id, cosine in semantic.items():
                     conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), cosine)
+            changes: dict[str, list[Change]] = {}
+            for belief_id, status, other in structural:
+                if status not in CONTRADICTION_STATUSES:
+                    continue
+                found = value_changes(other, shape)
+                if found:
+                    changes[belief_id] = found
+                    conflicts[belief_id] = _VALUE_CHANGE_SCORE
+                elif is_negation(other, shape):
+                    conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), 1.0)
             conflicts.pop(own_target, None)
             ranked = sorted(conflicts.items(), key=lambda item: (-item[1], item[0]))
-            reasons.extend(f"contradicts:{bid}" for bid, _ in ranked[:MAX_CONTRADICTIONS])
+            for belief_id, _ in ranked[:MAX_CONTRADICTIONS]:
+                reasons.append(f"contradicts:{belief_id}")
+                reasons.extend(
+                    change_reason(belief_id, change) for change in changes.get(belief_id, ())
+                )
             reasons.extend(
                 _batch_conflicts(
                     position,
                     proposals,
                     analysed,
+                    shapes,
                     vectors,
                     index.jaccard_threshold,
                     cosine_threshold,
@@ -350,9 +513,74 @@ def gate(
             )
         if any(source in untrusted_episode_ids for source in proposal.source_episodes):
             reasons.append("untrusted_source")
+        if not proposal.source_episodes:
+            reasons.append(UNSOURCED)
         verdict = DUPLICATE if is_duplicate else NEEDS_REVIEW if reasons else SAFE
         results.append(GateResult(index=proposal.index, gate=verdict, reasons=tuple(reasons)))
     return results
+
+
+def change_reason(belief_id: str, change: Change) -> str:
+    """``changes:<id>:<old>→<new>``, each side cut to ``MAX_CHANGE_CHARS`` characters."""
+    return f"changes:{belief_id}:{_cut(change.old)}\u2192{_cut(change.new)}"
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_CHANGE_CHARS else text[: MAX_CHANGE_CHARS - 1] + "…"
+
+
+def _near_duplicate(
+    shape: Statement,
+    negative: bool,
+    structural: list[tuple[str, str, Statement]],
+    similarities: numpy.ndarray | None,
+    index: BeliefIndex,
+    own_target: str | None,
+    near_duplicate_cosine: float,
+) -> str | None:
+    """The live belief this proposal restates in other words, past refusals first."""
+    found = [
+        (_NEAR_RANK[status], 0.0, belief_id)
+        for belief_id, status, other in structural
+        if is_paraphrase(other, shape)
+    ]
+    if similarities is not None:
+        found += [
+            (_NEAR_RANK[status], -cosine, belief_id)
+            for belief_id, status, cosine in index.near_duplicates(
+                shape, similarities, negative, near_duplicate_cosine
+            )
+            if belief_id != own_target
+        ]
+    return min(found)[2] if found else None
+
+
+def _batch_duplicate(
+    position: int,
+    proposals: Sequence[Proposal],
+    analysed: list[tuple[str, frozenset[str], bool]],
+    shapes: list[Statement],
+    vectors: numpy.ndarray | None,
+    near_duplicate_cosine: float,
+) -> int | None:
+    """The index of an earlier content proposal this one restates, or None."""
+    shape, negative = shapes[position], analysed[position][2]
+    for earlier in range(position):
+        if proposals[earlier].op not in CONTENT_OPS:
+            continue
+        other = shapes[earlier]
+        if is_paraphrase(other, shape):
+            return proposals[earlier].index
+        if (
+            vectors is not None
+            and analysed[earlier][2] == negative
+            and other.negative == shape.negative
+            and float(vectors[position] @ vectors[earlier])
+            >= near_duplicate_cosine - _COSINE_TOLERANCE
+            and not holds_value_change(other, shape)
+        ):
+            return proposals[earlier].index
+    return None
 
 
 def _routing_reasons(proposal: Proposal, index: BeliefIndex) -> list[str]:
@@ -386,28 +614,11 @@ def _proposal_vectors(
     return vectors
 
 
-def _similarities(
-    analysed: list[tuple[str, frozenset[str], bool]],
-    index: BeliefIndex,
-    vectors: numpy.ndarray | None,
-) -> list[numpy.ndarray | None]:
-    similarities: list[numpy.ndarray | None] = [None] * len(analysed)
-    if vectors is None:
-        return similarities
-    for position, (_, _, negative) in enumerate(analysed):
-        matrix = index.opposite_matrix(negative)
-        if matrix is not None:
-            # einsum runs on this thread. BLAS (``@``) is faster on an idle machine, but its
-            # worker threads stall when the other cores are busy: on a loaded two-core host
-            # its p90 went from 1 ms to 10-20 ms, while this stays at about 0.25 ms per row.
-            similarities[position] = numpy.einsum("ij,j->i", matrix, vectors[position])
-    return similarities
-
-
 def _batch_conflicts(
     position: int,
     proposals: Sequence[Proposal],
     analysed: list[tuple[str, frozenset[str], bool]],
+    shapes: list[Statement],
     vectors: numpy.ndarray | None,
     jaccard_threshold: float,
     cosine_threshold: float,
@@ -415,14 +626,21 @@ def _batch_conflicts(
     strong_cosine: float,
 ) -> list[str]:
     _, tokens, negative = analysed[position]
+    shape = shapes[position]
     reasons = []
     for earlier in range(position):
         _, other_tokens, other_negative = analysed[earlier]
-        if other_negative == negative or not tokens or not other_tokens:
+        other = shapes[earlier]
+        if value_changes(other, shape) or is_negation(other, shape):
+            reasons.append(f"contradicts_in_batch:{proposals[earlier].index}")
+            continue
+        if other_negative == negative:
+            continue
+        if not tokens or not other_tokens:
             continue
         overlap = jaccard(tokens, other_tokens)
         conflict = overlap >= jaccard_threshold - _EPSILON
-        if not conflict and vectors is not None:
+        if not conflict and vectors is not None and shares_core(shape, other):
             cosine = float(vectors[position] @ vectors[earlier])
             conflict = cosine >= strong_cosine - _COSINE_TOLERANCE or (
                 cosine >= cosine_threshold - _COSINE_TOLERANCE

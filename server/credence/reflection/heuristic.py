@@ -8,8 +8,7 @@ from collections.abc import Sequence
 import msgspec
 import numpy
 
-from credence.memory.beliefs import NEAR_DUPLICATE_COSINE
-from credence.reflection.gate import LiveBelief, Proposal
+from credence.reflection.gate import NEAR_DUPLICATE_COSINE, LiveBelief, Proposal
 from credence.reflection.text import analyse, is_negative, jaccard, normalise
 
 TRIGGERS = ("steer", "denial", "followup")

@@ -5,7 +5,8 @@ texts), and most beliefs do not change between runs. This cache keeps each belie
 form, text analysis and embedding, re-reading only beliefs whose version moved, and hands the
 gate just the beliefs that could produce a reason for a given batch of proposals: those with a
 proposal's duplicate key, those whose content tokens overlap a proposal's at the contradiction
-Jaccard threshold, those cosine-close to a proposal, and proposals' targets. No gate rule can
+Jaccard threshold, those whose canonical tokens could make a paraphrase or value change of a
+proposal, those cosine-close to a proposal, and proposals' targets. No gate rule can
 fire without one of those, so the verdicts equal those of an index over all live beliefs.
 """
 
@@ -19,8 +20,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from credence.clock import parse_rfc3339
-from credence.reflection.gate import COSINE_THRESHOLD, JACCARD_THRESHOLD, LiveBelief, Proposal
-from credence.reflection.text import analyse
+from credence.reflection.gate import (
+    COSINE_THRESHOLD,
+    JACCARD_THRESHOLD,
+    LiveBelief,
+    Proposal,
+    structural_candidates,
+)
+from credence.reflection.text import analyse, statement
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -44,11 +51,15 @@ class AgentBeliefs:
         self.tokens: dict[str, frozenset[str]] = {}
         self.by_key: dict[str, set[str]] = {}
         self.by_token: dict[str, set[int]] = {}
+        self.canonical: dict[str, frozenset[str]] = {}
+        self.by_canonical: dict[str, set[int]] = {}
         self.rows: dict[str, int] = {}
         self.row_ids: list[str] = []
         self._matrix = np.zeros((0, dim), dtype=np.float32)
         self._sizes = np.zeros(0, dtype=np.int32)
+        self._canonical_sizes = np.zeros(0, dtype=np.int32)
         self._arrays: dict[str, np.ndarray] = {}
+        self._canonical_arrays: dict[str, np.ndarray] = {}
         self._live: list[LiveBelief] | None = None
         self.cursor: int | None = None  # the belief_change_log seq this cache has seen
 
@@ -65,8 +76,12 @@ class AgentBeliefs:
         for token in self.tokens.pop(belief_id, frozenset()):
             self.by_token.get(token, set()).discard(row)
             self._arrays.pop(token, None)
+        for token in self.canonical.pop(belief_id, frozenset()):
+            self.by_canonical.get(token, set()).discard(row)
+            self._canonical_arrays.pop(token, None)
         if row is not None:
             self._sizes[row] = 0
+            self._canonical_sizes[row] = 0
 
     def _row_of(self, belief_id: str) -> int:
         row = self.rows.get(belief_id)
@@ -80,6 +95,9 @@ class AgentBeliefs:
                 sizes = np.zeros(capacity, dtype=np.int32)
                 sizes[:row] = self._sizes[:row]
                 self._sizes = sizes
+                canonical_sizes = np.zeros(capacity, dtype=np.int32)
+                canonical_sizes[:row] = self._canonical_sizes[:row]
+                self._canonical_sizes = canonical_sizes
             self.rows[belief_id] = row
             self.row_ids.append(belief_id)
         return row
@@ -114,6 +132,12 @@ class AgentBeliefs:
                 self.by_token.setdefault(token, set()).add(row)
                 self._arrays.pop(token, None)
             self._sizes[row] = len(tokens)
+            canonical = statement(belief.content).content
+            self.canonical[belief_id] = canonical
+            for token in canonical:
+                self.by_canonical.setdefault(token, set()).add(row)
+                self._canonical_arrays.pop(token, None)
+            self._canonical_sizes[row] = len(canonical)
         self.beliefs[belief_id] = belief
         self._live = None
         self.versions[belief_id] = data["version"]
@@ -138,15 +162,34 @@ class AgentBeliefs:
             return list(self._live)
         return [b for b in self._live if self.jobs.get(b.id) != exclude_job]
 
-    def _posting(self, token: str) -> np.ndarray | None:
-        array = self._arrays.get(token)
+    def _posting(
+        self,
+        token: str,
+        by_token: dict[str, set[int]] | None = None,
+        arrays: dict[str, np.ndarray] | None = None,
+    ) -> np.ndarray | None:
+        by_token = self.by_token if by_token is None else by_token
+        arrays = self._arrays if arrays is None else arrays
+        array = arrays.get(token)
         if array is None:
-            posting = self.by_token.get(token)
+            posting = by_token.get(token)
             if not posting:
                 return None
             array = np.fromiter(posting, dtype=np.int64, count=len(posting))
-            self._arrays[token] = array
+            arrays[token] = array
         return array
+
+    def _structural(self, proposal: Proposal, count: int) -> np.ndarray:
+        """Rows whose canonical tokens could make a paraphrase or value change of ``proposal``."""
+        canonical = statement(proposal.belief).content
+        shared = np.zeros(count, dtype=np.int32)
+        for token in canonical:
+            posting = self._posting(token, self.by_canonical, self._canonical_arrays)
+            if posting is not None:
+                shared[posting] += 1
+        return np.flatnonzero(
+            structural_candidates(shared, len(canonical), self._canonical_sizes[:count])
+        )
 
     def relevant(
         self,
@@ -166,6 +209,8 @@ class AgentBeliefs:
             chosen |= self.by_key.get(key, set())
             if proposal.target_belief_id is not None:
                 chosen.add(proposal.target_belief_id)
+            if count:
+                chosen.update(self.row_ids[row] for row in self._structural(proposal, count))
             if not tokens or not count:
                 continue
             shared = np.zeros(count, dtype=np.int32)

@@ -251,19 +251,11 @@ async def propose(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str,
 # --- check ------------------------------------------------------------------------------------
 
 
-def _reasons(result: GateResult, index: gate_module.BeliefIndex) -> tuple[str, ...]:
-    """Gate reasons, naming an exact match with a forgotten belief as a past refusal."""
-    reasons = []
-    for reason in result.reasons:
-        kind, _, belief_id = reason.partition(":")
-        if kind == "duplicate_of" and index.status_of(belief_id) == "forgotten":
-            reason = f"previously_forgotten:{belief_id}"
-        reasons.append(reason)
-    return tuple(reasons)
-
-
 async def check(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, Any]:
-    """Re-read live beliefs and gate every proposal; report decayed active beliefs."""
+    """Gate every proposal against the live beliefs; report decayed active beliefs.
+
+    The gate is the belief service's, the one every path that creates a pending belief runs.
+    """
     assert ctx.parsed is not None
     services = ctx.services
     proposals = list(ctx.parsed.proposals)
@@ -273,16 +265,9 @@ async def check(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, A
             vectors = np.asarray(await services.embedder.embed([p.belief for p in proposals]))
         except EmbeddingUnavailable as exc:
             raise StepError(f"embedder unavailable: {exc}") from exc
+    run = await belief_service(ctx).gate(ctx.agent_id, proposals, vectors, exclude_job=ctx.job_id)
+    ctx.gated = run.results
     snapshot = await live.agent_beliefs(services.store, ctx.agent_id, services.embedder.dim)
-    if vectors is not None and vectors.shape[1] != snapshot.dim:
-        vectors = None  # beliefs were embedded by another model: lexical checks only
-    # On a retry, beliefs this very job already submitted are its own results, not rivals.
-    candidates = snapshot.relevant(proposals, vectors, exclude_job=ctx.job_id)
-    index = gate_module.BeliefIndex.build(candidates)
-    results = gate_module.gate(proposals, index, ctx.untrusted, vectors)
-    ctx.gated = [
-        GateResult(index=r.index, gate=r.gate, reasons=_reasons(r, index)) for r in results
-    ]
     ctx.decayed = gate_module.decay_report(
         live.by_status(snapshot.live(exclude_job=ctx.job_id), "active"),
         ctx.clock(),
@@ -294,8 +279,8 @@ async def check(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, A
         counts[result.gate] += 1
     return {
         **counts,
-        "live_beliefs": len(snapshot.beliefs),
-        "gated_against": len(candidates),
+        "live_beliefs": run.live_beliefs,
+        "gated_against": run.gated_against,
         "decayed": len(ctx.decayed),
     }
 
@@ -346,7 +331,14 @@ async def submit(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, 
                 (
                     r
                     for r in verdict.reasons
-                    if r.startswith(("duplicate_of:", "previously_forgotten:", "duplicate_in_"))
+                    if r.startswith(
+                        (
+                            "duplicate_of:",
+                            "near_duplicate_of:",
+                            "previously_forgotten:",
+                            "duplicate_in_",
+                        )
+                    )
                 ),
                 verdict.reasons[0] if verdict.reasons else "duplicate",
             )
@@ -381,14 +373,10 @@ async def submit(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, 
             [proposal_in for _, proposal_in in pending],
             ProposedBy(job_id=ctx.job_id, reflector=ctx.reflector),
             f"job:{ctx.job_id}",
+            indexes=[proposals[position].index for position, _ in pending],
         )
         for (position, _), result in zip(pending, service_results, strict=True):
-            reason = result.rejected_reason
-            if reason and reason.startswith("duplicate_in_batch:"):
-                # The service numbers the submitted subset; name the answer's own index.
-                earlier = int(reason.partition(":")[2])
-                reason = f"duplicate_in_batch:{proposals[pending[earlier][0]].index}"
-            outcome[position] = (result.accepted, result.belief_id, reason)
+            outcome[position] = (result.accepted, result.belief_id, result.rejected_reason)
     ctx.results = []
     for position, (proposal, verdict) in enumerate(zip(proposals, ctx.gated, strict=True)):
         accepted, belief_id, rejected = outcome[position]
