@@ -49,7 +49,7 @@ async def test_the_bridge_relays_tools_and_calls(server, admin, coder_key) -> No
     assert {"get_memory_context", "record_turn", "search_memory", "propose_belief"} <= names
     episode_id = recorded.structured_content["episode_id"]
     assert admin.get(f"/api/v1/agents/coder/episodes/{episode_id}").status_code == 200
-    assert not context.is_error and episode_id in context.content[0].text
+    assert not context.is_error and "Request: Ingest report.pdf (24MB)" in context.content[0].text
 
 
 async def test_another_agents_id_is_refused_through_the_bridge(server, admin, coder_key) -> None:
