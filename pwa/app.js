@@ -1,5 +1,5 @@
 // Credence review app: boot, pairing, views, navigation, sync status and service-worker glue.
-import { api, clearAuth, currentAuth, db, loadAuth, OfflineError } from "./js/api.js";
+import { api, clearAuth, currentAuth, db, loadAuth, OfflineError, whenUnauthorized } from "./js/api.js";
 import { h, hideToast, plural, replace, toast } from "./js/dom.js";
 import { createHistory, createMemory } from "./js/memory.js";
 import * as push from "./js/push.js";
@@ -10,13 +10,18 @@ import { createPairView, createSettings, pair } from "./js/settings.js";
 const VIEWS = ["review", "memory", "history", "runs", "settings"];
 const FILTER_KEY = "credence.agentFilter";
 const STALE_MS = 30000;
+// While decisions wait or the last load failed, try again: 2 s, 4 s, 8 s … up to a minute, each
+// delay shortened by up to half at random so many devices do not come back all at once.
+const RETRY_BASE_MS = 2000;
+const RETRY_CAP_MS = 60000;
 const REVOKED = "This device's key is no longer accepted (it may have been revoked). Pair it again.";
 const $ = (id) => document.getElementById(id);
 
-const state = { me: null, agents: new Map(), view: null, refreshedAt: 0 };
+const state = { me: null, agents: new Map(), view: null, refreshedAt: 0, failing: false, retries: 0, retryTimer: null };
 
 const ctx = {
   me: () => state.me,
+  agents: () => [...state.agents.values()],
   agentIds: () => [...state.agents.keys()],
   agentName: (id) => state.agents.get(id)?.name || id,
   agentLambda: (id) => state.agents.get(id)?.reflection.lambda_per_day ?? 0.02,
@@ -26,6 +31,11 @@ const ctx = {
   },
   pendingChanged,
   outboxChanged,
+  failed: (error) => {
+    state.failing = true;
+    network(error instanceof OfflineError && !error.offline);
+    scheduleRetry();
+  },
   reviewChanged: () => review.refresh().catch(showFailure),
   go,
   sync,
@@ -45,6 +55,7 @@ const pairView = createPairView({ onPaired: () => start({ welcome: true }) });
 // --- boot
 
 async function boot() {
+  whenUnauthorized(unauthorized);
   registerWorker();
   wireChrome();
   await loadAuth();
@@ -68,10 +79,7 @@ async function start({ welcome = false } = {}) {
   $("view-pair").hidden = true;
   $("tabs").hidden = false;
   const [me, agents] = await Promise.allSettled([api("/me"), api("/agents?limit=200")]);
-  if (me.reason?.status === 401) {
-    await clearAuth();
-    return showPairing(REVOKED);
-  }
+  if (me.reason?.status === 401) return;
   if (me.value) state.me = me.value.body;
   if (agents.value) state.agents = new Map(agents.value.body.items.map((agent) => [agent.id, agent]));
   renderAgentFilter();
@@ -129,19 +137,24 @@ async function refreshCurrent() {
   state.refreshedAt = Date.now();
   try {
     await views[state.view].refresh();
+    if (state.view !== "review" || $("review-error").hidden) recovered();
   } catch (error) {
     showFailure(error);
   }
 }
 
 async function showFailure(error) {
-  if (error.status === 401) {
-    await clearAuth();
-    return showPairing(REVOKED);
-  }
-  const offline = error instanceof OfflineError;
-  const message = offline ? "You are offline. Decisions you make now sync when the connection is back." : error.message;
-  toast(message, { tone: offline ? "offline" : "warn", timeout: 8000 });
+  if (error.status === 401) return;
+  const unreachable = error instanceof OfflineError;
+  if (unreachable) ctx.failed(error);
+  const message = unreachable ? `${error.message} Decisions you make now sync when the connection is back.` : error.message;
+  toast(message, { tone: unreachable ? "offline" : "warn", timeout: 8000 });
+}
+
+async function unauthorized() {
+  if (!currentAuth()) return;
+  await clearAuth();
+  showPairing(REVOKED);
 }
 
 function renderAgentFilter() {
@@ -156,6 +169,7 @@ function renderAgentFilter() {
 function pendingChanged(count, more) {
   $("pending-count").textContent = count ? `${count}${more ? "+" : ""}` : "";
   $("pending-count").hidden = !count;
+  $("pending-label").textContent = count ? `, ${count}${more ? " or more" : ""} to review` : "";
   push.setBadge(count);
 }
 
@@ -173,7 +187,29 @@ async function outboxChanged({ sync: wantSync = false } = {}) {
 async function sync() {
   if (!currentAuth()) return;
   const report = await db.replay().catch(() => null);
+  if (report?.unauthorized) return unauthorized();
   await synced(report?.sent.length || 0);
+  if ((await db.outbox()).length) scheduleRetry();
+}
+
+function scheduleRetry() {
+  if (state.retryTimer || !currentAuth()) return;
+  const delay = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** state.retries) * (0.5 + Math.random() / 2);
+  state.retries += 1;
+  state.retryTimer = setTimeout(retryNow, delay);
+}
+
+async function retryNow() {
+  clearTimeout(state.retryTimer);
+  state.retryTimer = null;
+  await sync();
+  if (state.failing) await refreshCurrent();
+  if (!state.failing && !(await db.outbox()).length) state.retries = 0;
+}
+
+function recovered() {
+  state.failing = false;
+  network();
 }
 
 async function synced(sent) {
@@ -201,22 +237,28 @@ function wireChrome() {
     localStorage.setItem(FILTER_KEY, event.target.value);
     refreshCurrent();
   });
-  $("sync-status").addEventListener("click", sync);
+  $("sync-status").addEventListener("click", retryNow);
   document.addEventListener("keydown", (event) => {
     if (state.view === "review" && !document.body.classList.contains("unpaired") && review.onKey(event)) event.preventDefault();
   });
-  const network = () => ($("offline-badge").hidden = navigator.onLine);
   network();
-  addEventListener("offline", network);
+  addEventListener("offline", () => network());
   addEventListener("online", () => {
     network();
-    sync();
+    retryNow();
   });
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState !== "visible" || !currentAuth()) return;
     sync();
     if (Date.now() - state.refreshedAt > STALE_MS && state.view === "review") refreshCurrent();
   });
+}
+
+/** The status pill: "Offline" (no network) or "Server unreachable" (network, but no answer). */
+function network(unreachable = state.failing) {
+  const offline = !navigator.onLine;
+  $("offline-badge").hidden = !offline && !unreachable;
+  $("offline-badge").textContent = offline ? "Offline" : "Server unreachable";
 }
 
 function registerWorker() {
