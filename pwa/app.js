@@ -1,6 +1,6 @@
 // Credence review app: boot, pairing, views, navigation, sync status and service-worker glue.
 import { api, clearAuth, currentAuth, db, loadAuth, OfflineError, whenUnauthorized } from "./js/api.js";
-import { h, hideToast, plural, replace, toast } from "./js/dom.js";
+import { h, hideToast, plural, replace, shortcutsOn, toast } from "./js/dom.js";
 import { createHistory, createMemory } from "./js/memory.js";
 import * as push from "./js/push.js";
 import { createReview } from "./js/review.js";
@@ -39,6 +39,7 @@ const ctx = {
   reviewChanged: () => review.refresh().catch(showFailure),
   go,
   sync,
+  shortcutsChanged,
   unpaired: () => showPairing("This device is unpaired."),
 };
 
@@ -56,6 +57,7 @@ const pairView = createPairView({ onPaired: () => start({ welcome: true }) });
 
 async function boot() {
   whenUnauthorized(unauthorized);
+  shortcutsChanged();
   registerWorker();
   wireChrome();
   await loadAuth();
@@ -162,6 +164,10 @@ function renderAgentFilter() {
   const options = [...state.agents.values()].map((agent) => h("option", { value: agent.id }, agent.name));
   replace($("agent-filter"), h("option", { value: "" }, "All agents"), options);
   $("agent-filter").value = ctx.agentFilter();
+}
+
+function shortcutsChanged() {
+  $("review-hints").hidden = !shortcutsOn();
 }
 
 // --- counts, sync, badge

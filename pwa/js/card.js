@@ -1,5 +1,5 @@
 // One review card: the belief (never scrolled away), what it changes, why it needs you, actions.
-import { ago, button, cleanRationale, diffView, h, icon, opLabel, percent, reasonWords, replace } from "./dom.js";
+import { ago, button, cleanRationale, diffView, h, icon, opLabel, percent, reasonWords, replace, shortcutsOn } from "./dom.js";
 import { belief as loadBelief, evidenceDetails } from "./evidence.js";
 import { auditDetails } from "./memory.js";
 
@@ -105,7 +105,7 @@ function reasonsView(item) {
 
 const act = (action, onclick, label = LABELS[action]) => {
   const el = button(`act.act-${action}`, onclick, icon(action), label);
-  if (label === LABELS[action]) el.setAttribute("aria-keyshortcuts", SHORTCUTS[action]);
+  if (label === LABELS[action] && shortcutsOn()) el.setAttribute("aria-keyshortcuts", SHORTCUTS[action]);
   return el;
 };
 

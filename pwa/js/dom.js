@@ -12,7 +12,7 @@ export function h(spec, ...rest) {
     if (value === null || value === undefined || value === false) continue;
     if (name.startsWith("on")) el.addEventListener(name.slice(2), value);
     else if (name === "class") el.className = `${el.className} ${value}`.trim();
-    else if (name === "hidden" || name === "disabled" || name === "value") el[name] = value;
+    else if (name === "hidden" || name === "disabled" || name === "value" || name === "checked") el[name] = value;
     else el.setAttribute(name, value === true ? "" : value);
   }
   append(el, rest);
@@ -171,5 +171,9 @@ export function wordDiff(before, after) {
 
 export const diffView = (before, after) =>
   h("p.diff", wordDiff(before, after).map(([kind, text]) => (kind === "same" ? text : h(`${kind}.diff-${kind}`, text))));
+
+export const SHORTCUTS_KEY = "credence.shortcuts";
+/** Single-key shortcuts are on unless switched off in Settings (WCAG 2.1.4). */
+export const shortcutsOn = () => localStorage.getItem(SHORTCUTS_KEY) !== "off";
 
 export const reducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;

@@ -1,6 +1,6 @@
 // The review view: the card stack and its counts, decisions, undo and the offline queue.
 import { api, db, decisionPath, OfflineError } from "./api.js";
-import { ago, h, plural, reducedMotion, replace, toast } from "./dom.js";
+import { ago, h, plural, reducedMotion, shortcutsOn, toast } from "./dom.js";
 import { autosize, cardView, conflictIds, UNTRUSTED_KEEP } from "./card.js";
 import { forgetCachedBelief } from "./evidence.js";
 import { attachSwipe, fitTouch } from "./gestures.js";
@@ -13,7 +13,6 @@ const FLY = {
   forget: "translate(-140%, 40px) rotate(-24deg)",
   edit: "translate(0, -120%) scale(0.96)",
 };
-export const SHORTCUTS_KEY = "credence.shortcuts";
 const PENDING_KEY = "pending-list";
 
 export function createReview(ctx) {
@@ -104,7 +103,7 @@ export function createReview(ctx) {
 
   function render() {
     const item = queue[0];
-    const key = item && [item.id, item.version, item.status, notices.get(item.id), mode].join("|");
+    const key = item && [item.id, item.version, item.status, notices.get(item.id), mode, shortcutsOn()].join("|");
     if (top && top.key !== key) {
       top.el.remove();
       top = null;
@@ -346,7 +345,7 @@ export function createReview(ctx) {
       else return false;
       return true;
     }
-    if (localStorage.getItem(SHORTCUTS_KEY) === "off") return false;
+    if (!shortcutsOn()) return false;
     if (event.altKey || event.metaKey || event.ctrlKey || event.target.closest?.("input, textarea, select, .card-body")) return false;
     // ArrowUp scrolls while the page or the card is scrolled; only at the very top does it edit.
     if (event.key === "ArrowUp" && (scrollY > 0 || top?.el.querySelector(".card-body").scrollTop > 0)) return false;

@@ -1,6 +1,6 @@
 // Pairing (one-time code -> reviewer key in IndexedDB), and the Settings view.
 import { api, clearAuth, currentAuth, db, OfflineError, saveAuth } from "./api.js";
-import { button, h, plural, replace, toast } from "./dom.js";
+import { button, h, plural, replace, SHORTCUTS_KEY, shortcutsOn, toast } from "./dom.js";
 import * as push from "./push.js";
 
 /** The code inside a pasted pairing link, or the text itself when it is a bare code. */
@@ -79,6 +79,7 @@ export function createSettings(ctx) {
         ),
       ),
       section("Notifications", ...notifications(await push.status())),
+      section("Keyboard", shortcutsToggle()),
       section(
         "Offline",
         h("p", waiting ? `${plural(waiting, "decision")} waiting to sync:` : "Everything is synced."),
@@ -132,6 +133,19 @@ export function createSettings(ctx) {
     } catch (error) {
       toast(`Could not send a test: ${error.message}`, { tone: "warn" });
     }
+  }
+
+  function shortcutsToggle() {
+    const box = h("input", { type: "checkbox", id: "shortcuts-on", checked: shortcutsOn() });
+    box.addEventListener("change", () => {
+      localStorage.setItem(SHORTCUTS_KEY, box.checked ? "on" : "off");
+      ctx.shortcutsChanged();
+    });
+    return h(
+      "div",
+      h("label.check", box, " Single-key shortcuts in Review (K keep, F forget, E edit, U undo, arrows)"),
+      h("p.hint", "Turn them off if you use speech input or keys get pressed by accident."),
+    );
   }
 
   function unpairButton(waiting) {
