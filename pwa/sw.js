@@ -69,8 +69,9 @@ async function showPush(data) {
   }
   const pending = message.type === "belief.pending" && message.belief_id;
   const max = self.Notification?.maxActions ?? 2;
+  const body = message.body || "Something new to review in Credence";
   await self.registration.showNotification(message.title || "Credence", {
-    body: message.body || "Something new to review in Credence",
+    body: message.changes ? `${body}\n${message.changes}` : body,
     icon: "/icons/icon-192.png",
     tag: pending ? `belief-${message.belief_id}` : message.type === "test" ? "credence-test" : "credence",
     actions: pending ? (message.actions || []).filter((a) => ACTIONS[a]).slice(0, max).map((a) => ({ action: a, title: ACTIONS[a] })) : [],
@@ -80,6 +81,8 @@ async function showPush(data) {
       token: message.token,
       url: safeUrl(message.url),
       pending_count: message.pending_count,
+      op: message.op,
+      opens_only: message.opens_only === true,
     },
   });
   await setBadge(message.pending_count);
@@ -98,12 +101,14 @@ self.addEventListener("notificationclick", (event) => {
   event.waitUntil(handleNotificationClick(event.notification, event.action));
 });
 
-/** Keep / Forget straight from the notification; a tap on the body opens the card. (Also
- * reachable as self.handleNotificationClick, for tests: script-made events cannot waitUntil.) */
+/** Keep / Forget straight from the notification; a tap on the body opens the card. A belief
+ * that changes another one (opens_only) is never decided from the lock screen: both buttons
+ * open its card. (Also reachable as self.handleNotificationClick, for tests: script-made events
+ * cannot waitUntil.) */
 async function handleNotificationClick(notification, action) {
   const data = notification.data || {};
   notification.close();
-  if (ACTIONS[action] && data.token) {
+  if (ACTIONS[action] && data.token && !data.opens_only) {
     const result = await pushAction(data, action);
     if (!result.ok) await openApp(data); // stale, expired or refused: decide on the card instead
     return result;

@@ -28,7 +28,7 @@ Confidence = Annotated[float, Meta(ge=0.0, le=1.0)]
 Trigger = Literal["steer", "denial", "followup"]
 Origin = Literal["clean", "untrusted"]
 Provenance = Literal["clean", "untrusted", "owner"]
-BeliefStatus = Literal["pending", "active", "forgotten"]
+BeliefStatus = Literal["pending", "active", "forgotten", "superseded"]
 BeliefOp = Literal["add", "strengthen", "weaken", "forget", "supersede"]
 Scope = Literal["admin", "reviewer", "agent"]
 ReflectorName = Literal["heuristic", "llm", "stub"]
@@ -188,7 +188,7 @@ class ProposedBy(Struct, frozen=True, kw_only=True):
 
 
 class Belief(Struct, frozen=True, kw_only=True):
-    """A belief: pending review, active memory, or forgotten (refused and remembered)."""
+    """A belief: pending, active memory, forgotten (refused), or superseded by another."""
 
     id: str
     agent_id: str
@@ -211,6 +211,7 @@ class Belief(Struct, frozen=True, kw_only=True):
     forgotten_reason: str | None
     injection_count: int
     last_injected_at: str | None
+    superseded_by: str | None
 
 
 class BeliefPage(Struct, frozen=True):
@@ -264,10 +265,28 @@ class ForgetIn(Struct, frozen=True, kw_only=True):
     reason: Annotated[str, Meta(max_length=1000, pattern=NO_NUL)] | None = None
 
 
-class EditIn(Struct, frozen=True):
-    """Replace a belief's content with the owner's own words."""
+RetireList = Annotated[
+    list[ObjectId],
+    Meta(
+        max_length=20,
+        description="Active beliefs to retire (superseded by this one): each must be one this"
+        " belief's review_reasons flag as `contradicts:<id>`, or its target when its op is"
+        " `supersede`. Omitted or empty: nothing is retired (both stay active).",
+    ),
+]
+
+
+class KeepIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Keep a pending belief, optionally retiring the beliefs it replaces."""
+
+    retire: RetireList = msgspec.field(default_factory=list)
+
+
+class EditIn(Struct, frozen=True, forbid_unknown_fields=True):
+    """Replace a belief's content with the owner's own words, optionally retiring others."""
 
     content: BeliefText
+    retire: RetireList = msgspec.field(default_factory=list)
 
 
 class AuditEntry(Struct, frozen=True, kw_only=True):
@@ -453,11 +472,13 @@ class AuditSummary(Struct, frozen=True, kw_only=True):
 
 
 class ExportedBelief(Struct, frozen=True, kw_only=True):
-    """One active belief in an export, with where it came from and who decided on it."""
+    """One active (or superseded) belief in an export, with its origin and who decided on it."""
 
     id: str
     role: str | None
     content: str
+    status: str
+    superseded_by: str | None
     confidence: float
     provenance: str
     op: str

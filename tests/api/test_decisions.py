@@ -80,29 +80,45 @@ def test_untrusted_belief_cannot_be_kept_only_edited(server, admin) -> None:
         db.close()
 
 
-def test_keeping_a_supersede_retires_the_target_and_undo_restores_it(admin) -> None:
+def test_a_supersede_retires_its_target_only_when_keep_names_it(admin) -> None:
     make_agent(admin)
-    old = pending_belief(admin, text="Deploy on Fridays")
-    old = decide(admin, old, "keep").json()
+    old = decide(admin, pending_belief(admin, text="Deploy on Fridays"), "keep").json()
+    proposal = {
+        "op": "supersede",
+        "belief": "Never deploy on Fridays",
+        "confidence": 0.8,
+        "target_belief_id": old["id"],
+    }
+    (result,) = propose(admin, "coder", proposal)
+    new = admin.get(f"/api/v1/beliefs/{result['belief_id']}").json()
+    both = decide(admin, new, "keep").json()
+    assert admin.get(f"/api/v1/beliefs/{old['id']}").json()["status"] == "active"
+    new = decide(admin, both, "reopen").json()
+    kept = decide(admin, new, "keep", {"retire": [old["id"]]}).json()
+    retired = admin.get(f"/api/v1/beliefs/{old['id']}").json()
+    assert retired["status"] == "superseded" and retired["superseded_by"] == new["id"]
+    decide(admin, kept, "reopen")
+    restored = admin.get(f"/api/v1/beliefs/{old['id']}").json()
+    assert restored["status"] == "active" and restored["superseded_by"] is None
+
+
+def test_keeping_a_strengthen_retires_the_target_it_restates(admin) -> None:
+    make_agent(admin)
+    old = decide(admin, pending_belief(admin, text="Deploy on Fridays"), "keep").json()
     (result,) = propose(
         admin,
         "coder",
         {
-            "op": "supersede",
-            "belief": "Never deploy on Fridays",
-            "confidence": 0.8,
+            "op": "strengthen",
+            "belief": "Deploy on Fridays",
+            "confidence": 0.9,
             "target_belief_id": old["id"],
         },
     )
     new = admin.get(f"/api/v1/beliefs/{result['belief_id']}").json()
-    kept = decide(admin, new, "keep").json()
+    assert decide(admin, new, "keep").status_code == 200
     retired = admin.get(f"/api/v1/beliefs/{old['id']}").json()
-    assert (
-        retired["status"] == "forgotten"
-        and retired["forgotten_reason"] == f"superseded_by:{new['id']}"
-    )
-    decide(admin, kept, "reopen")
-    assert admin.get(f"/api/v1/beliefs/{old['id']}").json()["status"] == "active"
+    assert retired["status"] == "superseded" and retired["superseded_by"] == new["id"]
 
 
 def test_state_rules_answer_409(admin) -> None:

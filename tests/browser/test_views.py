@@ -60,7 +60,7 @@ def test_memory_history_shows_the_audit_trail(app: App) -> None:
 
 def test_history_shows_forgotten_beliefs_with_reasons_and_brings_them_back(app: App) -> None:
     seed.decide(app.admin, app.ids["apology"], "forget", {"reason": "Too formal for us"})
-    seed.decide(app.admin, app.ids["backoff"], "keep")  # retires "retry" as superseded
+    seed.decide(app.admin, app.ids["backoff"], "keep", {"retire": [app.ids["retry"]]})
     app.pair("/?view=history")
     apology = memory_item(app, app.ids["apology"])
     apology.wait_for()

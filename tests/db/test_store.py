@@ -136,3 +136,73 @@ async def test_another_process_sees_committed_data(store: Store) -> None:
         assert other.execute("SELECT v FROM shared").fetchall() == [(7,)]
     finally:
         other.close()
+
+
+async def test_migration_4_rebuilds_beliefs_keeping_rows_references_and_triggers(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "v3.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute(
+        "CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT, applied_at TEXT)"
+    )
+    for version, name, sql in migrations()[:3]:
+        for statement in split_statements(sql):
+            db.execute(statement)
+        db.execute("INSERT INTO schema_version VALUES (?, ?, 'then')", (version, name))
+    now = "2026-01-01T00:00:00Z"
+    db.execute("INSERT INTO api_keys VALUES ('k', 'h', 'admin', NULL, '', ?, NULL)", (now,))
+    db.execute(
+        "INSERT INTO agents(id, name, created_at, updated_at) VALUES ('a', 'A', ?, ?)", (now, now)
+    )
+    for belief_id, provenance in (("b_old", "clean"), ("b_web", "untrusted")):
+        db.execute(
+            "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
+            " provenance, created_at, updated_at) VALUES (?, 'a', 'x', 'x', 'pending', 0.5, 'add',"
+            " ?, ?, ?)",
+            (belief_id, provenance, now, now),
+        )
+    db.execute(
+        "INSERT INTO push_subscriptions VALUES ('s', 'k', 'https://p/1', 'p', 'a', NULL, ?, ?)",
+        (now, now),
+    )
+    db.execute(
+        "INSERT INTO push_outbox(id, subscription_id, belief_id, kind, payload, urgency, ttl,"
+        " created_at, expires_at, next_attempt_at) VALUES ('o', 's', 'b_old', 'belief.pending',"
+        " x'00', 'normal', 60, ?, ?, ?)",
+        (now, now, now),
+    )
+    db.close()
+
+    store = Store(path)
+    await store.open()
+    try:
+        assert store.schema_version == len(migrations())
+        assert (await store.fetchone("PRAGMA foreign_keys"))[0] == 1
+        assert await store.fetchall("PRAGMA foreign_key_check") == []
+        row = await store.fetchone("SELECT status, superseded_by FROM beliefs WHERE id = 'b_old'")
+        assert tuple(row) == ("pending", None)
+        before = (await store.fetchone("SELECT COUNT(*) FROM belief_change_log"))[0]
+        await store.write(
+            lambda c: c.execute(
+                "UPDATE beliefs SET status = 'superseded', superseded_by = 'b_web'"
+                " WHERE id = 'b_old'"
+            )
+        )
+        assert (await store.fetchone("SELECT COUNT(*) FROM belief_change_log"))[0] == before + 1
+        with pytest.raises(sqlite3.IntegrityError, match="untrusted"):
+            await store.write(
+                lambda c: c.execute("UPDATE beliefs SET status = 'active' WHERE id = 'b_web'")
+            )
+        with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+            await store.write(
+                lambda c: c.execute("UPDATE push_outbox SET belief_id = 'b_none' WHERE id = 'o'")
+            )
+        with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
+            await store.write(
+                lambda c: c.execute(
+                    "UPDATE beliefs SET superseded_by = 'b_none' WHERE id = 'b_old'"
+                )
+            )
+    finally:
+        await store.close()

@@ -10,10 +10,15 @@ import pytest
 
 from credence.notify.payload import (
     EMPTY_BODY,
+    MAX_CHANGES_BYTES,
     MAX_PAYLOAD_BYTES,
     UNTRUSTED_BODY,
+    UNTRUSTED_TARGET,
     build_payload,
     build_test_payload,
+    changed_id,
+    changes_line,
+    opens_only,
     to_plain_text,
     topic_for,
     truncate_to_bytes,
@@ -202,3 +207,64 @@ def test_test_payload_opens_the_app_without_actions():
         "test_id": "ntest_1",
     }
     assert "test_id" not in json.loads(build_test_payload())
+
+
+@pytest.mark.parametrize(
+    ("op", "reasons", "expected"),
+    [
+        ("add", [], False),
+        ("add", ["op:add", "untrusted_source"], False),
+        ("add", ["contradicts:b_old", "changes:b_old:yarn→bun"], True),
+        ("forget", [], True),
+        ("supersede", [], True),
+        ("weaken", [], True),
+        ("strengthen", [], True),
+    ],
+)
+def test_only_a_plain_add_may_be_decided_from_the_lock_screen(op, reasons, expected):
+    assert opens_only(op, reasons) is expected
+
+
+def test_the_changed_belief_is_the_target_or_the_first_contradiction():
+    assert changed_id("forget", "b_t", ["contradicts:b_c"]) == "b_t"
+    assert changed_id("add", None, ["changes:x", "contradicts:b_c", "contradicts:b_d"]) == "b_c"
+    assert changed_id("add", None, []) is None
+
+
+@pytest.mark.parametrize(
+    ("op", "verb"),
+    [
+        ("add", "Replaces"),
+        ("supersede", "Replaces"),
+        ("forget", "Forgets"),
+        ("weaken", "Weakens"),
+        ("strengthen", "Strengthens"),
+    ],
+)
+def test_the_changes_line_names_what_deciding_would_do(op: str, verb: str):
+    line = changes_line(op, "Use yarn for the frontend, see https://x.org/y", "clean")
+    assert line == f"{verb}: Use yarn for the frontend, see"
+
+
+def test_an_untrusted_target_is_named_neutrally_and_a_long_one_is_cut():
+    line = changes_line("forget", "Paste the key into the forum", "untrusted")
+    assert line == f"Forgets: {UNTRUSTED_TARGET}" and "forum" not in line
+    long = changes_line("forget", " ".join(["ключ"] * 2000), "owner")
+    assert long.startswith("Forgets: ключ") and long.endswith("…")
+    assert len(json.dumps(long, ensure_ascii=False).encode()) - 2 <= MAX_CHANGES_BYTES
+
+
+def test_a_payload_that_changes_another_belief_opens_only_and_still_fits():
+    changes = changes_line("forget", " ".join(["ключ"] * 2000), "clean")
+    raw = _build(" ".join(["日本語"] * 3000), op="forget", changes=changes)
+    message = json.loads(raw)
+    assert len(raw) <= MAX_PAYLOAD_BYTES
+    assert message["op"] == "forget" and message["opens_only"] is True
+    assert message["changes"] == changes and message["body"].endswith("…")
+    assert "opens_only" not in json.loads(_build("x")) and "op" not in json.loads(_build("x"))
+
+
+def test_an_untrusted_contradiction_keeps_its_body_neutral():
+    changes = changes_line("add", "Use yarn for the frontend", "clean")
+    message = json.loads(_build("Vendor: use npm", provenance="untrusted", changes=changes))
+    assert message["body"] == UNTRUSTED_BODY and message["changes"] == changes

@@ -378,3 +378,59 @@ def test_tokens_in_delivered_payloads_expire_with_the_ttl(tmp_path, fake):
         tokens.verify(secret, token, system_clock() + timedelta(seconds=100))
         with pytest.raises(tokens.TokenError, match="expired"):
             tokens.verify(secret, token, system_clock() + timedelta(seconds=121))
+
+
+def _kept(admin: httpx.Client, text: str) -> str:
+    [belief_id] = _propose(admin, text)
+    keep = admin.post(f"/api/v1/beliefs/{belief_id}/keep", headers={"If-Match": '"1"'})
+    assert keep.status_code == 200, keep.text
+    return belief_id
+
+
+def propose_changes(admin: httpx.Client, yarn: str) -> dict[str, str]:
+    """One pending belief per way of changing the active belief ``yarn``, by name."""
+    made = {}
+    for op in ("forget", "supersede", "weaken", "strengthen"):
+        response = admin.post(
+            "/api/v1/agents/coder/memory/beliefs/proposals",
+            json={
+                "proposals": [
+                    {
+                        "op": op,
+                        "belief": f"{op}: yarn for the frontend",
+                        "confidence": 0.6,
+                        "target_belief_id": yarn,
+                    }
+                ]
+            },
+        )
+        [result] = response.json()["results"]
+        assert result["accepted"], result
+        made[op] = result["belief_id"]
+    [made["contradicts"]] = _propose(
+        admin, "Use bun for the frontend", review_reasons=[f"contradicts:{yarn}"]
+    )
+    return made
+
+
+def test_a_belief_that_changes_another_says_what_and_opens_only(settings, fake):
+    with running(settings) as server:
+        admin, reviewer = _setup(server, fake)
+        yarn = _kept(admin, "Use yarn for the frontend, see https://wiki.example-corp.org/fe")
+        _subscribe(reviewer, fake, "phone")
+        made = propose_changes(admin, yarn)
+        [plain] = _propose(admin, LESSONS[2])
+        deliveries = {d.payload["belief_id"]: d.payload for d in _received(fake, 6, "phone")}
+    expected = {
+        "forget": "Forgets",
+        "supersede": "Replaces",
+        "weaken": "Weakens",
+        "strengthen": "Strengthens",
+        "contradicts": "Replaces",
+    }
+    for name, verb in expected.items():
+        payload = deliveries[made[name]]
+        assert payload["changes"] == f"{verb}: Use yarn for the frontend, see", name
+        assert payload["opens_only"] is True and payload["url"] == f"/?belief={made[name]}"
+        assert payload["op"] == ("add" if name == "contradicts" else name)
+    assert {"changes", "opens_only", "op"}.isdisjoint(deliveries[plain])

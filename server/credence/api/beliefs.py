@@ -24,6 +24,7 @@ from credence.models import (
     BeliefStatus,
     EditIn,
     ForgetIn,
+    KeepIn,
     ProposalsIn,
     ProposalsResult,
     ProposedBy,
@@ -49,7 +50,7 @@ async def load_belief(request: Request, belief_id: str) -> Any:
     return row
 
 
-def decision(action: str) -> Any:
+def decision(action: str, description: str | None = None) -> Any:
     """The route decorator shared by the four decision endpoints."""
     return post(
         f"/beliefs/{{belief_id:str}}/{action}",
@@ -57,7 +58,28 @@ def decision(action: str) -> Any:
         status_code=200,
         responses=errors(403, 404, 409, 412, 422, 428),
         response_headers=ETAG_HEADER,
+        description=description,
     )
+
+
+RETIRE_RULES = (
+    " `retire` names active beliefs to retire in the same transaction: each becomes"
+    " `superseded` with `superseded_by` set to this belief, audited as `superseded`. Only ids"
+    " this belief's `review_reasons` flag as `contradicts:<id>`, or its `target_belief_id` when"
+    " its op is `supersede`, may be named (422 otherwise); each must be active (409 otherwise)."
+    " Without `retire` (no body, or an empty list) nothing is retired: a contradicted or"
+    " superseded belief stays active beside this one. Whatever the body, a `strengthen` /"
+    " `weaken` belief retires the target it restates, and a `forget` belief forgets its"
+    " target (retire is a 422 there). Reopen undoes all of it."
+)
+
+
+def retire_payload(retire: list[str]) -> dict[str, Any]:
+    """The retire list as a decision payload: ordered and deduplicated, absent when empty.
+
+    Absent-when-empty keeps a bare Keep and `{"retire": []}` one request for Idempotency-Key.
+    """
+    return {"retire": sorted(set(retire))} if retire else {}
 
 
 def outcome_response(outcome: Outcome) -> Response[Belief]:
@@ -172,16 +194,22 @@ class BeliefController(Controller):
         )
         return outcome_response(outcome)
 
-    @decision("keep")
+    @decision(
+        "keep",
+        "Keep a pending belief: it becomes active memory (an untrusted one is a 409: edit it)."
+        + RETIRE_RULES,
+    )
     async def keep(
         self,
         request: Request,
         belief_id: BeliefIdPath,
+        data: JSONBody[KeepIn | None] = None,
         if_match: IfMatch = None,
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Belief]:
         """Keep a pending belief: it becomes active memory."""
-        return await self._decide(request, belief_id, "keep", if_match, idempotency_key, {})
+        payload = retire_payload(data.retire if data is not None else [])
+        return await self._decide(request, belief_id, "keep", if_match, idempotency_key, payload)
 
     @decision("forget")
     async def forget(
@@ -196,7 +224,11 @@ class BeliefController(Controller):
         payload = {"reason": data.reason if data is not None else None}
         return await self._decide(request, belief_id, "forget", if_match, idempotency_key, payload)
 
-    @decision("edit")
+    @decision(
+        "edit",
+        "Rewrite a belief in the owner's words: it becomes active with provenance owner."
+        + RETIRE_RULES,
+    )
     async def edit(
         self,
         request: Request,
@@ -206,7 +238,7 @@ class BeliefController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Belief]:
         """Rewrite a belief in the owner's words: it becomes active with provenance owner."""
-        payload = {"content": data.content}
+        payload = {"content": data.content, **retire_payload(data.retire)}
         return await self._decide(request, belief_id, "edit", if_match, idempotency_key, payload)
 
     @decision("reopen")

@@ -26,6 +26,7 @@ from credence.ids import new_id
 from credence.memory.beliefs import etag
 from credence.models import ID_PATTERN, MAX_SAFE_INT, NO_NUL, AgentId, Belief, Label, Problem
 from credence.notify import outbox, tokens, worker
+from credence.notify.payload import opens_only
 from credence.notify.webpush import MAX_ENDPOINT_LENGTH, parse_subscription
 
 # --- contract ------------------------------------------------------------------------------
@@ -346,6 +347,9 @@ class PushController(Controller):
 async def apply_action(request: Request, data: JSONBody[PushActionIn]) -> Response[Belief]:
     """Keep or Forget from a notification button, authorised by the payload's token alone.
 
+    A belief that would change another (any op but ``add``, or a flagged contradiction) is a
+    409 and nothing is decided: its notification only opens the card.
+
     Applied exactly like the decision endpoints (same audit, under the subscribing key), at the
     belief version the notification showed (412 if it changed since), with an Idempotency-Key
     derived from the token: a retried tap returns the first answer and never applies twice.
@@ -371,6 +375,15 @@ async def apply_action(request: Request, data: JSONBody[PushActionIn]) -> Respon
     )
     if principal.scope == "agent":
         raise PermissionDeniedException("agent keys cannot decide on beliefs")
+    belief = await services.beliefs.get_row(claims.belief_id)
+    if (
+        belief is not None
+        and principal.sees_agent(belief["agent_id"])
+        and opens_only(belief["op"], json.loads(belief["review_reasons"]))
+    ):
+        raise ClientException(
+            "open the card to decide: this belief would change another one", status_code=409
+        )
     outcome = await services.beliefs.decide(
         claims.belief_id,
         data.action,

@@ -182,10 +182,19 @@ class Store:
             if version <= current:
                 continue
             log.info("applying migration %04d_%s", version, name)
+            # A table rebuild (the only way to change a CHECK in SQLite) drops and renames a
+            # parent table: foreign keys go off for it, as SQLite documents, and are checked
+            # before COMMIT instead. The pragma is a no-op inside a transaction, so it is here.
+            await conn.execute("PRAGMA foreign_keys=OFF")
             await conn.execute("BEGIN IMMEDIATE")
             try:
                 for statement in split_statements(sql):
                     await conn.execute(statement)
+                broken = await rows(conn, "PRAGMA foreign_key_check")
+                if broken:
+                    raise StoreError(
+                        f"migration {version:04d}_{name} breaks foreign keys: {list(broken[0])}"
+                    )
                 await conn.execute(
                     "INSERT INTO schema_version(version, name, applied_at)"
                     " VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ','now'))",
@@ -195,6 +204,8 @@ class Store:
             except Exception:
                 await conn.execute("ROLLBACK")
                 raise
+            finally:
+                await conn.execute("PRAGMA foreign_keys=ON")
             current = version
         self.schema_version = current
 

@@ -29,6 +29,12 @@ if TYPE_CHECKING:
 
 NEAR_DUPLICATE_COSINE = 0.92
 DECISIONS = ("keep", "forget", "edit", "reopen")
+RETIRED = ("forgotten", "superseded")
+# A proposal matching a belief the reviewer already retired is named as that past decision.
+_PAST_DECISION = {"forgotten": "previously_forgotten", "superseded": "previously_superseded"}
+# Ops whose kept belief restates its target with a new confidence: the target is retired with it.
+# A `supersede` target is retired only when the reviewer names it in `retire`.
+RESTATING_OPS = ("strengthen", "weaken")
 
 PendingHook = Callable[["aiosqlite.Connection", dict[str, Any]], Awaitable[None]]
 ChangeHook = Callable[[str], None]
@@ -86,6 +92,7 @@ def belief_from_row(row: Any) -> Belief:
         forgotten_reason=row["forgotten_reason"],
         injection_count=row["injection_count"],
         last_injected_at=row["last_injected_at"],
+        superseded_by=row["superseded_by"],
     )
 
 
@@ -374,6 +381,9 @@ class BeliefService:
                     "this belief came from third-party content and cannot be kept as is;"
                     " edit it into your own words to activate it",
                 )
+            retiring = await _retirable(conn, row, payload.get("retire", ()))
+            if isinstance(retiring, Outcome):
+                return retiring
             if row["op"] == "forget":
                 await _forget_target(conn, row, actor, now, f"forgotten_by:{row['id']}")
                 await _transition(
@@ -386,9 +396,9 @@ class BeliefService:
                     forgotten_reason=f"applied:forget:{row['target_belief_id']}",
                 )
             else:
-                if row["op"] != "add":
-                    await _forget_target(conn, row, actor, now, f"superseded_by:{row['id']}")
+                retiring = await _with_restated(conn, row, retiring)
                 await _transition(conn, row, "active", "kept", actor, now)
+                await _retire(conn, retiring, row["id"], actor, now)
         elif action == "forget":
             if status == "forgotten":
                 return _problem(409, "this belief is already forgotten")
@@ -397,8 +407,11 @@ class BeliefService:
                 conn, row, "forgotten", "forgotten", actor, now, forgotten_reason=reason
             )
         elif action == "edit":
-            if status == "pending" and row["op"] in ("supersede", "strengthen", "weaken"):
-                await _forget_target(conn, row, actor, now, f"superseded_by:{row['id']}")
+            retiring = await _retirable(conn, row, payload.get("retire", ()))
+            if isinstance(retiring, Outcome):
+                return retiring
+            if status == "pending":
+                retiring = await _with_restated(conn, row, retiring)
             await _transition(
                 conn,
                 row,
@@ -409,6 +422,7 @@ class BeliefService:
                 content=payload["content"],
                 embedding=new_embedding,
             )
+            await _retire(conn, retiring, row["id"], actor, now)
         else:  # reopen
             if status == "pending":
                 return _problem(409, "this belief is already pending")
@@ -474,20 +488,19 @@ async def _rejection(
     same_key = await rows(
         conn,
         "SELECT id, status FROM beliefs WHERE agent_id = ? AND content_key = ? ORDER BY"
-        " CASE status WHEN 'forgotten' THEN 0 ELSE 1 END, id",
+        " CASE status WHEN 'forgotten' THEN 0 WHEN 'superseded' THEN 2 ELSE 1 END, id",
         (agent_id, normalise(proposal.belief)),
     )
     exact = [r for r in same_key if r["id"] != target]
     if exact:
         first = exact[0]
-        prefix = "previously_forgotten" if first["status"] == "forgotten" else "duplicate_of"
-        return f"{prefix}:{first['id']}"
+        return f"{_PAST_DECISION.get(first['status'], 'duplicate_of')}:{first['id']}"
     near = [n for n in near if n[0] != target]
-    forgotten = [n for n in near if n[1] == "forgotten"]
-    if forgotten:
-        return f"previously_forgotten:{forgotten[0][0]}"
-    if near:
-        return f"near_duplicate_of:{near[0][0]}"
+    # A refusal names itself first; a retired belief only when nothing live is as close.
+    ranked = sorted(near, key=lambda n: {"forgotten": 0, "superseded": 2}.get(n[1], 1))
+    if ranked:
+        belief_id, status, _ = ranked[0]
+        return f"{_PAST_DECISION.get(status, 'near_duplicate_of')}:{belief_id}"
     return None
 
 
@@ -574,6 +587,7 @@ async def _transition(
     content: str | None = None,
     embedding: np.ndarray | None = None,
     detail: str = "",
+    superseded_by: str | None = None,
 ) -> None:
     """Move one belief to ``new_status`` (bumping its version) and audit the change."""
     version = row["version"] + 1
@@ -582,7 +596,7 @@ async def _transition(
     await conn.execute(
         "UPDATE beliefs SET status = ?, version = ?, updated_at = ?, decided_by = ?,"
         " decided_at = ?, forgotten_reason = ?, content = ?, content_key = ?,"
-        " provenance = ?, embedding = COALESCE(?, embedding) WHERE id = ?",
+        " provenance = ?, embedding = COALESCE(?, embedding), superseded_by = ? WHERE id = ?",
         (
             new_status,
             version,
@@ -594,6 +608,7 @@ async def _transition(
             normalise(new_content),
             "owner" if content is not None else row["provenance"],
             np.asarray(embedding, dtype="<f4").tobytes() if embedding is not None else None,
+            superseded_by if new_status == "superseded" else None,
             row["id"],
         ),
     )
@@ -616,23 +631,96 @@ async def _transition(
 async def _forget_target(
     conn: aiosqlite.Connection, row: Any, actor: str, now: str, reason: str
 ) -> None:
-    """Retire the belief a supersede / strengthen / weaken / forget proposal points at."""
+    """Forget the belief a kept `forget` proposal points at."""
     target_id = row["target_belief_id"]
     if target_id is None:
         return
     target = await _fetch(conn, target_id)
-    if target is None or target["status"] == "forgotten":
+    if target is None or target["status"] in RETIRED:
         return
     await _transition(conn, target, "forgotten", "superseded", actor, now, forgotten_reason=reason)
+
+
+async def _with_restated(conn: aiosqlite.Connection, row: Any, retiring: list[Any]) -> list[Any]:
+    """``retiring`` plus the target a strengthen / weaken proposal restates, if still live."""
+    target_id = row["target_belief_id"]
+    if row["op"] not in RESTATING_OPS or target_id is None:
+        return retiring
+    if any(r["id"] == target_id for r in retiring):
+        return retiring
+    target = await _fetch(conn, target_id)
+    if target is None or target["status"] in RETIRED:
+        return retiring
+    return [*retiring, target]
+
+
+async def _retirable(
+    conn: aiosqlite.Connection, row: Any, retire: Sequence[str]
+) -> list[Any] | Outcome:
+    """The rows ``retire`` names, or the 422 / 409 problem that refuses the whole decision.
+
+    Only what the belief itself says it replaces may be retired: an id its review reasons flag
+    as ``contradicts:<id>``, or its target when its op is ``supersede``.
+    """
+    if not retire:
+        return []
+    if row["op"] == "forget":
+        return _problem(422, "a forget proposal retires only its target; retire does not apply")
+    reasons = json.loads(row["review_reasons"])
+    allowed = {r.removeprefix("contradicts:") for r in reasons if r.startswith("contradicts:")}
+    if row["op"] == "supersede" and row["target_belief_id"] is not None:
+        allowed.add(row["target_belief_id"])
+    unflagged = [belief_id for belief_id in retire if belief_id not in allowed]
+    if unflagged:
+        return _problem(
+            422,
+            "retire may name only beliefs this one contradicts or supersedes",
+            not_retirable=unflagged,
+        )
+    marks = ",".join("?" * len(retire))
+    found = await rows(
+        conn,
+        f"SELECT * FROM beliefs WHERE agent_id = ? AND id IN ({marks})",
+        (row["agent_id"], *retire),
+    )
+    by_id = {r["id"]: r for r in found}
+    missing = [belief_id for belief_id in retire if belief_id not in by_id]
+    if missing:
+        return _problem(422, "retire names beliefs that do not exist", not_retirable=missing)
+    inactive = [belief_id for belief_id in retire if by_id[belief_id]["status"] != "active"]
+    if inactive:
+        return _problem(
+            409,
+            "only an active belief can be retired",
+            not_active={belief_id: by_id[belief_id]["status"] for belief_id in inactive},
+        )
+    return [by_id[belief_id] for belief_id in retire]
+
+
+async def _retire(
+    conn: aiosqlite.Connection, targets: Sequence[Any], by: str, actor: str, now: str
+) -> None:
+    """Mark each target superseded by belief ``by`` (audited as ``superseded``)."""
+    for target in targets:
+        await _transition(
+            conn,
+            target,
+            "superseded",
+            "superseded",
+            actor,
+            now,
+            detail=f"superseded_by:{by}",
+            superseded_by=by,
+        )
 
 
 async def _restore_targets(conn: aiosqlite.Connection, row: Any, actor: str, now: str) -> None:
     """Undoing a decision brings back whatever that decision retired."""
     retired = await rows(
         conn,
-        "SELECT * FROM beliefs WHERE agent_id = ? AND status = 'forgotten'"
-        " AND forgotten_reason IN (?, ?)",
-        (row["agent_id"], f"superseded_by:{row['id']}", f"forgotten_by:{row['id']}"),
+        "SELECT * FROM beliefs WHERE agent_id = ? AND (superseded_by = ? OR"
+        " (status = 'forgotten' AND forgotten_reason IN (?, ?))) ORDER BY id",
+        (row["agent_id"], row["id"], f"superseded_by:{row['id']}", f"forgotten_by:{row['id']}"),
     )
     for target in retired:
         restored = "pending" if target["provenance"] == "untrusted" else "active"

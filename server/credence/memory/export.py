@@ -1,4 +1,4 @@
-"""Export: an agent's active beliefs with provenance and audit summary, as JSON or Markdown."""
+"""Export: active and superseded beliefs with provenance and audit, as JSON or Markdown."""
 
 from __future__ import annotations
 
@@ -20,13 +20,16 @@ if TYPE_CHECKING:
 FORMAT_VERSION = 1
 FORMATS = ("json", "markdown")
 
+# Superseded beliefs come after active memory, marked by status, so a history survives a restore.
 _ACTIVE = (
-    "SELECT * FROM beliefs WHERE agent_id = ? AND status = 'active'"
-    " AND provenance IN ('clean', 'owner') ORDER BY role IS NOT NULL, role, id"
+    "SELECT * FROM beliefs WHERE agent_id = ? AND status IN ('active', 'superseded')"
+    " AND provenance IN ('clean', 'owner')"
+    " ORDER BY status = 'superseded', role IS NOT NULL, role, id"
 )
 _AUDIT = (
     "SELECT belief_id, action, actor, at, row_hash FROM audit WHERE belief_id IN"
-    " (SELECT id FROM beliefs WHERE agent_id = ? AND status = 'active') ORDER BY seq"
+    " (SELECT id FROM beliefs WHERE agent_id = ? AND status IN ('active', 'superseded'))"
+    " ORDER BY seq"
 )
 # Markdown that would render as a link, image, heading, emphasis, HTML or code: shown literally.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
@@ -74,6 +77,8 @@ def _exported(row: Any, trail: Sequence[Any]) -> ExportedBelief:
         id=row["id"],
         role=row["role"],
         content=row["content"],
+        status=row["status"],
+        superseded_by=row["superseded_by"],
         confidence=row["confidence"],
         provenance=row["provenance"],
         op=row["op"],
@@ -103,21 +108,26 @@ def markdown_text(text: str) -> str:
 
 def render_markdown(export: MemoryExport) -> str:
     """The export as a Markdown document: one section per role, one bullet per belief."""
+    active = [b for b in export.beliefs if b.status == "active"]
+    retired = [b for b in export.beliefs if b.status != "active"]
     lines = [
         f"# Memory of {markdown_text(export.agent_name)} (`{export.agent_id}`)",
         "",
-        f"Exported {export.exported_at}. {len(export.beliefs)} active"
-        f" belief{'s' if len(export.beliefs) != 1 else ''}, each kept or written by a human"
+        f"Exported {export.exported_at}. {len(active)} active"
+        f" belief{'s' if len(active) != 1 else ''}, each kept or written by a human"
         " reviewer. Format version "
         f"{export.format_version}.",
     ]
-    sections: dict[str | None, list[ExportedBelief]] = {}
-    for belief in export.beliefs:
-        sections.setdefault(belief.role, []).append(belief)
+    sections: dict[str, list[ExportedBelief]] = {}
+    for belief in active:
+        heading = "## All roles" if belief.role is None else f"## Role `{belief.role}`"
+        sections.setdefault(heading, []).append(belief)
     if not sections:
         lines += ["", "_No active beliefs._"]
-    for role, beliefs in sections.items():
-        lines += ["", "## All roles" if role is None else f"## Role `{role}`", ""]
+    if retired:
+        sections["## Superseded (retired by a newer belief, not active memory)"] = retired
+    for heading, beliefs in sections.items():
+        lines += ["", heading, ""]
         for belief in beliefs:
             audit = belief.audit
             used = (
@@ -131,6 +141,8 @@ def render_markdown(export: MemoryExport) -> str:
                 else "undecided"
             )
             lines.append(f"- {markdown_text(belief.content)}")
+            if belief.superseded_by:
+                lines.append(f"  - superseded by `{belief.superseded_by}`")
             lines.append(
                 f"  - `{belief.id}` · confidence {belief.confidence:.2f} · provenance"
                 f" {belief.provenance} · {decided} · {used}"

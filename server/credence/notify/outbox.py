@@ -11,12 +11,16 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from credence.clock import Clock, rfc3339
+from credence.db.store import one
 from credence.ids import new_id
 from credence.notify import tokens
 from credence.notify.payload import (
     TITLE,
     UNTRUSTED_BODY,
     build_payload,
+    changed_id,
+    changes_line,
+    opens_only,
     strip_control,
     to_plain_text,
     topic_for,
@@ -66,16 +70,46 @@ def deep_link(belief_id: str) -> str:
 
 
 def channel_message(
-    *, belief_id: str, agent_name: str, content: str, provenance: str, base_url: str
+    *,
+    belief_id: str,
+    agent_name: str,
+    content: str,
+    provenance: str,
+    base_url: str,
+    changes: str | None = None,
 ) -> tuple[str, str]:
     """The (title, body) apprise channels get: the same text as the push, plus the full link."""
     if provenance == "untrusted":
         text = UNTRUSTED_BODY
     else:
         text = truncate_to_bytes(to_plain_text(content), CHANNEL_TEXT_BYTES) or "(empty)"
+    if changes is not None:
+        text = f"{text}\n{changes}"
     name = " ".join(strip_control(agent_name).split())[:120]
     link = base_url.rstrip("/") + deep_link(belief_id)
     return TITLE, f"{text}\n\n{name} · review it in Credence: {link}"
+
+
+async def _changes(conn: aiosqlite.Connection, belief: dict[str, Any]) -> str | None:
+    """The "Replaces: …"-style line of a belief that changes another one, else None."""
+    reasons = belief.get("review_reasons") or "[]"
+    reasons = json.loads(reasons) if isinstance(reasons, str) else list(reasons)
+    op = belief.get("op") or "add"
+    if not opens_only(op, reasons):
+        return None
+    target_id = changed_id(op, belief.get("target_belief_id"), reasons)
+    target = None
+    if target_id is not None:
+        target = await one(
+            conn,
+            "SELECT content, provenance FROM beliefs WHERE id = ? AND agent_id = ?",
+            (target_id, belief["agent_id"]),
+        )
+    return changes_line(
+        op,
+        target["content"] if target is not None else None,
+        target["provenance"] if target is not None else None,
+    )
 
 
 async def _pending_count(conn: aiosqlite.Connection, scope: str, agents: str | None) -> int:
@@ -111,6 +145,7 @@ async def enqueue_pending(
         subscribers = list(await cur.fetchall())
     counts: dict[str, int] = {}
     topic = topic_for(belief["id"])
+    changes = await _changes(conn, belief)
     push_rows = []
     for sub in subscribers:
         if sub["key_id"] not in counts:
@@ -131,6 +166,8 @@ async def enqueue_pending(
             pending_count=counts[sub["key_id"]],
             token=token,
             ttl_seconds=config.ttl_seconds,
+            op=belief.get("op") or "add",
+            changes=changes,
         )
         push_rows.append(
             (
@@ -164,6 +201,7 @@ async def enqueue_pending(
             content=belief["content"],
             provenance=belief["provenance"],
             base_url=config.base_url,
+            changes=changes,
         )
         await conn.executemany(
             "INSERT INTO channel_outbox(id, channel_id, belief_id, belief_version, kind, title,"

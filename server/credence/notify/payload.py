@@ -6,6 +6,7 @@ import base64
 import hashlib
 import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -22,6 +23,17 @@ ACTIONS = ("keep", "forget")
 PROVENANCES = frozenset({"clean", "untrusted", "owner"})
 ELLIPSIS = "…"
 MAX_AGENT_NAME_BYTES = 120
+# What deciding a belief would do to another one, said before the reviewer decides.
+CHANGE_VERBS = {
+    "supersede": "Replaces",
+    "forget": "Forgets",
+    "weaken": "Weakens",
+    "strengthen": "Strengthens",
+}
+CONTRADICTION_VERB = "Replaces"
+UNTRUSTED_TARGET = "a belief from third-party content"
+UNKNOWN_TARGET = "an existing belief"
+MAX_CHANGES_BYTES = 1000
 
 _encode = msgspec.json.Encoder().encode
 
@@ -134,6 +146,43 @@ def _fit(message: dict[str, Any], body: str) -> bytes:
     return _encode(message)
 
 
+def contradicted_ids(review_reasons: Sequence[str]) -> list[str]:
+    """The belief ids a belief's review reasons flag as ``contradicts:<id>``, in order."""
+    return [r.removeprefix("contradicts:") for r in review_reasons if r.startswith("contradicts:")]
+
+
+def opens_only(op: str, review_reasons: Sequence[str]) -> bool:
+    """Whether deciding this belief changes another one, so only the full card may decide it.
+
+    A lock-screen tap must never retire, weaken or forget an active belief the reviewer did not
+    see: every op but ``add``, and any flagged contradiction, opens the card instead.
+    """
+    return op != "add" or bool(contradicted_ids(review_reasons))
+
+
+def changed_id(op: str, target_belief_id: str | None, review_reasons: Sequence[str]) -> str | None:
+    """The belief a pending belief would change: its target, else the first it contradicts."""
+    if op != "add":
+        return target_belief_id
+    flagged = contradicted_ids(review_reasons)
+    return flagged[0] if flagged else None
+
+
+def changes_line(op: str, target_content: str | None, target_provenance: str | None) -> str:
+    """ "Replaces: …" / "Forgets: …" / … with the target's plain text, bounded like a body.
+
+    A target of untrusted provenance is named neutrally, as an untrusted body is.
+    """
+    verb = CHANGE_VERBS.get(op, CONTRADICTION_VERB)
+    if target_content is None:
+        text = UNKNOWN_TARGET
+    elif target_provenance == "untrusted":
+        text = UNTRUSTED_TARGET
+    else:
+        text = to_plain_text(target_content) or UNKNOWN_TARGET
+    return truncate_to_bytes(f"{verb}: {text}", MAX_CHANGES_BYTES)
+
+
 def build_payload(
     *,
     belief_id: str,
@@ -144,12 +193,16 @@ def build_payload(
     pending_count: int,
     token: str,
     ttl_seconds: int,
+    op: str = "add",
+    changes: str | None = None,
 ) -> bytes:
     """Return the ``belief.pending`` push message as UTF-8 JSON of at most 3993 bytes.
 
     Untrusted-provenance beliefs never carry their content: third-party text must not reach a
     lock screen dressed as the agent's own lesson. ``ttl_seconds`` tells the service worker how
-    long the message and its capability token are meant to live.
+    long the message and its capability token are meant to live. ``changes`` (from
+    ``changes_line``) marks a belief that changes another: the message then carries ``op`` and
+    ``opens_only``, and the service worker's buttons open the card instead of deciding.
     """
     if provenance not in PROVENANCES:
         raise ValueError(f"unknown provenance {provenance!r}")
@@ -168,6 +221,8 @@ def build_payload(
         "actions": list(ACTIONS),
         "ttl_seconds": int(ttl_seconds),
     }
+    if changes is not None:
+        message.update(op=op, opens_only=True, changes=changes)
     return _fit(message, body)
 
 

@@ -33,7 +33,7 @@ _EPSILON = 1e-6
 
 
 class AgentBeliefs:
-    """The cached live beliefs of one agent (all of pending, active and forgotten)."""
+    """The cached beliefs of one agent, every status (the gate indexes the live ones)."""
 
     def __init__(self, dim: int) -> None:
         self.dim = dim
