@@ -1,5 +1,5 @@
 // One review card: the belief (never scrolled away), what it changes, why it needs you, actions.
-import { ago, button, cleanRationale, diffView, h, icon, opLabel, percent, reasonWords, replace, shortcutsOn } from "./dom.js";
+import { ago, button, cleanRationale, conflictIds, diffView, h, icon, opLabel, percent, reasonWords, replace, shortcutsOn } from "./dom.js";
 import { belief as loadBelief, evidenceDetails } from "./evidence.js";
 import { auditDetails } from "./memory.js";
 
@@ -9,9 +9,6 @@ const TARGET_LABELS = { supersede: "Replaces", strengthen: "Strengthens", weaken
 export const UNTRUSTED_KEEP = "Keep is off: this was learned from third-party content. Edit it into your own words to keep it.";
 const QUICK_REASONS = ["Not true", "Too specific", "Out of date", "Already known"];
 const coarse = () => matchMedia("(pointer: coarse)").matches;
-
-/** Ids of the active beliefs this one contradicts (a Keep may retire them). */
-export const conflictIds = (item) => item.review_reasons.filter((code) => code.startsWith("contradicts:")).map((code) => code.slice(12));
 
 /** "yarn → bun" from a changes:<id>:<old>→<new> flag about ``id``, if the gate sent one. */
 export function changeWords(item, id) {
@@ -123,7 +120,7 @@ function footer(item, { pending, untrusted, mode, on }) {
   if (mode === "keep") {
     return h(
       "div.card-foot",
-      h("p.choice-title", "This contradicts a belief in memory. Keep:"),
+      h("p.choice-title", `${item.op === "supersede" ? "This replaces" : "This contradicts"} a belief in memory. Keep:`),
       h("footer.card-actions.choices", act("keep", () => on.decide("keep", { retire: true }), "Keep and retire the old one"), act("keep", () => on.decide("keep", { retire: false }), "Keep both"), button("act", () => on.setMode(null), "Cancel")),
     );
   }

@@ -1,7 +1,7 @@
 // The review view: the card stack and its counts, decisions, undo and the offline queue.
 import { api, db, decisionPath, OfflineError } from "./api.js";
-import { ago, h, plural, reducedMotion, shortcutsOn, toast } from "./dom.js";
-import { autosize, cardView, conflictIds, UNTRUSTED_KEEP } from "./card.js";
+import { ago, conflictIds, h, plural, reducedMotion, shortcutsOn, toast } from "./dom.js";
+import { autosize, cardView, UNTRUSTED_KEEP } from "./card.js";
 import { forgetCachedBelief } from "./evidence.js";
 import { attachSwipe, fitTouch } from "./gestures.js";
 
@@ -233,6 +233,7 @@ export function createReview(ctx) {
         toast(`${DONE[action]} on this device: it syncs when ${back}`, { action: "Undo", onAction: undo, tone: "offline" });
       } else if (error.status === 412) await conflict(item);
       else if (error.status === 404) toast("This belief is gone, or no longer yours to review.", { tone: "warn" });
+      else if (error.status === 409 && body?.retire) putBack(item, `Nothing was decided: ${error.detail}. Keep both, or decide again.`);
       else if (error.status !== 401) putBack(item, error.detail);
     }
     renderCounts();
@@ -341,7 +342,11 @@ export function createReview(ctx) {
   function onKey(event) {
     if (mode === "edit" || mode === "keep") {
       if (event.key === "Escape") mode === "edit" ? cancelEdit() : setMode(null);
-      else if (mode === "edit" && event.key === "Enter" && (event.ctrlKey || event.metaKey) && !conflictIds(queue[0]).length) saveEdit();
+      else if (mode === "edit" && event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        // With a conflict the reviewer still chooses: focus goes to "Save and retire the old one".
+        if (conflictIds(queue[0]).length) top.el.querySelector(".choices .act-keep").focus();
+        else saveEdit();
+      }
       else return false;
       return true;
     }
