@@ -175,7 +175,7 @@ function shortcutsChanged() {
 function pendingChanged(count, more) {
   $("pending-count").textContent = count ? `${count}${more ? "+" : ""}` : "";
   $("pending-count").hidden = !count;
-  $("pending-label").textContent = count ? `, ${count}${more ? " or more" : ""} to review` : "";
+  $("pending-label").textContent = count ? `(${count}${more ? " or more" : ""} to review)` : "";
   push.setBadge(count);
 }
 

@@ -71,3 +71,52 @@ def test_the_worker_caches_the_whole_shell(app: App, chromium: Any) -> None:
     on_disk |= {f"/js/{p.name}" for p in (PWA / "js").glob("*.js")}
     on_disk |= {f"/icons/{p.name}" for p in (PWA / "icons").glob("*.png")}
     assert on_disk <= set(cached), on_disk - set(cached)
+
+
+def test_text_assets_are_served_gzipped(server: LiveServer) -> None:
+    with server.client() as browser:
+        for path, name in [
+            ("/", "index.html"),
+            ("/app.js", "app.js"),
+            ("/styles.css", "styles.css"),
+            ("/js/review.js", "js/review.js"),
+            ("/sw.js", "sw.js"),
+        ]:
+            response = browser.get(path, headers={"Accept-Encoding": "gzip"})
+            assert response.headers.get("content-encoding") == "gzip", path
+            assert response.content == (PWA / name).read_bytes(), path  # decoded by httpx
+            plain = browser.get(path, headers={"Accept-Encoding": "identity"})
+            assert "content-encoding" not in plain.headers, path
+        api = browser.get("/api/v1/openapi.json", headers={"Accept-Encoding": "gzip"})
+        assert "content-encoding" not in api.headers
+
+
+def test_the_browser_receives_the_shell_compressed(app: App) -> None:
+    app.page.goto(app.url)
+    app.page.wait_for_load_state("load")
+    sizes = app.page.evaluate(
+        "() => performance.getEntriesByType('resource').concat(performance.getEntriesByType"
+        "('navigation')).filter((e) => /\\/(styles\\.css|app\\.js|js\\/review\\.js)?$/.test("
+        "new URL(e.name).pathname)).map((e) => [new URL(e.name).pathname, e.encodedBodySize,"
+        " e.decodedBodySize])"
+    )
+    assert {path for path, _, _ in sizes} >= {"/", "/styles.css", "/app.js", "/js/review.js"}
+    for path, encoded, decoded in sizes:
+        assert 0 < encoded < decoded * 0.5, (path, encoded, decoded)
+
+
+def test_the_manifest_follows_the_page_and_has_screenshots_and_shortcuts() -> None:
+    manifest = json.loads((PWA / "manifest.webmanifest").read_text())
+    html = (PWA / "index.html").read_text()
+    light = manifest["theme_color"]
+    dark = manifest["user_preferences"]["color_scheme_dark"]["theme_color"]
+    assert f'content="{light}" media="(prefers-color-scheme: light)"' in html
+    assert f'content="{dark}" media="(prefers-color-scheme: dark)"' in html
+    factors = set()
+    for shot in manifest["screenshots"]:
+        width, height = png_size(PWA / shot["src"].lstrip("/"))
+        assert f"{width}x{height}" == shot["sizes"] and shot["label"]
+        factors.add(shot["form_factor"])
+    assert factors == {"narrow", "wide"}
+    urls = [shortcut["url"] for shortcut in manifest["shortcuts"]]
+    assert urls == ["/", "/?view=memory", "/?view=history"]
