@@ -1,13 +1,10 @@
 // Credence review app: boot, pairing, views, navigation, sync status and service-worker glue.
 import { api, clearAuth, currentAuth, db, loadAuth, OfflineError, whenUnauthorized } from "./js/api.js";
 import { h, hideToast, plural, replace, shortcutsOn, toast } from "./js/dom.js";
-import { createHistory, createMemory } from "./js/memory.js";
-import * as push from "./js/push.js";
+import { createPairView, pair } from "./js/pair.js";
 import { createReview } from "./js/review.js";
-import { createRuns } from "./js/runs.js";
-import { createPairView, createSettings, pair } from "./js/settings.js";
 
-const VIEWS = ["review", "memory", "history", "runs", "settings"];
+const VIEWS = ["review", "inbox", "memory", "history", "runs", "settings"];
 const FILTER_KEY = "credence.agentFilter";
 const STALE_MS = 30000;
 // While decisions wait or the last load failed, try again: 2 s, 4 s, 8 s … up to a minute, each
@@ -44,13 +41,17 @@ const ctx = {
 };
 
 const review = createReview(ctx);
-const views = {
-  review,
-  memory: createMemory(ctx),
-  history: createHistory(ctx),
-  runs: createRuns(ctx),
-  settings: createSettings(ctx),
+const views = { review };
+// Only the review stack is in the first load; the other views load when first opened.
+const LOADERS = {
+  inbox: () => import("./js/inbox.js").then((m) => m.createInbox(ctx)),
+  memory: () => import("./js/memory.js").then((m) => m.createMemory(ctx)),
+  history: () => import("./js/memory.js").then((m) => m.createHistory(ctx)),
+  runs: () => import("./js/runs.js").then((m) => m.createRuns(ctx)),
+  settings: () => import("./js/settings.js").then((m) => m.createSettings(ctx)),
 };
+const view = async (name) => (views[name] ||= await LOADERS[name]());
+const push = () => import("./js/push.js");
 const pairView = createPairView({ onPaired: () => start({ welcome: true }) });
 
 // --- boot
@@ -89,7 +90,7 @@ async function start({ welcome = false } = {}) {
   await route();
   if (state.view !== "review") review.refresh().catch(() => null); // the pending count in the tab
   sync();
-  push.resend().catch(() => null);
+  push().then((p) => p.resend()).catch(() => null);
 }
 
 function showPairing(message = null, error = null) {
@@ -128,8 +129,9 @@ function go(view) {
 function show(view) {
   state.view = view;
   for (const name of VIEWS) $(`view-${name}`).hidden = name !== view;
+  const tab = view === "inbox" ? "review" : view; // the inbox is the review pile as a list
   for (const link of $("tabs").querySelectorAll("a")) {
-    if (link.dataset.view === view) link.setAttribute("aria-current", "page");
+    if (link.dataset.view === tab) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
   document.title = view === "review" ? "Credence" : `${view[0].toUpperCase()}${view.slice(1)} · Credence`;
@@ -138,7 +140,7 @@ function show(view) {
 async function refreshCurrent() {
   state.refreshedAt = Date.now();
   try {
-    await views[state.view].refresh();
+    await (await view(state.view)).refresh();
     if (state.view !== "review" || $("review-error").hidden) recovered();
   } catch (error) {
     showFailure(error);
@@ -176,7 +178,8 @@ function pendingChanged(count, more) {
   $("pending-count").textContent = count ? `${count}${more ? "+" : ""}` : "";
   $("pending-count").hidden = !count;
   $("pending-label").textContent = count ? `(${count}${more ? " or more" : ""} to review)` : "";
-  push.setBadge(count);
+  // App badge = pending count, where the Badging API exists.
+  if ("setAppBadge" in navigator) (count ? navigator.setAppBadge(count) : navigator.clearAppBadge()).catch(() => null);
 }
 
 async function outboxChanged({ sync: wantSync = false } = {}) {
@@ -232,7 +235,7 @@ async function synced(sent) {
 // --- chrome: nav, keys, network, service worker
 
 function wireChrome() {
-  $("tabs").addEventListener("click", (event) => {
+  document.addEventListener("click", (event) => {
     const link = event.target.closest("a[data-view]");
     if (!link || event.ctrlKey || event.metaKey || event.shiftKey) return;
     event.preventDefault();

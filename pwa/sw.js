@@ -4,7 +4,7 @@ importScripts("/js/db.js");
 
 const DB = self.CredenceDB;
 const CACHE = "credence-shell-v1";
-const MODULES = ["api", "card", "db", "dom", "evidence", "gestures", "memory", "push", "review", "runs", "settings"];
+const MODULES = ["api", "audit", "card", "db", "dom", "evidence", "gestures", "inbox", "memory", "pair", "push", "review", "runs", "settings"];
 const ICONS = ["icon-192", "icon-512", "maskable-512", "apple-touch-icon"];
 const SHELL = [
   "/",

@@ -1,7 +1,7 @@
 // One review card: the belief (never scrolled away), what it changes, why it needs you, actions.
 import { ago, button, cleanRationale, conflictIds, diffView, h, icon, opLabel, percent, reasonWords, replace, shortcutsOn } from "./dom.js";
 import { belief as loadBelief, evidenceDetails } from "./evidence.js";
-import { auditDetails } from "./memory.js";
+import { auditDetails } from "./audit.js";
 
 export const LABELS = { keep: "Keep", forget: "Forget", edit: "Edit" };
 const SHORTCUTS = { keep: "ArrowRight K", forget: "ArrowLeft F", edit: "ArrowUp E" };

@@ -1,17 +1,9 @@
 // Memory (active beliefs: search, decay, use) and History (every decision, audit trails).
 import { api, db, decisionPath, OfflineError, pages } from "./api.js";
+import { AUDIT_WORDS, auditDetails } from "./audit.js";
 import { ago, button, conflictIds, h, percent, replace, toast, when } from "./dom.js";
 
 const DAY_MS = 86400000;
-const AUDIT_WORDS = {
-  proposed: "Proposed",
-  kept: "Kept",
-  forgotten: "Forgotten",
-  edited: "Edited",
-  reopened: "Reopened for review",
-  superseded: "Replaced",
-  restored: "Restored",
-};
 
 /** confidence × exp(−λ · age in days), anchored at the later of created and updated. */
 export function decayed(item, lambdaPerDay, now = Date.now()) {
@@ -25,38 +17,6 @@ export function forgottenWords(reason) {
   if (reason.startsWith("forgotten_by:")) return "Removed by an approved forget request";
   if (reason.startsWith("applied:forget:")) return "Applied: it asked to forget another belief";
   return `“${reason}”`;
-}
-
-/** A <details> with a belief's audit trail, loaded when opened. */
-export function auditDetails(beliefId, { open = false, label = "Audit trail" } = {}) {
-  const list = h("ol.audit");
-  const details = h("details", h("summary", label), list);
-  let loaded = false;
-  const load = async () => {
-    if (loaded) return;
-    loaded = true;
-    try {
-      const { body } = await api(`/beliefs/${beliefId}/audit`);
-      const rows = body.items.map((row) =>
-        h(
-          `li.audit-${row.action}`,
-          h("span.audit-action", AUDIT_WORDS[row.action] || row.action),
-          h("span.muted", ` by ${row.actor_label || row.actor} · `, h("time", { datetime: row.at, title: when(row.at) }, ago(row.at))),
-          h("span.muted", ` · ${row.before_status || "new"} → ${row.after_status}, v${row.version}${row.detail && row.detail !== "add" ? ` · ${row.detail}` : ""}`),
-        ),
-      );
-      replace(list, rows);
-    } catch (error) {
-      loaded = false;
-      replace(list, h("li.hint", `Could not load: ${error.message}`));
-    }
-  };
-  details.addEventListener("toggle", () => details.open && load());
-  if (open) {
-    details.open = true;
-    load();
-  }
-  return details;
 }
 
 const decideHere = (item, action, body) =>
