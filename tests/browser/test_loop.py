@@ -115,3 +115,17 @@ def test_arrow_up_scrolls_instead_of_editing_when_scrolled(chromium: Any, server
         app.watch.check()
     finally:
         app.context.close()
+
+
+def test_the_edit_hint_names_keys_only_where_there_is_a_keyboard(chromium, server, admin, seeded):
+    hints = {}
+    for name, options in {"phone": {"has_touch": True, "is_mobile": True}, "desktop": {}}.items():
+        app = open_app(chromium, server, admin, seeded, viewport=VIEWPORTS[name], **options)
+        try:
+            app.pair()
+            app.top_card().get_by_role("button", name="Edit", exact=True).click()
+            hints[name] = app.top_card().locator(".edit-box .hint").inner_text()
+        finally:
+            app.context.close()
+    assert "Ctrl+Enter" not in hints["phone"]
+    assert "Ctrl+Enter saves, Esc cancels." in hints["desktop"]
