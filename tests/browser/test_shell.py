@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import shutil
 import struct
 from pathlib import Path
 from typing import Any
 
-from tests.browser.conftest import App
-from tests.livesrv import LiveServer
+from tests.browser.conftest import App, open_app
+from tests.livesrv import LiveServer, running
 
 PWA = Path(__file__).resolve().parents[2] / "pwa"
 
@@ -120,3 +121,28 @@ def test_the_manifest_follows_the_page_and_has_screenshots_and_shortcuts() -> No
     assert factors == {"narrow", "wide"}
     urls = [shortcut["url"] for shortcut in manifest["shortcuts"]]
     assert urls == ["/", "/?view=memory", "/?view=history"]
+
+
+def test_the_worker_answers_from_cache_and_revalidates_behind(chromium: Any, settings, tmp_path):
+    """Stale-while-revalidate: a changed file shows on the load after next, never stalls one."""
+    pwa = tmp_path / "pwa"
+    shutil.copytree(PWA, pwa)
+    with running(settings, pwa_dir=pwa) as server:
+        app = open_app(chromium, server, None, {})
+        try:
+            app.page.goto(server.url)
+            app.page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+            cached_css = (
+                "async () => (await (await caches.open('credence-shell-v1'))"
+                ".match('/styles.css'))?.text()"
+            )
+            app.page.wait_for_function(f"async () => Boolean(await ({cached_css})())")
+            with (pwa / "styles.css").open("a") as css:
+                css.write("\n/* v2 */\n")
+            fetch_css = "async () => (await fetch('/styles.css')).text()"
+            assert "v2" not in app.page.evaluate(fetch_css)  # the cached copy, at once
+            app.page.wait_for_function(f"async () => (await ({cached_css})()).includes('v2')")
+            assert "v2" in app.page.evaluate(fetch_css)  # the revalidated copy, next time
+            app.watch.check()
+        finally:
+            app.context.close()
