@@ -62,6 +62,7 @@ export function createReview(ctx) {
   }
 
   function failed(error) {
+    if (error.status === 401) return; // re-pairing takes over
     if (!loaded) progress.textContent = "Could not load the cards";
     showFailure(error.message);
     ctx.failed(error);
