@@ -36,7 +36,7 @@ REQUIRED = {
     "target": (int, float),
     "better": str,
 }
-UNITS = ("ms", "per_s", "KB")
+UNITS = ("ms", "per_s", "KB", "tokens")
 # Runs one bench file in a child process and prints its figures after a marker line, so whatever
 # else the bench prints cannot be mistaken for results.
 _CHILD = f"""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
 import math
 import threading
@@ -98,6 +99,21 @@ def wordllama_files() -> tuple[Path, Path]:
     weights = package_dir / "weights" / f"{WORDLLAMA_CONFIG}_{WORDLLAMA_DIM}.safetensors"
     tokenizer = package_dir / "tokenizers" / f"{WORDLLAMA_CONFIG}_tokenizer_config.json"
     return weights, tokenizer
+
+
+@functools.cache
+def _bundled_tokenizer() -> Any:
+    from tokenizers import Tokenizer
+
+    _, config = wordllama_files()
+    if not config.is_file():
+        raise EmbeddingUnavailable(f"bundled tokenizer file missing: {config}")
+    return Tokenizer.from_file(str(config))
+
+
+def count_tokens(text: str) -> int:
+    """Tokens in ``text`` under the tokenizer bundled with wordllama (offline, deterministic)."""
+    return len(_bundled_tokenizer().encode(text, add_special_tokens=False).ids)
 
 
 class _TokenAverager:

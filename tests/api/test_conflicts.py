@@ -7,6 +7,7 @@ import sqlite3
 import httpx
 import pytest
 
+from credence.reflection import live
 from tests.helpers import decide, make_agent, pending_belief, propose
 
 YARN = "Use yarn for the frontend"
@@ -46,8 +47,15 @@ def yarn(admin: httpx.Client) -> dict:
     return decide(admin, pending_belief(admin, text=YARN), "keep").json()
 
 
+def live_statuses(server) -> dict[str, str]:
+    """Each belief's status as the reflection gate's live-belief cache holds it."""
+    services = server.services
+    cache = server.run(live.agent_beliefs(services.store, "coder", services.embedder.dim))
+    return {belief.id: belief.status for belief in cache.live()}
+
+
 def test_keep_and_retire_leaves_only_the_new_value_and_reopen_brings_the_old_back(
-    admin, yarn
+    server, admin, yarn
 ) -> None:
     bun = contradicting(admin, yarn)
     assert notes(admin) == [YARN]
@@ -61,6 +69,7 @@ def test_keep_and_retire_leaves_only_the_new_value_and_reopen_brings_the_old_bac
     assert trail[-1]["action"] == "superseded" and trail[-1]["actor"].startswith("key:")
     assert trail[-1]["detail"] == f"superseded_by:{bun['id']}"
     assert notes(admin) == [BUN]
+    assert live_statuses(server) == {yarn["id"]: "superseded", bun["id"]: "active"}
     superseded = admin.get("/api/v1/beliefs", params={"status": "superseded"}).json()["items"]
     assert [b["id"] for b in superseded] == [yarn["id"]]
 

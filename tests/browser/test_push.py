@@ -257,3 +257,30 @@ def enable_notifications(app: App) -> None:
         timeout=20_000,
     )
     app.page.get_by_role("button", name="Enable notifications").wait_for()
+
+
+@pytest.mark.parametrize("action", ["keep", "forget"])
+def test_a_contradiction_says_what_it_replaces_and_its_buttons_open_the_card(
+    app: App, fake_push: FakePushService, action: str
+) -> None:
+    app.context.grant_permissions(["notifications"], origin=app.url)
+    app.pair()
+    subscribe_device(app, fake_push)
+    old = seed.belief(app.admin, app.ids["retry"])
+    assert old["status"] == "active"
+    belief_id = new_pending(
+        app, "Never retry failed uploads.", review_reasons=[f"contradicts:{old['id']}"]
+    )
+    [delivery] = delivered(fake_push, 1)
+    deliver_to_worker(app, delivery.plaintext)
+    [notification] = shown(app, f"belief-{belief_id}")
+    assert notification["body"] == f"Never retry failed uploads.\nReplaces: {old['content']}"
+    assert notification["data"]["opens_only"] is True
+    result = worker(app).evaluate(CLICK, [f"belief-{belief_id}", action])
+    assert result == {"ok": True, "opened": True}
+    app.page.wait_for_function(
+        "(id) => document.querySelector('#stack .card.depth-0')?.dataset.beliefId === id",
+        arg=belief_id,
+    )
+    assert app.status(belief_id) == "pending"
+    assert seed.belief(app.admin, old["id"])["status"] == "active"

@@ -256,6 +256,30 @@ def test_heuristic_reflector_is_the_default_without_an_llm(server, admin) -> Non
     assert len(pending["source_episodes"]) == 3
 
 
+def test_the_heuristic_does_not_propose_again_what_the_reviewer_forgot(server, admin) -> None:
+    make_agent(admin, "ada")
+    metric = [
+        episode("Gave the distance.", ("steer", "no, use metric units please")),
+        episode("Gave the weight.", ("steer", "please use metric units")),
+    ]
+    post_episodes(admin, "ada", *metric)
+    first = run_job(admin, "ada")
+    [refused] = [r for r in first["output_data"]["results"] if r["accepted"]]
+    forget(admin, refused["belief_id"])
+    post_episodes(
+        admin,
+        "ada",
+        *metric,
+        episode("Wrote the report.", ("followup", "add a short summary at the end")),
+        episode("Wrote the memo.", ("followup", "a short summary at the end, please")),
+    )
+    second = run_job(admin, "ada")
+    assert second["status"] == "succeeded", second
+    lessons = [r["belief"] for r in second["output_data"]["results"]]
+    assert lessons and all("metric" not in lesson.lower() for lesson in lessons), lessons
+    assert any("summary" in lesson.lower() for lesson in lessons)
+
+
 def test_pull_ranks_by_recall_queries_and_eventually_takes_everything(server, admin) -> None:
     make_agent(admin, "ada", recall_queries=["pdf ingester crashed"], recall_k=2)
     ids = post_episodes(

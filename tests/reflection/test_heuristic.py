@@ -14,6 +14,7 @@ import pytest
 from credence.reflection.gate import LiveBelief, Proposal
 from credence.reflection.heuristic import (
     HeuristicEpisode,
+    drop_refused,
     imperative,
     intervention_texts,
     main_clause_negative,
@@ -240,3 +241,37 @@ def test_output_does_not_depend_on_hash_seeds() -> None:
         outputs.add(result.stdout)
     assert len(outputs) == 1
     assert "Use metric units." in outputs.pop()
+
+
+def forgotten(belief_id: str, content: str, vector: list[float]) -> LiveBelief:
+    return LiveBelief(
+        belief_id, content, "forgotten", 0.6, NOW, NOW, numpy.array(vector, dtype=numpy.float32)
+    )
+
+
+def draft(index: int, text: str) -> Proposal:
+    return Proposal(index, "add", text, 0.75, "r", ("ep_a", "ep_b"))
+
+
+def test_lessons_the_reviewer_forgot_are_dropped_before_the_cap() -> None:
+    drafts = [
+        draft(0, "Use metric units."),
+        draft(1, "Answer in French."),
+        draft(2, "Never answer in French."),
+        draft(3, "Add a summary."),
+        draft(4, "Cite sources."),
+    ]
+    vectors = numpy.array(
+        [[1, 0, 0], [0, 1, 0], [0, 1, 0], [0, 0, 1], [0.6, 0.8, 0]], dtype=numpy.float32
+    )
+    refused = [
+        forgotten("b_1", "use METRIC units", [0, 0.6, -0.8]),  # same words, unrelated vector
+        forgotten("b_2", "Reply in French.", [0, 1, 0]),  # a near-duplicate by embedding
+    ]
+    kept = drop_refused(drafts, vectors, refused, max_items=2)
+    # "Never answer in French." has the opposite polarity: a contradiction, not a repeat.
+    assert [(p.index, p.belief) for p in kept] == [
+        (0, "Never answer in French."),
+        (1, "Add a summary."),
+    ]
+    assert drop_refused(drafts, vectors, [], max_items=10) == drafts

@@ -596,7 +596,9 @@ async def _transition(
     await conn.execute(
         "UPDATE beliefs SET status = ?, version = ?, updated_at = ?, decided_by = ?,"
         " decided_at = ?, forgotten_reason = ?, content = ?, content_key = ?,"
-        " provenance = ?, embedding = COALESCE(?, embedding), superseded_by = ? WHERE id = ?",
+        " provenance = ?, embedding = COALESCE(?, embedding), superseded_by = ?,"
+        " proposed_content = CASE WHEN ? THEN COALESCE(proposed_content, content)"
+        " ELSE proposed_content END WHERE id = ?",
         (
             new_status,
             version,
@@ -609,6 +611,7 @@ async def _transition(
             "owner" if content is not None else row["provenance"],
             np.asarray(embedding, dtype="<f4").tobytes() if embedding is not None else None,
             superseded_by if new_status == "superseded" else None,
+            content is not None,
             row["id"],
         ),
     )

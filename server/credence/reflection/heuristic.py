@@ -8,8 +8,9 @@ from collections.abc import Sequence
 import msgspec
 import numpy
 
+from credence.memory.beliefs import NEAR_DUPLICATE_COSINE
 from credence.reflection.gate import LiveBelief, Proposal
-from credence.reflection.text import analyse, is_negative, jaccard
+from credence.reflection.text import analyse, is_negative, jaccard, normalise
 
 TRIGGERS = ("steer", "denial", "followup")
 MIN_SUPPORT = 2
@@ -30,6 +31,7 @@ CONTRADICTION_OVERLAP = 0.4
 MAX_LESSON_CHARS = 200
 MAX_QUOTES = 3
 MAX_QUOTE_CHARS = 120
+UNBOUNDED = 10_000  # max_items when refusals are dropped afterwards: the cap applies after
 
 
 class HeuristicEpisode(msgspec.Struct, frozen=True):
@@ -135,6 +137,44 @@ def reflect(
         claimed.add(claim)
         proposals.append(proposal)
     return proposals
+
+
+def drop_refused(
+    proposals: Sequence[Proposal],
+    vectors: numpy.ndarray,
+    forgotten: Sequence[LiveBelief],
+    max_items: int,
+) -> list[Proposal]:
+    """The proposals, renumbered and capped, without those a forgotten belief already refused.
+
+    A proposal is refused when it normalises to a forgotten belief's text, or when its
+    embedding (a row of ``vectors``) is near-duplicate close to one of the same polarity: the
+    rule the submit step rejects ``previously_forgotten`` proposals by, applied before the cap
+    so refused lessons do not take the places of new ones.
+    """
+    keys = {normalise(belief.content) for belief in forgotten}
+    known = [
+        b for b in forgotten if b.embedding is not None and len(b.embedding) == vectors.shape[1]
+    ]
+    matrix = (
+        numpy.stack([numpy.asarray(b.embedding, dtype=numpy.float32) for b in known])
+        if known
+        else numpy.zeros((0, vectors.shape[1]), dtype=numpy.float32)
+    )
+    polarity = [is_negative(b.content) for b in known]
+    scores = numpy.asarray(vectors, dtype=numpy.float32) @ matrix.T
+    kept: list[Proposal] = []
+    for row, proposal in enumerate(proposals):
+        if len(kept) >= max_items:
+            break
+        if normalise(proposal.belief) in keys:
+            continue
+        negative = is_negative(proposal.belief)
+        close = numpy.flatnonzero(scores[row] >= NEAR_DUPLICATE_COSINE)
+        if any(polarity[i] == negative for i in close):
+            continue
+        kept.append(msgspec.structs.replace(proposal, index=len(kept)))
+    return kept
 
 
 def _interventions(episodes: Sequence[HeuristicEpisode]) -> list[_Said]:

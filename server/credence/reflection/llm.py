@@ -14,9 +14,11 @@ import httpx
 import numpy as np
 
 from credence.clock import Clock
+from credence.embed import count_tokens
+from credence.memory.feedback import ReviewerFeedback
 from credence.reflection.cluster import greedy_clusters
 from credence.reflection.gate import LiveBelief
-from credence.reflection.prompt import PromptEpisode, build_messages
+from credence.reflection.prompt import PromptEpisode, build_messages, fit_feedback
 
 MAX_ATTEMPTS = 4
 BACKOFF_S = (1.0, 2.0, 4.0)
@@ -97,8 +99,12 @@ def plan_prompt(
     *,
     max_items: int,
     token_cap: int,
+    feedback: ReviewerFeedback | None = None,
 ) -> PromptPlan:
     """Fit the prompt to the cap by leaving out the lowest-ranked episodes (pure).
+
+    The reviewer's recent refusals and rewrites (``feedback``) get their own fixed budget,
+    counted with the bundled tokenizer, before episodes are fitted around them.
 
     ``episodes`` come best-ranked first with ``embeddings`` aligned. The completion keeps a
     reserve (a quarter of the cap, at most MAX_COMPLETION_TOKENS); the prompt gets the rest.
@@ -111,12 +117,13 @@ def plan_prompt(
     if vectors.ndim != 2 or vectors.shape[0] != len(episodes):
         raise ValueError(f"{vectors.shape} embeddings for {len(episodes)} episodes")
     beliefs = _relevant_beliefs(active, vectors, MAX_PROMPT_BELIEFS)
+    lessons = fit_feedback(feedback, count_tokens) if feedback is not None else None
 
     def build(count: int) -> list[dict[str, str]]:
         shown = list(range(count))
         clusters = greedy_clusters(vectors[shown], CLUSTER_COSINE) if count else []
         grouped = [[episodes[shown[i]] for i in cluster] for cluster in clusters]
-        return build_messages(grouped, beliefs, max_items)
+        return build_messages(grouped, beliefs, max_items, lessons)
 
     count = len(episodes)
     messages = build(count)

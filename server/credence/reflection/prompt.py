@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
 import msgspec
 
+from credence.memory.feedback import ReviewerFeedback
 from credence.reflection.gate import LiveBelief
 
 # Only episodes known to be free of third-party content may show their summary; any other
@@ -15,6 +18,25 @@ from credence.reflection.gate import LiveBelief
 TRUSTED_ORIGINS = frozenset({"clean"})
 MAX_SUMMARY_CHARS = 1500
 MAX_INTERVENTION_CHARS = 500
+# The REFUSED and EDITED blocks together, in tokens of the bundled tokenizer.
+FEEDBACK_TOKEN_BUDGET = 800
+MAX_FEEDBACK_CHARS = 300
+REFUSED_INTRO = (
+    "REFUSED: lessons the reviewer forgot, newest first, one JSON object per line (belief,",
+    "reason). Do not propose them, or close paraphrases of them, again.",
+)
+EDITED_INTRO = (
+    "EDITED: proposals the reviewer rewrote before keeping them, newest first, one JSON object",
+    "per line (proposed, kept). Word new lessons the way the reviewer does.",
+)
+
+
+@dataclass(frozen=True)
+class FeedbackLines:
+    """The JSON lines of the REFUSED and EDITED blocks, fitted to their token budget."""
+
+    refused: list[str]
+    edited: list[str]
 
 
 class PromptEpisode(msgspec.Struct, frozen=True):
@@ -42,8 +64,66 @@ def system_prompt(max_items: int = 10) -> str:
     return system_prompt_template().replace("{max_items}", str(max_items))
 
 
+def fit_feedback(
+    feedback: ReviewerFeedback | None,
+    count: Callable[[str], int],
+    budget: int = FEEDBACK_TOKEN_BUDGET,
+) -> FeedbackLines:
+    """Choose refusals and rewrites newest first (across both) while both blocks fit ``budget``.
+
+    ``count`` is the tokenizer's count. Lines are added by their own counts (plus a block's
+    introduction and markers with its first line); the blocks as rendered are then counted
+    whole, and the oldest chosen lines go until that count fits too.
+    """
+    chosen = FeedbackLines(refused=[], edited=[])
+    if feedback is None:
+        return chosen
+    entries = [
+        (
+            item.at,
+            chosen.refused,
+            {
+                "belief": _cut(item.content, MAX_FEEDBACK_CHARS),
+                "reason": _cut(item.reason, MAX_FEEDBACK_CHARS) if item.reason else None,
+            },
+        )
+        for item in feedback.refused
+    ] + [
+        (
+            item.at,
+            chosen.edited,
+            {
+                "proposed": _cut(item.proposed, MAX_FEEDBACK_CHARS),
+                "kept": _cut(item.kept, MAX_FEEDBACK_CHARS),
+            },
+        )
+        for item in feedback.edited
+    ]
+    entries.sort(key=lambda entry: entry[0] or "", reverse=True)
+    frame = {
+        id(chosen.refused): count("\n".join(["", *REFUSED_INTRO, *_block("REFUSED", [])])),
+        id(chosen.edited): count("\n".join(["", *EDITED_INTRO, *_block("EDITED", [])])),
+    }
+    used = 0
+    added: list[list[str]] = []
+    for _, lines, record in entries:
+        line = _json_line(record)
+        cost = count(line + "\n") + (frame[id(lines)] if not lines else 0)
+        if used + cost > budget:
+            break
+        used += cost
+        lines.append(line)
+        added.append(lines)
+    while added and count("\n".join(_feedback_blocks(chosen))) > budget:
+        added.pop().pop()
+    return chosen
+
+
 def build_messages(
-    clusters: list[list[PromptEpisode]], active: list[LiveBelief], max_items: int = 10
+    clusters: list[list[PromptEpisode]],
+    active: list[LiveBelief],
+    max_items: int = 10,
+    feedback: FeedbackLines | None = None,
 ) -> list[dict]:
     """Return ``[{role: system}, {role: user}]`` chat messages for one reflection pass.
 
@@ -52,7 +132,8 @@ def build_messages(
     instructions. An untrusted episode contributes only its id and the user's own words
     (interventions): its summary may carry third-party text and is never included. Only
     beliefs with status ``active`` are listed. Long texts are cut (summaries at
-    1500 characters, interventions at 500).
+    1500 characters, interventions at 500). ``feedback`` (from :func:`fit_feedback`) adds the
+    REFUSED and EDITED blocks, each only when it has a line.
     """
     if max_items < 1:
         raise ValueError("max_items must be at least 1")
@@ -75,6 +156,7 @@ def build_messages(
             "ACTIVE_BELIEFS: the agent's current memory, one JSON object per line",
             "(id, content, confidence). Targets of non-add ops must be one of these ids.",
             *_block("ACTIVE_BELIEFS", belief_lines),
+            *_feedback_blocks(feedback),
             "",
             "EPISODES: recent turns, one JSON object per line, grouped into clusters of",
             'related episodes. "origin": "untrusted" means third-party content (web pages,',
@@ -87,6 +169,30 @@ def build_messages(
         {"role": "system", "content": system_prompt(max_items)},
         {"role": "user", "content": user},
     ]
+
+
+def feedback_span(user: str) -> str:
+    """The REFUSED and EDITED blocks of a built user message, introductions included ("" if none).
+
+    For measuring what the blocks cost; the blocks sit between ACTIVE_BELIEFS and EPISODES.
+    """
+    starts = [user.find(f"\n{intro[0]}") for intro in (REFUSED_INTRO, EDITED_INTRO)]
+    starts = [start for start in starts if start >= 0]
+    if not starts:
+        return ""
+    end = user.index("\n\nEPISODES:")
+    return user[min(starts) + 1 : end]
+
+
+def _feedback_blocks(feedback: FeedbackLines | None) -> list[str]:
+    if feedback is None:
+        return []
+    lines: list[str] = []
+    if feedback.refused:
+        lines += ["", *REFUSED_INTRO, *_block("REFUSED", feedback.refused)]
+    if feedback.edited:
+        lines += ["", *EDITED_INTRO, *_block("EDITED", feedback.edited)]
+    return lines
 
 
 def _episode_record(cluster_number: int, episode: PromptEpisode) -> dict:

@@ -13,6 +13,7 @@ import numpy as np
 
 from credence.clock import Clock
 from credence.embed import Embedder
+from credence.memory.feedback import ReviewerFeedback
 from credence.reflection import heuristic
 from credence.reflection.gate import LiveBelief, Proposal
 from credence.reflection.llm import ChatClient, LLMError, Sleep, plan_prompt
@@ -95,8 +96,14 @@ async def reflect(
     settings: Settings,
     clock: Clock,
     sleep: Sleep = asyncio.sleep,
+    feedback: ReviewerFeedback | None = None,
+    forgotten: Sequence[LiveBelief] = (),
 ) -> Reflection:
-    """Run one reflector over ``episodes`` (best-ranked first) and the agent's active beliefs."""
+    """Run one reflector over ``episodes`` (best-ranked first) and the agent's active beliefs.
+
+    What the reviewer refused teaches both real reflectors: the llm one reads ``feedback`` in
+    its prompt; the heuristic one drops lessons that near-duplicate a ``forgotten`` belief.
+    """
     ids = [e.id for e in episodes]
     if name == "stub":
         if stub_output is None:
@@ -112,13 +119,17 @@ async def reflect(
         ]
         texts = heuristic.intervention_texts(heuristic_episodes)
         said = await embedder.embed(texts) if texts else None
-        proposals = heuristic.reflect(
+        drafts = heuristic.reflect(
             heuristic_episodes,
             _matrix(ordered, embedder.dim) if ordered else None,
             list(active),
-            max_items=max_items,
+            max_items=heuristic.UNBOUNDED if forgotten else max_items,
             intervention_embeddings=said,
         )
+        proposals = drafts
+        if forgotten and drafts:
+            vectors = await embedder.embed([p.belief for p in drafts])
+            proposals = heuristic.drop_refused(drafts, vectors, forgotten, max_items)
         return Reflection(answer=proposals_to_answer(proposals), considered=ids)
     if name == "llm":
         return await _reflect_llm(
@@ -130,6 +141,7 @@ async def reflect(
             clock=clock,
             sleep=sleep,
             dim=embedder.dim,
+            feedback=feedback,
         )
     raise ReflectorError(f"unknown reflector {name!r}")
 
@@ -144,6 +156,7 @@ async def _reflect_llm(
     clock: Clock,
     sleep: Sleep,
     dim: int,
+    feedback: ReviewerFeedback | None,
 ) -> Reflection:
     if not settings.llm_url:
         raise ReflectorError("the llm reflector needs CREDENCE_LLM_URL")
@@ -156,7 +169,12 @@ async def _reflect_llm(
     cap = settings.llm_token_cap
     try:
         plan = plan_prompt(
-            prompt_episodes, _matrix(episodes, dim), active, max_items=max_items, token_cap=cap
+            prompt_episodes,
+            _matrix(episodes, dim),
+            active,
+            max_items=max_items,
+            token_cap=cap,
+            feedback=feedback,
         )
         client = ChatClient(
             http,

@@ -13,6 +13,7 @@ from credence.clock import Clock, parse_rfc3339, rfc3339
 from credence.embed import EmbeddingUnavailable
 from credence.memory import recall
 from credence.memory.beliefs import BeliefService
+from credence.memory.feedback import ReviewerFeedback, recent_feedback
 from credence.memory.redact import redact
 from credence.models import (
     JobDecayed,
@@ -63,6 +64,8 @@ class JobContext:
     episodes: list[PulledEpisode] = field(default_factory=list)
     untrusted: set[str] = field(default_factory=set)
     active: list[LiveBelief] = field(default_factory=list)
+    forgotten: list[LiveBelief] = field(default_factory=list)
+    feedback: ReviewerFeedback | None = None
     reflector: str = ""
     reflection: Reflection | None = None
     parsed: ParseResult | None = None
@@ -99,7 +102,8 @@ def _episode(row: Any, dim: int) -> PulledEpisode:
 
 
 async def pull(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, Any]:
-    """Un-reflected episodes ranked by the agent's recall queries (top k), plus active beliefs.
+    """Un-reflected episodes ranked by the agent's recall queries (top k), plus active beliefs,
+    forgotten ones, and the reviewer's recent refusals and rewrites for the reflector to heed.
 
     Fails when the agent is gone or recall search cannot run: a run that cannot read memory
     must never reflect on nothing. A retry reuses the episodes the first attempt pulled, so
@@ -159,11 +163,15 @@ async def pull(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, An
     ctx.untrusted = {e.id for e in ctx.episodes if e.origin != "clean"}
     snapshot = await live.agent_beliefs(services.store, ctx.agent_id, services.embedder.dim)
     ctx.active = live.by_status(snapshot.live(), "active")
+    ctx.forgotten = live.by_status(snapshot.live(), "forgotten")
+    ctx.feedback = await recent_feedback(services.store, ctx.agent_id)
     return {
         "episode_ids": [e.id for e in ctx.episodes],
         "untrusted": sorted(ctx.untrusted),
         "ranking": ranking,
         "active_beliefs": len(ctx.active),
+        "refused": len(ctx.feedback.refused),
+        "edited": len(ctx.feedback.edited),
     }
 
 
@@ -198,6 +206,8 @@ async def propose(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str,
                 settings=services.settings,
                 clock=ctx.clock,
                 sleep=ctx.sleep,
+                feedback=ctx.feedback,
+                forgotten=ctx.forgotten,
             )
         except (ReflectorError, EmbeddingUnavailable) as exc:
             raise StepError(str(exc)) from exc

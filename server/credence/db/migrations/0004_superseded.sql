@@ -1,4 +1,5 @@
--- Conflict resolution: a belief retired by a kept one is 'superseded' (superseded_by names it).
+-- Conflict resolution: a belief retired by a kept one is 'superseded' (superseded_by names it),
+-- and an edited belief keeps the text it was proposed with.
 -- SQLite cannot widen a CHECK in place, so the beliefs table is rebuilt the documented way (the
 -- runner turns foreign keys off around a migration and checks them before COMMIT), and its
 -- indexes and its triggers (untrusted Keep, change log) are recreated as they were.
@@ -28,6 +29,9 @@ CREATE TABLE beliefs_new (
   injection_count INTEGER NOT NULL DEFAULT 0,
   last_injected_at TEXT,
   superseded_by TEXT REFERENCES beliefs(id),
+  -- The proposal's own words, kept when a reviewer's first Edit replaces them: the reflector
+  -- learns the reviewer's wording from (proposed_content -> content).
+  proposed_content TEXT,
   CHECK ((status = 'superseded') = (superseded_by IS NOT NULL))
 );
 INSERT INTO beliefs_new(id, agent_id, role, content, content_key, status, confidence, op,
