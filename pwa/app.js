@@ -41,7 +41,7 @@ const ctx = {
 };
 
 const review = createReview(ctx);
-const views = { review };
+const views = { review: Promise.resolve(review) };
 // Only the review stack is in the first load; the other views load when first opened.
 const LOADERS = {
   inbox: () => import("./js/inbox.js").then((m) => m.createInbox(ctx)),
@@ -50,7 +50,8 @@ const LOADERS = {
   runs: () => import("./js/runs.js").then((m) => m.createRuns(ctx)),
   settings: () => import("./js/settings.js").then((m) => m.createSettings(ctx)),
 };
-const view = async (name) => (views[name] ||= await LOADERS[name]());
+// The promise is kept, so two quick refreshes never build (and wire) a view twice.
+const view = (name) => (views[name] ||= LOADERS[name]());
 const push = () => import("./js/push.js");
 const pairView = createPairView({ onPaired: () => start({ welcome: true }) });
 
