@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-fast bench openapi lint clean
+.PHONY: install demo test test-fast bench openapi lint clean screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,7 +22,12 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check server tests benchmarks examples
 	$(BIN)/python tests/browser/ensure_chromium.py
+	test -f tests/browser/axe/node_modules/axe-core/axe.min.js || npm ci --prefix tests/browser/axe
 	$(BIN)/pytest -q
+
+# Rewrite the README's (and the manifest's) screenshots; a normal test run only compares them.
+screenshots: $(STAMP)
+	CREDENCE_SCREENSHOTS=write $(BIN)/pytest -q tests/browser/test_screenshots.py
 
 test-fast: $(STAMP)
 	$(BIN)/pytest -q -m "not browser and not slow"

@@ -1,22 +1,24 @@
 // Credence review app: boot, pairing, views, navigation, sync status and service-worker glue.
-import { api, clearAuth, currentAuth, db, loadAuth, OfflineError } from "./js/api.js";
-import { h, hideToast, plural, replace, toast } from "./js/dom.js";
-import { createHistory, createMemory } from "./js/memory.js";
-import * as push from "./js/push.js";
+import { api, clearAuth, currentAuth, db, loadAuth, OfflineError, whenUnauthorized } from "./js/api.js";
+import { h, hideToast, plural, replace, shortcutsOn, toast } from "./js/dom.js";
+import { createPairView, pair } from "./js/pair.js";
 import { createReview } from "./js/review.js";
-import { createRuns } from "./js/runs.js";
-import { createPairView, createSettings, pair } from "./js/settings.js";
 
-const VIEWS = ["review", "memory", "history", "runs", "settings"];
+const VIEWS = ["review", "inbox", "memory", "history", "runs", "settings"];
 const FILTER_KEY = "credence.agentFilter";
 const STALE_MS = 30000;
+// While decisions wait or the last load failed, try again: 2 s, 4 s, 8 s … up to a minute, each
+// delay shortened by up to half at random so many devices do not come back all at once.
+const RETRY_BASE_MS = 2000;
+const RETRY_CAP_MS = 60000;
 const REVOKED = "This device's key is no longer accepted (it may have been revoked). Pair it again.";
 const $ = (id) => document.getElementById(id);
 
-const state = { me: null, agents: new Map(), view: null, refreshedAt: 0 };
+const state = { me: null, agents: new Map(), view: null, refreshedAt: 0, failing: false, retries: 0, retryTimer: null };
 
 const ctx = {
   me: () => state.me,
+  agents: () => [...state.agents.values()],
   agentIds: () => [...state.agents.keys()],
   agentName: (id) => state.agents.get(id)?.name || id,
   agentLambda: (id) => state.agents.get(id)?.reflection.lambda_per_day ?? 0.02,
@@ -26,25 +28,38 @@ const ctx = {
   },
   pendingChanged,
   outboxChanged,
+  failed: (error) => {
+    state.failing = true;
+    network(error instanceof OfflineError && !error.offline);
+    scheduleRetry();
+  },
   reviewChanged: () => review.refresh().catch(showFailure),
   go,
   sync,
+  shortcutsChanged,
   unpaired: () => showPairing("This device is unpaired."),
 };
 
 const review = createReview(ctx);
-const views = {
-  review,
-  memory: createMemory(ctx),
-  history: createHistory(ctx),
-  runs: createRuns(ctx),
-  settings: createSettings(ctx),
+const views = { review: Promise.resolve(review) };
+// Only the review stack is in the first load; the other views load when first opened.
+const LOADERS = {
+  inbox: () => import("./js/inbox.js").then((m) => m.createInbox(ctx)),
+  memory: () => import("./js/memory.js").then((m) => m.createMemory(ctx)),
+  history: () => import("./js/memory.js").then((m) => m.createHistory(ctx)),
+  runs: () => import("./js/runs.js").then((m) => m.createRuns(ctx)),
+  settings: () => import("./js/settings.js").then((m) => m.createSettings(ctx)),
 };
+// The promise is kept, so two quick refreshes never build (and wire) a view twice.
+const view = (name) => (views[name] ||= LOADERS[name]());
+const push = () => import("./js/push.js");
 const pairView = createPairView({ onPaired: () => start({ welcome: true }) });
 
 // --- boot
 
 async function boot() {
+  whenUnauthorized(unauthorized);
+  shortcutsChanged();
   registerWorker();
   wireChrome();
   await loadAuth();
@@ -68,10 +83,7 @@ async function start({ welcome = false } = {}) {
   $("view-pair").hidden = true;
   $("tabs").hidden = false;
   const [me, agents] = await Promise.allSettled([api("/me"), api("/agents?limit=200")]);
-  if (me.reason?.status === 401) {
-    await clearAuth();
-    return showPairing(REVOKED);
-  }
+  if (me.reason?.status === 401) return;
   if (me.value) state.me = me.value.body;
   if (agents.value) state.agents = new Map(agents.value.body.items.map((agent) => [agent.id, agent]));
   renderAgentFilter();
@@ -79,7 +91,7 @@ async function start({ welcome = false } = {}) {
   await route();
   if (state.view !== "review") review.refresh().catch(() => null); // the pending count in the tab
   sync();
-  push.resend().catch(() => null);
+  push().then((p) => p.resend()).catch(() => null);
 }
 
 function showPairing(message = null, error = null) {
@@ -118,8 +130,9 @@ function go(view) {
 function show(view) {
   state.view = view;
   for (const name of VIEWS) $(`view-${name}`).hidden = name !== view;
+  const tab = view === "inbox" ? "review" : view; // the inbox is the review pile as a list
   for (const link of $("tabs").querySelectorAll("a")) {
-    if (link.dataset.view === view) link.setAttribute("aria-current", "page");
+    if (link.dataset.view === tab) link.setAttribute("aria-current", "page");
     else link.removeAttribute("aria-current");
   }
   document.title = view === "review" ? "Credence" : `${view[0].toUpperCase()}${view.slice(1)} · Credence`;
@@ -128,20 +141,25 @@ function show(view) {
 async function refreshCurrent() {
   state.refreshedAt = Date.now();
   try {
-    await views[state.view].refresh();
+    await (await view(state.view)).refresh();
+    if (state.view !== "review" || $("review-error").hidden) recovered();
   } catch (error) {
     showFailure(error);
   }
 }
 
 async function showFailure(error) {
-  if (error.status === 401) {
-    await clearAuth();
-    return showPairing(REVOKED);
-  }
-  const offline = error instanceof OfflineError;
-  const message = offline ? "You are offline. Decisions you make now sync when the connection is back." : error.message;
-  toast(message, { tone: offline ? "offline" : "warn", timeout: 8000 });
+  if (error.status === 401) return;
+  const unreachable = error instanceof OfflineError;
+  if (unreachable) ctx.failed(error);
+  const message = unreachable ? `${error.message} Decisions you make now sync when the connection is back.` : error.message;
+  toast(message, { tone: unreachable ? "offline" : "warn", timeout: 8000 });
+}
+
+async function unauthorized() {
+  if (!currentAuth()) return;
+  await clearAuth();
+  showPairing(REVOKED);
 }
 
 function renderAgentFilter() {
@@ -151,12 +169,18 @@ function renderAgentFilter() {
   $("agent-filter").value = ctx.agentFilter();
 }
 
+function shortcutsChanged() {
+  $("review-hints").hidden = !shortcutsOn();
+}
+
 // --- counts, sync, badge
 
 function pendingChanged(count, more) {
   $("pending-count").textContent = count ? `${count}${more ? "+" : ""}` : "";
   $("pending-count").hidden = !count;
-  push.setBadge(count);
+  $("pending-label").textContent = count ? `(${count}${more ? " or more" : ""} to review)` : "";
+  // App badge = pending count, where the Badging API exists.
+  if ("setAppBadge" in navigator) (count ? navigator.setAppBadge(count) : navigator.clearAppBadge()).catch(() => null);
 }
 
 async function outboxChanged({ sync: wantSync = false } = {}) {
@@ -173,7 +197,29 @@ async function outboxChanged({ sync: wantSync = false } = {}) {
 async function sync() {
   if (!currentAuth()) return;
   const report = await db.replay().catch(() => null);
+  if (report?.unauthorized) return unauthorized();
   await synced(report?.sent.length || 0);
+  if ((await db.outbox()).length) scheduleRetry();
+}
+
+function scheduleRetry() {
+  if (state.retryTimer || !currentAuth()) return;
+  const delay = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** state.retries) * (0.5 + Math.random() / 2);
+  state.retries += 1;
+  state.retryTimer = setTimeout(retryNow, delay);
+}
+
+async function retryNow() {
+  clearTimeout(state.retryTimer);
+  state.retryTimer = null;
+  await sync();
+  if (state.failing) await refreshCurrent();
+  if (!state.failing && !(await db.outbox()).length) state.retries = 0;
+}
+
+function recovered() {
+  state.failing = false;
+  network();
 }
 
 async function synced(sent) {
@@ -190,7 +236,7 @@ async function synced(sent) {
 // --- chrome: nav, keys, network, service worker
 
 function wireChrome() {
-  $("tabs").addEventListener("click", (event) => {
+  document.addEventListener("click", (event) => {
     const link = event.target.closest("a[data-view]");
     if (!link || event.ctrlKey || event.metaKey || event.shiftKey) return;
     event.preventDefault();
@@ -201,22 +247,28 @@ function wireChrome() {
     localStorage.setItem(FILTER_KEY, event.target.value);
     refreshCurrent();
   });
-  $("sync-status").addEventListener("click", sync);
+  $("sync-status").addEventListener("click", retryNow);
   document.addEventListener("keydown", (event) => {
     if (state.view === "review" && !document.body.classList.contains("unpaired") && review.onKey(event)) event.preventDefault();
   });
-  const network = () => ($("offline-badge").hidden = navigator.onLine);
   network();
-  addEventListener("offline", network);
+  addEventListener("offline", () => network());
   addEventListener("online", () => {
     network();
-    sync();
+    retryNow();
   });
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState !== "visible" || !currentAuth()) return;
     sync();
     if (Date.now() - state.refreshedAt > STALE_MS && state.view === "review") refreshCurrent();
   });
+}
+
+/** The status pill: "Offline" (no network) or "Server unreachable" (network, but no answer). */
+function network(unreachable = state.failing) {
+  const offline = !navigator.onLine;
+  $("offline-badge").hidden = !offline && !unreachable;
+  $("offline-badge").textContent = offline ? "Offline" : "Server unreachable";
 }
 
 function registerWorker() {

@@ -4,7 +4,7 @@ importScripts("/js/db.js");
 
 const DB = self.CredenceDB;
 const CACHE = "credence-shell-v1";
-const MODULES = ["api", "db", "dom", "evidence", "memory", "push", "review", "runs", "settings"];
+const MODULES = ["api", "audit", "card", "db", "dom", "evidence", "gestures", "inbox", "memory", "pair", "push", "review", "runs", "settings"];
 const ICONS = ["icon-192", "icon-512", "maskable-512", "apple-touch-icon"];
 const SHELL = [
   "/",
@@ -14,7 +14,6 @@ const SHELL = [
   ...MODULES.map((name) => `/js/${name}.js`),
   ...ICONS.map((name) => `/icons/${name}.png`),
 ];
-const NETWORK_TIMEOUT_MS = 3000;
 const ACTIONS = { keep: "Keep", forget: "Forget" };
 
 self.addEventListener("install", (event) => {
@@ -31,7 +30,8 @@ self.addEventListener("activate", (event) => {
   );
 });
 
-// --- app shell: the network first (fresh code when online), the cache when offline or slow
+// --- app shell: stale-while-revalidate. The cached copy answers at once (no wait on a slow or
+// dead server); the network's answer refreshes the cache for the next load.
 
 self.addEventListener("fetch", (event) => {
   const url = new URL(event.request.url);
@@ -42,20 +42,17 @@ self.addEventListener("fetch", (event) => {
 
 async function shell(event, key) {
   const cache = await caches.open(CACHE);
-  const network = fetch(event.request).then((response) => {
-    if (response.ok) cache.put(key, response.clone());
+  const network = fetch(event.request).then(async (response) => {
+    if (response.ok) await cache.put(key, response.clone());
     return response;
   });
   event.waitUntil(network.catch(() => null));
-  let timer;
-  const slow = new Promise((resolve) => (timer = setTimeout(resolve, NETWORK_TIMEOUT_MS)));
+  const cached = await cache.match(key);
+  if (cached) return cached;
   try {
-    return (await Promise.race([network, slow])) || (await cache.match(key)) || (await network);
+    return await network;
   } catch {
-    const cached = await cache.match(key);
-    return cached || new Response("Offline, and this file is not cached yet.", { status: 503 });
-  } finally {
-    clearTimeout(timer);
+    return new Response("Offline, and this file is not cached yet.", { status: 503 });
   }
 }
 

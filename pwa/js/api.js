@@ -15,8 +15,18 @@ export class ApiError extends Error {
   }
 }
 
-/** The request never reached the server (offline, or the server is down). */
-export class OfflineError extends Error {}
+/** The request never reached the server: ``offline`` (no network) or the server is unreachable. */
+export class OfflineError extends Error {
+  constructor() {
+    const offline = !navigator.onLine;
+    super(offline ? "You are offline." : "Cannot reach the Credence server.");
+    this.offline = offline;
+  }
+}
+
+let onUnauthorized = () => null;
+/** What to do when the server no longer accepts this device's key (re-pair). */
+export const whenUnauthorized = (handler) => (onUnauthorized = handler);
 
 export async function loadAuth() {
   auth = (await db.get("auth")) || null;
@@ -46,8 +56,8 @@ export async function api(path, { method = "GET", body, headers = {}, anonymous 
   let response;
   try {
     response = await fetch(BASE + path, init);
-  } catch (error) {
-    throw new OfflineError(error.message || "network error");
+  } catch {
+    throw new OfflineError();
   }
   const text = await response.text();
   let data = null;
@@ -58,6 +68,7 @@ export async function api(path, { method = "GET", body, headers = {}, anonymous 
       data = { detail: text };
     }
   }
+  if (response.status === 401 && init.headers.Authorization) onUnauthorized();
   if (!response.ok) {
     throw new ApiError(response.status, data && data.detail, data, response.headers);
   }

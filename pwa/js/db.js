@@ -4,7 +4,8 @@
 (() => {
   const PROBLEMS = "sync-problems";
   // Answers that will never change on a retry: the item leaves the outbox and is reported.
-  const FINAL = new Set([400, 401, 403, 404, 409, 410, 412, 422, 428]);
+  // A 401 is not one of them: the decisions wait for the device to be paired again.
+  const FINAL = new Set([400, 403, 404, 409, 410, 412, 422, 428]);
   let opening = null;
 
   function open() {
@@ -76,6 +77,10 @@
         response = await fetch(...request(item, auth));
       } catch {
         break; // still offline: keep this and everything after it, in order
+      }
+      if (response.status === 401) {
+        report.unauthorized = true;
+        break;
       }
       if (response.ok) {
         await dequeue(item.id);

@@ -12,7 +12,7 @@ export function h(spec, ...rest) {
     if (value === null || value === undefined || value === false) continue;
     if (name.startsWith("on")) el.addEventListener(name.slice(2), value);
     else if (name === "class") el.className = `${el.className} ${value}`.trim();
-    else if (name === "hidden" || name === "disabled" || name === "value") el[name] = value;
+    else if (name === "hidden" || name === "disabled" || name === "value" || name === "checked") el[name] = value;
     else el.setAttribute(name, value === true ? "" : value);
   }
   append(el, rest);
@@ -117,6 +117,7 @@ const REASONS = {
   unknown_target: "Points at a belief that does not exist",
   target_forgotten: "Points at a belief you already forgot",
   op: "Changes a belief already in memory",
+  unsourced: "No source episodes",
 };
 
 /** {text, beliefId} for a review-reason code such as "contradicts:b_…". */
@@ -124,6 +125,13 @@ export function reasonWords(code) {
   const [kind, arg] = code.split(/:(.*)/);
   const text = REASONS[kind] || code.replaceAll("_", " ");
   return { text, beliefId: arg && /^b_/.test(arg) ? arg : null };
+}
+
+/** Ids of the beliefs this one contradicts or replaces: a Keep may retire them, or keep both. */
+export function conflictIds(item) {
+  const ids = item.review_reasons.filter((code) => code.startsWith("contradicts:")).map((code) => code.slice(12));
+  if (item.op === "supersede" && item.target_belief_id) ids.push(item.target_belief_id);
+  return [...new Set(ids)];
 }
 
 /** The rationale without the reflection job's "[needs human review] code, code." prefix (the
@@ -171,5 +179,9 @@ export function wordDiff(before, after) {
 
 export const diffView = (before, after) =>
   h("p.diff", wordDiff(before, after).map(([kind, text]) => (kind === "same" ? text : h(`${kind}.diff-${kind}`, text))));
+
+export const SHORTCUTS_KEY = "credence.shortcuts";
+/** Single-key shortcuts are on unless switched off in Settings (WCAG 2.1.4). */
+export const shortcutsOn = () => localStorage.getItem(SHORTCUTS_KEY) !== "off";
 
 export const reducedMotion = () => matchMedia("(prefers-reduced-motion: reduce)").matches;

@@ -1,17 +1,9 @@
-// Memory (active beliefs: search, decay, use) and History (forgotten and replaced beliefs, audit trails).
+// Memory (active beliefs: search, decay, use) and History (every decision, audit trails).
 import { api, db, decisionPath, OfflineError, pages } from "./api.js";
-import { ago, button, h, percent, replace, toast, when } from "./dom.js";
+import { AUDIT_WORDS, auditDetails } from "./audit.js";
+import { ago, button, conflictIds, h, percent, replace, toast, when } from "./dom.js";
 
 const DAY_MS = 86400000;
-const AUDIT_WORDS = {
-  proposed: "Proposed",
-  kept: "Kept",
-  forgotten: "Forgotten",
-  edited: "Edited",
-  reopened: "Reopened for review",
-  superseded: "Replaced",
-  restored: "Restored",
-};
 
 /** confidence × exp(−λ · age in days), anchored at the later of created and updated. */
 export function decayed(item, lambdaPerDay, now = Date.now()) {
@@ -25,38 +17,6 @@ export function forgottenWords(reason) {
   if (reason.startsWith("forgotten_by:")) return "Removed by an approved forget request";
   if (reason.startsWith("applied:forget:")) return "Applied: it asked to forget another belief";
   return `“${reason}”`;
-}
-
-/** A <details> with a belief's audit trail, loaded when opened. */
-export function auditDetails(beliefId, { open = false, label = "Audit trail" } = {}) {
-  const list = h("ol.audit");
-  const details = h("details", h("summary", label), list);
-  let loaded = false;
-  const load = async () => {
-    if (loaded) return;
-    loaded = true;
-    try {
-      const { body } = await api(`/beliefs/${beliefId}/audit`);
-      const rows = body.items.map((row) =>
-        h(
-          `li.audit-${row.action}`,
-          h("span.audit-action", AUDIT_WORDS[row.action] || row.action),
-          h("span.muted", ` by ${row.actor} · `, h("time", { datetime: row.at, title: when(row.at) }, ago(row.at))),
-          h("span.muted", ` · ${row.before_status || "new"} → ${row.after_status}, v${row.version}${row.detail && row.detail !== "add" ? ` · ${row.detail}` : ""}`),
-        ),
-      );
-      replace(list, rows);
-    } catch (error) {
-      loaded = false;
-      replace(list, h("li.hint", `Could not load: ${error.message}`));
-    }
-  };
-  details.addEventListener("toggle", () => details.open && load());
-  if (open) {
-    details.open = true;
-    load();
-  }
-  return details;
 }
 
 const decideHere = (item, action, body) =>
@@ -109,23 +69,33 @@ export function createMemory(ctx) {
     const total = `${items.length} active belief${items.length === 1 ? "" : "s"}`;
     count.textContent = words.length ? `${shown.length} of ${total}` : total;
     if (!shown.length) return replace(list, h("p.hint", items.length ? "No belief matches." : "No active memory yet. Kept beliefs show up here."));
-    replace(list, shown.map(row));
+    replace(list, shown.map((item) => row(item, rivals(item))));
   }
 
-  function row(item) {
+  /** The active beliefs this one contradicts, or that contradict it (both were kept). */
+  function rivals(item) {
+    return items.filter((other) => other.id !== item.id && (conflictIds(item).includes(other.id) || conflictIds(other).includes(item.id)));
+  }
+
+  function row(item, against) {
     const lambda = ctx.agentLambda(item.agent_id);
     const editing = editingId === item.id;
     const area = editing && h("textarea.edit-text", { "aria-label": "Belief, in your words", maxlength: "2000", rows: "3", value: item.content });
     const meta = [
       item.provenance === "owner" && h("span.chip.chip-owner", "your words"),
-      h("span", { title: `Decays ${lambda} a day` }, `${percent(item.confidence)} → ${percent(decayed(item, lambda))} now`),
+      h("span", { title: `Confidence decays by ${lambda} a day since it was kept or last changed` }, `${percent(item.confidence)} sure when kept, ${percent(decayed(item, lambda))} now as it ages`),
       h("span", item.last_injected_at ? `used ${item.injection_count}× · last ${ago(item.last_injected_at)}` : "not used yet"),
       h("span", `kept ${ago(item.decided_at || item.updated_at)}`),
     ];
     const actions = editing
       ? [button("act.small", () => edit(null), "Cancel"), button("act.small.act-keep", () => save(item, area.value), "Save")]
       : [button("act.small.act-edit", () => edit(item.id), "Edit"), button("act.small.act-forget", () => forget(item), "Forget")];
-    return itemView({ ...item, editing: area }, ctx, meta, actions, { label: "History" });
+    const view = itemView({ ...item, editing: area }, ctx, meta, actions, { label: "History" });
+    if (against.length) {
+      view.classList.add("conflicted");
+      view.insertBefore(h("ul.contradictions", against.map((other) => h("li", h("b", "Contradicts: "), h("q", other.content)))), view.children[1]);
+    }
+    return view;
   }
 
   function edit(id) {
@@ -155,6 +125,9 @@ export function createMemory(ctx) {
   return { refresh };
 }
 
+const eventWords = (event) =>
+  event.action === "forgotten" ? forgottenWords(event.detail) : event.action === "superseded" && event.detail ? "by a newer belief" : "";
+
 export function createHistory(ctx) {
   const [list, form, result] = ["history-list", "audit-lookup", "audit-result"].map((id) => document.getElementById(id));
 
@@ -169,23 +142,25 @@ export function createHistory(ctx) {
     }
   });
 
+  /** Every decision, newest first: what, on which belief, by which device or key, when. */
   async function refresh() {
     replace(list, h("p.hint", "Loading…"));
-    const [forgotten, superseded] = await Promise.all(
-      ["forgotten", "superseded"].map((status) => pages(`/beliefs?status=${status}&limit=200${agentQuery(ctx)}`, 400)),
-    );
-    const when = (item) => item.updated_at || "";
-    const items = [...forgotten, ...superseded].sort((a, b) => (when(a) < when(b) ? 1 : when(a) > when(b) ? -1 : 0));
-    if (!items.length) return replace(list, h("p.hint", "Nothing forgotten yet."));
-    const row = (item) => {
-      const replaced = item.status === "superseded";
+    const events = await pages(`/audit?limit=100${agentQuery(ctx)}`, 300);
+    if (!events.length) return replace(list, h("p.hint", "No decisions yet."));
+    const latest = new Set();
+    const row = (event) => {
+      const newest = !latest.has(event.belief_id);
+      latest.add(event.belief_id);
+      const item = { id: event.belief_id, agent_id: event.agent_id, content: event.content, status: event.after_status, version: event.version };
       const meta = [
-        h("span", replaced ? "Replaced by a newer belief" : forgottenWords(item.forgotten_reason)),
-        h("span", `${replaced ? "replaced" : "forgotten"} ${ago(item.decided_at || item.updated_at)}${item.decided_by ? ` by ${item.decided_by}` : ""}`),
+        h(`span.chip.audit-${event.action}`, AUDIT_WORDS[event.action] || event.action),
+        eventWords(event) && h("span", eventWords(event)),
+        h("span", `by ${event.actor_label || event.actor} · `, h("time", { datetime: event.at, title: when(event.at) }, ago(event.at))),
       ];
-      return itemView(item, ctx, meta, [button("act.small", () => reviewAgain(item), "Review again")], {});
+      const again = newest && event.after_status === "forgotten" && button("act.small", () => reviewAgain(item), "Review again");
+      return itemView(item, ctx, meta, [again], {});
     };
-    replace(list, items.map(row));
+    replace(list, events.map(row));
   }
 
   async function reviewAgain(item) {

@@ -72,8 +72,3 @@ export async function disable() {
 }
 
 export const sendTest = () => api("/push/test", { method: "POST", body: {} });
-
-/** App badge = pending count, where the Badging API exists. */
-export function setBadge(count) {
-  if ("setAppBadge" in navigator) (count ? navigator.setAppBadge(count) : navigator.clearAppBadge()).catch(() => null);
-}

@@ -1,49 +1,58 @@
-// The review view: a stack of pending cards to swipe, tap or key through; undo; offline queue.
+// The review view: the card stack and its counts, decisions, undo and the offline queue.
 import { api, db, decisionPath, OfflineError } from "./api.js";
-import { ago, button, cleanRationale, diffView, h, icon, opLabel, percent, reasonWords, reducedMotion, replace, toast } from "./dom.js";
-import { belief as loadBelief, evidenceDetails, forgetCachedBelief } from "./evidence.js";
+import { ago, conflictIds, h, plural, reducedMotion, shortcutsOn, toast } from "./dom.js";
+import { autosize, cardView, UNTRUSTED_KEEP } from "./card.js";
+import { forgetCachedBelief } from "./evidence.js";
+import { attachSwipe, fitTouch } from "./gestures.js";
 
 const DEPTH = 3;
 const DONE = { keep: "Kept", forget: "Forgotten", edit: "Saved in your words", reopen: "Back for review" };
-const LABELS = { keep: "Keep", forget: "Forget", edit: "Edit" };
-const SHORTCUTS = { keep: "ArrowRight K", forget: "ArrowLeft F", edit: "ArrowUp E" };
 const KEYS = { ArrowRight: "keep", k: "keep", ArrowLeft: "forget", f: "forget", ArrowUp: "edit", e: "edit", u: "undo" };
 const FLY = {
   keep: "translate(140%, 40px) rotate(24deg)",
   forget: "translate(-140%, 40px) rotate(-24deg)",
   edit: "translate(0, -120%) scale(0.96)",
 };
-const TARGET_LABELS = { supersede: "Replaces", strengthen: "Strengthens", weaken: "Weakens", forget: "Would forget" };
-const UNTRUSTED_KEEP = "Keep is off: this was learned from third-party content. Edit it into your own words to keep it.";
-const QUICK_REASONS = ["Not true", "Too specific", "Out of date", "Already known"];
+const PENDING_KEY = "pending-list";
 
 export function createReview(ctx) {
   const $ = (id) => document.getElementById(id);
-  const [stack, progress, meter, empty, emptyStats] = ["stack", "review-progress", "review-meter", "review-empty", "review-stats"].map($);
-  let queue = []; // top card first
+  const [stack, progress, meter, empty, emptyStats, failure] = ["stack", "review-progress", "review-meter", "review-empty", "review-stats", "review-error"].map($);
+  let all = []; // every pending belief the server listed (every agent), newest first
+  let queue = []; // the agent filter's share of it, top card first
   let cursor = null;
   let loaded = false;
-  let mode = null; // "edit" or "reason" while the top card is being edited or forgotten with a reason
+  let mode = null; // "edit", "keep" (choosing what a Keep retires) or "reason" on the top card
   let top = null; // {key, el} of the rendered top card; the cards behind it are empty ghosts
-  let drag = null;
   let arriving = false; // the next top card rises into place after one flew out
+  let focusNext = null; // after a decision, focus goes to this action on the next card
   const notices = new Map(); // belief id -> why its card is back (a 412, a failure, a deep link)
   const undoStack = [];
   const stats = { keep: 0, forget: 0, edit: 0 };
 
-  // --- loading
+  // --- loading: the whole pending list (the badge counts every agent), kept for outages
 
-  const query = (after) => {
-    const agent = ctx.agentFilter();
-    return `/beliefs?status=pending&limit=100${agent ? `&agent_id=${agent}` : ""}${after ? `&cursor=${after}` : ""}`;
-  };
+  const query = (after) => `/beliefs?status=pending&limit=100${after ? `&cursor=${after}` : ""}`;
+  const mine = (item) => !ctx.agentFilter() || item.agent_id === ctx.agentFilter();
 
   async function refresh({ pinned } = {}) {
-    const { body } = await api(query());
+    let listed;
+    try {
+      ({ body: listed } = await api(query()));
+      await db.set(PENDING_KEY, { items: listed.items, next_cursor: listed.next_cursor, at: new Date().toISOString() });
+      failure.hidden = true;
+    } catch (error) {
+      const saved = await db.get(PENDING_KEY).catch(() => null);
+      if (!saved || !(error instanceof OfflineError)) return failed(error);
+      listed = saved;
+      showFailure(`${error.message} Showing the cards as they were ${ago(saved.at)}; decisions wait on this device.`);
+      ctx.failed(error);
+    }
     const queued = new Set((await db.outbox()).map((entry) => entry.belief_id));
-    const fresh = body.items.filter((item) => !queued.has(item.id));
-    cursor = body.next_cursor;
+    all = listed.items.filter((item) => !queued.has(item.id));
+    cursor = listed.next_cursor;
     // The card on top stays there (as the server has it now); the rest follow the server.
+    const fresh = all.filter(mine);
     const current = queue[0];
     const kept = current && (fresh.find((item) => item.id === current.id) || ((mode || notices.has(current.id)) && current));
     const first = pinned || kept;
@@ -52,10 +61,25 @@ export function createReview(ctx) {
     render();
   }
 
+  function failed(error) {
+    if (error.status === 401) return; // re-pairing takes over
+    if (!loaded) progress.textContent = "Could not load the cards";
+    showFailure(error.message);
+    ctx.failed(error);
+  }
+
+  function showFailure(message) {
+    failure.hidden = false;
+    failure.querySelector("p").textContent = message;
+  }
+  failure.querySelector("button").addEventListener("click", () => refresh().catch(failed));
+
   async function loadMore() {
     const { body } = await api(query(cursor));
-    const known = new Set(queue.map((item) => item.id));
-    queue.push(...body.items.filter((item) => !known.has(item.id)));
+    const known = new Set(all.map((item) => item.id));
+    const more = body.items.filter((item) => !known.has(item.id));
+    all.push(...more);
+    queue.push(...more.filter(mine));
     cursor = body.next_cursor;
     render();
   }
@@ -69,7 +93,7 @@ export function createReview(ctx) {
       toast(error.status === 404 ? "That belief does not exist, or is not yours to see." : error.message, { tone: "warn" });
     }
     if (item && item.status !== "pending") {
-      const word = item.status === "active" ? "kept" : "forgotten";
+      const word = { active: "kept", forgotten: "forgotten", superseded: "retired by a newer belief" }[item.status] || item.status;
       notices.set(item.id, `Already ${word} ${ago(item.decided_at)}. Undo puts it back for review.`);
     }
     mode = null;
@@ -80,13 +104,13 @@ export function createReview(ctx) {
 
   function render() {
     const item = queue[0];
-    const key = item && [item.id, item.version, item.status, notices.get(item.id), mode].join("|");
+    const key = item && [item.id, item.version, item.status, notices.get(item.id), mode, shortcutsOn()].join("|");
     if (top && top.key !== key) {
       top.el.remove();
       top = null;
     }
     if (item && !top) {
-      top = { key, el: cardView(item) };
+      top = { key, el: cardFor(item) };
       if (arriving) top.el.classList.add("arrive");
       stack.insertBefore(top.el, stack.querySelector(".leaving")); // under a card still flying
       arriving = false;
@@ -95,230 +119,64 @@ export function createReview(ctx) {
         area.focus();
         area.setSelectionRange(area.value.length, area.value.length);
         autosize(area);
-      }
+      } else if (mode === "keep") top.el.querySelector(".choices .act").focus();
+    }
+    if (focusNext) {
+      const buttons = [...(top?.el.querySelectorAll(".card-actions .act:not(:disabled)") || [])];
+      (buttons.find((b) => b.classList.contains(`act-${focusNext}`)) || buttons[0] || empty.querySelector("h2")).focus({ preventScroll: true });
+      focusNext = null;
     }
     const ghosts = [...stack.querySelectorAll(".ghost")];
     const wanted = Math.max(0, Math.min(queue.length, DEPTH) - 1);
     for (let i = ghosts.length; i < wanted; i++) stack.prepend(h("div.card.ghost", { "aria-hidden": "true" }));
     for (const ghost of ghosts.slice(wanted)) ghost.remove();
     stack.querySelectorAll(".ghost").forEach((ghost, i, all) => (ghost.className = `card ghost depth-${all.length - i}`));
-
-    const pending = queue.filter((entry) => entry.status === "pending").length;
-    const cleared = stats.keep + stats.forget + stats.edit;
-    progress.textContent = !loaded
-      ? "Loading…"
-      : `${pending ? `${pending}${cursor ? "+" : ""} to review` : "Nothing to review"}${cleared ? ` · ${cleared} done` : ""}`;
-    meter.hidden = !cleared;
-    meter.firstElementChild.style.width = `${(100 * cleared) / (cleared + pending || 1)}%`;
+    renderCounts();
     empty.hidden = !loaded || queue.length > 0;
-    if (loaded && !queue.length) {
-      const parts = [[stats.keep, "kept"], [stats.edit, "rewritten in your words"], [stats.forget, "forgotten"]];
-      const said = parts.filter(([n]) => n).map(([n, word]) => `${n} ${word}`);
-      emptyStats.textContent = said.length
-        ? `You cleared the pile: ${said.join(", ")}. New lessons arrive as notifications.`
-        : "Nothing waits for you. New lessons arrive as notifications, or run a reflection from Runs.";
-      if (cursor) loadMore();
-    }
-    ctx.pendingChanged(pending, Boolean(cursor));
+    if (loaded && !queue.length && cursor) loadMore().catch(failed);
     if (item && !performance.getEntriesByName("credence:first-card").length) performance.mark("credence:first-card");
   }
 
-  function cardView(item) {
-    const pending = item.status === "pending";
-    const untrusted = item.provenance === "untrusted";
-    const rationale = cleanRationale(item.rationale);
-    const textId = `text-${item.id}`;
-    const confidence = h("span.confidence-fill");
-    confidence.style.width = percent(item.confidence);
-    const card = h(
-      `article.card.depth-0${untrusted ? ".untrusted" : ""}`,
-      { "data-belief-id": item.id, "aria-labelledby": textId },
-      Object.entries(LABELS).map(([action, label]) => h(`div.stamp.stamp-${action}`, { "aria-hidden": "true" }, label)),
-      h(
-        "header.card-head",
-        h("span.chip.chip-agent", ctx.agentName(item.agent_id)),
-        item.op !== "add" && h("span.chip.chip-op", opLabel(item.op)),
-        item.role && h("span.chip", item.role),
-        h("span.confidence", { title: "How sure the agent is" }, h("span.confidence-bar", confidence), `${percent(item.confidence)} sure`),
-      ),
-      h(
-        "div.card-body",
-        h("p.learned", "I've learned:"),
-        mode === "edit"
-          ? h(
-              "div.edit-box",
-              h("textarea.edit-text", { id: textId, "aria-label": "Belief, in your words", maxlength: "2000", rows: "3", value: item.content, oninput: (e) => autosize(e.target) }),
-              h("p.hint", "Saving makes your words active memory. Ctrl+Enter saves, Esc cancels."),
-            )
-          : h("p.belief-text", { id: textId }, item.content),
-        targetView(item),
-        reasonsView(item),
-        rationale && h("p.rationale", h("b", "Why: "), rationale),
-        item.source_episodes.length > 0 && evidenceDetails(item),
-        h("p.card-meta", `Proposed ${ago(item.created_at)}${item.proposed_by?.job_id ? " by a reflection run" : ""}`),
-      ),
-      notices.has(item.id) && h("p.notice", { role: "alert" }, notices.get(item.id)),
-      footer(item, pending, untrusted),
-    );
-    if (pending && mode !== "edit") attachSwipe(card, item);
+  /** Counts from what the server answered: "done" grows when a decision is confirmed (or queued). */
+  function renderCounts() {
+    const pending = queue.filter((entry) => entry.status === "pending").length;
+    const others = all.filter((entry) => !mine(entry)).length;
+    const cleared = stats.keep + stats.forget + stats.edit;
+    const more = cursor ? "+" : "";
+    const parts = [pending ? `${pending}${more} to review` : "Nothing to review"];
+    if (others) parts.push(`${others}${more} waiting for other agents`);
+    if (cleared) parts.push(`${cleared} done`);
+    if (loaded) progress.textContent = parts.join(" · ");
+    meter.hidden = !cleared;
+    meter.firstElementChild.style.width = `${(100 * cleared) / (cleared + pending || 1)}%`;
+    const said = [[stats.keep, "kept"], [stats.edit, "rewritten in your words"], [stats.forget, "forgotten"]].filter(([n]) => n).map(([n, word]) => `${n} ${word}`);
+    emptyStats.textContent = said.length
+      ? `You cleared the pile: ${said.join(", ")}. New lessons arrive as notifications.`
+      : "Nothing waits for you. New lessons arrive as notifications, or run a reflection from Runs.";
+    if (others && !pending) emptyStats.textContent += ` ${plural(others, "belief")} of other agents wait: choose “All agents”.`;
+    ctx.pendingChanged(pending + others, Boolean(cursor));
+  }
+
+  function cardFor(item) {
+    const on = { decide, startEdit, cancelEdit, saveEdit, setMode, undoDecided, dismiss };
+    const card = cardView(item, { ctx, mode, notice: notices.get(item.id), on });
+    if (item.status === "pending" && mode !== "edit") attachSwipe(card, swiped);
     fitTouch(card);
     return card;
   }
 
-  // A finger may swipe the card any way while its body fits; once the body scrolls (evidence
-  // open, long text), vertical moves scroll it and only sideways swipes decide.
-  function fitTouch(card) {
-    const body = card.querySelector(".card-body");
-    const fit = () => (body.style.touchAction = body.scrollHeight > body.clientHeight + 1 ? "pan-y" : "none");
-    const observer = new ResizeObserver(fit);
-    for (const el of [body, ...body.children]) observer.observe(el);
-    body.addEventListener("toggle", () => requestAnimationFrame(fit), true);
-  }
-
-  function targetView(item) {
-    if (!item.target_belief_id) return null;
-    const box = h("div.target", h("p.label", "Loading the belief it changes…"));
-    loadBelief(item.target_belief_id).then(
-      (target) =>
-        target
-          ? replace(
-              box,
-              h("p.label", `${TARGET_LABELS[item.op]}${item.op === "supersede" || item.op === "forget" ? "" : ` (now ${percent(target.confidence)} sure)`}:`),
-              item.op === "supersede" ? diffView(target.content, item.content) : h("p", target.content),
-            )
-          : replace(box, h("p.label", "The belief it changes is gone.")),
-      () => replace(box, h("p.label", "Could not load the belief it changes.")),
-    );
-    return box;
-  }
-
-  function reasonsView(item) {
-    // op:* reasons are already told by the op chip and the box above.
-    const codes = item.review_reasons.filter((code) => !code.startsWith("op:"));
-    if (!codes.length) return null;
-    return h(
-      "ul.reasons",
-      { "aria-label": "Why this needs you" },
-      codes.map((code) => {
-        const { text, beliefId } = reasonWords(code);
-        const quote = beliefId && h("q.reason-quote", "…");
-        if (quote) loadBelief(beliefId).then((other) => (quote.textContent = other ? other.content : "(no longer there)"), () => quote.remove());
-        return h(`li.reason.reason-${code.split(":")[0]}`, h("span", text), quote);
-      }),
-    );
-  }
-
-  function autosize(area) {
-    area.style.height = "auto";
-    area.style.height = `${area.scrollHeight + 2}px`;
-  }
-
-  function footer(item, pending, untrusted) {
-    if (!pending) {
-      return h("footer.card-actions", button("act", () => undoDecided(item), icon("undo"), "Undo"), button("act", () => dismiss(item), "Next"));
-    }
-    if (mode === "edit") {
-      return h("footer.card-actions", button("act", cancelEdit, "Cancel"), button("act.act-keep", saveEdit, icon("keep"), "Save"));
-    }
-    const act = (action, onclick) => {
-      const el = button(`act.act-${action}`, onclick, icon(action), LABELS[action]);
-      el.setAttribute("aria-keyshortcuts", SHORTCUTS[action]);
-      return el;
-    };
-    const keep = act("keep", () => decide("keep"));
-    if (untrusted) {
-      keep.disabled = true;
-      keep.setAttribute("aria-describedby", `why-${item.id}`);
-    }
-    return h(
-      "div.card-foot",
-      h("footer.card-actions", act("forget", () => decide("forget")), act("edit", startEdit), keep),
-      h(
-        "div.card-extras",
-        untrusted && h("p.keep-blocked", { id: `why-${item.id}` }, UNTRUSTED_KEEP),
-        mode === "reason" ? reasonForm() : button("linkish", () => setMode("reason"), "Forget with a reason…"),
-      ),
-    );
-  }
-
-  function reasonForm() {
-    const submit = (reason) => decide("forget", { reason: reason.trim() });
-    const input = h("input.reason-input", {
-      type: "text",
-      maxlength: "1000",
-      placeholder: "Why forget it? (optional)",
-      "aria-label": "Reason for forgetting",
-      onkeydown: (event) => (event.key === "Enter" ? submit(input.value) : event.key === "Escape" && setMode(null)),
-    });
-    queueMicrotask(() => input.focus());
-    return h(
-      "div.reason-form",
-      input,
-      h("div.quick-reasons", QUICK_REASONS.map((text) => button("chip.chip-button", () => submit(text), text))),
-      h("div.row", button("act", () => setMode(null), "Cancel"), button("act.act-forget", () => submit(input.value), "Forget with reason")),
-    );
+  function swiped(action) {
+    const item = queue[0];
+    if (action === "edit") return startEdit();
+    if (item?.status !== "pending") return;
+    if (action === "keep" && item.provenance === "untrusted") return toast(UNTRUSTED_KEEP, { tone: "warn" });
+    if (action === "keep" && conflictIds(item).length) return setMode("keep");
+    decide(action);
   }
 
   function setMode(next) {
     mode = next;
     render();
-  }
-
-  // --- swipe
-
-  function attachSwipe(card, item) {
-    card.addEventListener("pointerdown", (event) => {
-      if (event.button !== 0 || event.target.closest("button, a, summary, textarea, input, .episodes")) return;
-      drag = { id: event.pointerId, x: event.clientX, y: event.clientY, t: performance.now(), dx: 0, dy: 0, active: false };
-    });
-    card.addEventListener("pointermove", (event) => {
-      if (drag?.id !== event.pointerId) return;
-      drag.dx = event.clientX - drag.x;
-      drag.dy = event.clientY - drag.y;
-      if (!drag.active && Math.hypot(drag.dx, drag.dy) > 8) {
-        drag.active = true;
-        card.setPointerCapture(event.pointerId);
-        card.classList.add("dragging");
-        getSelection()?.removeAllRanges();
-      }
-      if (drag.active) paintDrag(card, drag.dx, drag.dy);
-    });
-    const end = (event) => {
-      if (drag?.id !== event.pointerId) return;
-      const { dx, dy, t, active } = drag;
-      drag = null;
-      if (!active) return;
-      card.classList.remove("dragging");
-      const sideways = Math.abs(dx) > Math.abs(dy);
-      const fast = Math.abs(dx) / Math.max(1, performance.now() - t) > 0.6 && Math.abs(dx) > 60;
-      let action = null;
-      if (event.type === "pointercancel") action = null;
-      else if (sideways && (Math.abs(dx) > card.offsetWidth * 0.3 || fast)) action = dx > 0 ? "keep" : "forget";
-      else if (!sideways && dy < -Math.min(160, card.offsetHeight * 0.25)) action = "edit";
-      if (action === "keep" && item.provenance === "untrusted") {
-        toast(UNTRUSTED_KEEP, { tone: "warn" });
-        action = null;
-      }
-      if (action === "keep" || action === "forget") return decide(action);
-      springBack(card);
-      if (action === "edit") startEdit();
-    };
-    card.addEventListener("pointerup", end);
-    card.addEventListener("pointercancel", end);
-  }
-
-  function paintDrag(card, dx, dy) {
-    const reach = (card.offsetWidth || 1) * 0.3;
-    const clamp = (v) => String(Math.max(0, Math.min(1, v)));
-    card.style.transform = `translate(${dx}px, ${Math.min(dy, 40)}px) rotate(${dx / 20}deg)`;
-    card.querySelector(".stamp-keep").style.opacity = clamp(dx / reach);
-    card.querySelector(".stamp-forget").style.opacity = clamp(-dx / reach);
-    card.querySelector(".stamp-edit").style.opacity = Math.abs(dx) < -dy ? clamp(-dy / 160) : "0";
-  }
-
-  function springBack(card) {
-    card.style.transform = "";
-    for (const stamp of card.querySelectorAll(".stamp")) stamp.style.opacity = "";
   }
 
   function flyOut(action) {
@@ -349,15 +207,20 @@ export function createReview(ctx) {
     let body;
     if (action === "edit") body = { content: extra.content };
     if (action === "forget") body = extra.reason ? { reason: extra.reason } : {};
+    // Keep and retire the old one: the contradicted beliefs become superseded in the same step.
+    if (extra.retire) body = { ...body, retire: conflictIds(item) };
     flyOut(action);
     queue.shift();
+    all = all.filter((other) => other.id !== item.id);
     notices.delete(item.id);
     mode = null;
+    focusNext = action;
     render();
     const idem = db.randomKey();
     try {
       const { body: after } = await post(item, action, idem, body);
       forgetCachedBelief(item.id);
+      for (const id of body?.retire || []) forgetCachedBelief(id);
       stats[action] += 1;
       undoStack.push({ action, before: item, after });
       toast(DONE[action], { action: "Undo", onAction: undo, tone: action });
@@ -367,11 +230,14 @@ export function createReview(ctx) {
         stats[action] += 1;
         undoStack.push({ action, before: item, queued: idem });
         ctx.outboxChanged({ sync: true });
-        toast(`${DONE[action]} on this device: it syncs when you are back online`, { action: "Undo", onAction: undo, tone: "offline" });
+        const back = error.offline ? "you are back online" : "the server answers again";
+        toast(`${DONE[action]} on this device: it syncs when ${back}`, { action: "Undo", onAction: undo, tone: "offline" });
       } else if (error.status === 412) await conflict(item);
       else if (error.status === 404) toast("This belief is gone, or no longer yours to review.", { tone: "warn" });
-      else putBack(item, error.detail);
+      else if (error.status === 409 && body?.retire) putBack(item, `Nothing was decided: ${error.detail}. Keep both, or decide again.`);
+      else if (error.status !== 401) putBack(item, error.detail);
     }
+    renderCounts();
   }
 
   async function conflict(stale) {
@@ -383,13 +249,15 @@ export function createReview(ctx) {
       return putBack(stale, `It changed since you loaded it, and reloading failed: ${error.message}`);
     }
     if (fresh.status === "pending") return putBack(fresh, "It changed since you loaded it. This is the current version: decide again.");
-    const word = fresh.status === "active" ? "kept" : "forgotten";
+    const word = fresh.status === "active" ? "kept" : fresh.status;
     toast(`It was already ${word} elsewhere (${ago(fresh.decided_at)}). Nothing more to do.`, { tone: "warn", timeout: 9000 });
   }
 
   function putBack(item, notice) {
     queue = [item, ...queue.filter((other) => other.id !== item.id)];
+    if (item.status === "pending" && !all.some((other) => other.id === item.id)) all.unshift(item);
     if (notice) notices.set(item.id, notice);
+    focusNext = "keep";
     render();
   }
 
@@ -415,6 +283,7 @@ export function createReview(ctx) {
     const outcome = await reopen(last.after);
     if (outcome === "done") stats[last.action] -= 1;
     if (outcome === "failed") undoStack.push(last);
+    renderCounts();
   }
 
   /** Reopen a decided belief; resolves to "done", "stale" (it changed since) or "failed". */
@@ -461,10 +330,10 @@ export function createReview(ctx) {
     top?.el.querySelector(".act-edit")?.focus();
   }
 
-  function saveEdit() {
+  function saveEdit({ retire = false } = {}) {
     const area = top?.el.querySelector("textarea");
     const content = area ? area.value.trim() : "";
-    if (content) return decide("edit", { content });
+    if (content) return decide("edit", { content, retire });
     toast("A belief needs some words. Use Forget to drop it.", { tone: "warn" });
     area?.focus();
   }
@@ -472,22 +341,31 @@ export function createReview(ctx) {
   // --- keyboard
 
   function onKey(event) {
-    if (mode === "edit") {
-      if (event.key === "Escape") cancelEdit();
-      else if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) saveEdit();
+    if (mode === "edit" || mode === "keep") {
+      if (event.key === "Escape") mode === "edit" ? cancelEdit() : setMode(null);
+      else if (mode === "edit" && event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        // With a conflict the reviewer still chooses: focus goes to "Save and retire the old one".
+        if (conflictIds(queue[0]).length) top.el.querySelector(".choices .act-keep").focus();
+        else saveEdit();
+      }
       else return false;
       return true;
     }
-    if (event.altKey || event.metaKey || event.ctrlKey || event.target.closest?.("input, textarea, select")) return false;
+    if (!shortcutsOn()) return false;
+    if (event.altKey || event.metaKey || event.ctrlKey || event.target.closest?.("input, textarea, select, .card-body")) return false;
+    // ArrowUp scrolls while the page or the card is scrolled; only at the very top does it edit.
+    if (event.key === "ArrowUp" && (scrollY > 0 || top?.el.querySelector(".card-body").scrollTop > 0)) return false;
     const action = KEYS[event.key.length === 1 ? event.key.toLowerCase() : event.key];
     if (action === "undo") undo();
     else if (action === "edit") startEdit();
-    else if (action) decide(action);
+    else if (action) swiped(action);
     return Boolean(action);
   }
 
   function removeDecided(ids) {
-    queue = queue.filter((item) => !ids.includes(item.id) || (mode && item === queue[0]));
+    const stays = (item) => !ids.includes(item.id) || (mode && item === queue[0]);
+    queue = queue.filter(stays);
+    all = all.filter(stays);
     render();
   }
 

@@ -1,58 +1,7 @@
-// Pairing (one-time code -> reviewer key in IndexedDB), and the Settings view.
-import { api, clearAuth, currentAuth, db, OfflineError, saveAuth } from "./api.js";
-import { button, h, plural, replace, toast } from "./dom.js";
+// The Settings view: this device, notifications, keyboard, the offline queue, unpairing.
+import { clearAuth, currentAuth, db } from "./api.js";
+import { button, h, plural, replace, SHORTCUTS_KEY, shortcutsOn, toast } from "./dom.js";
 import * as push from "./push.js";
-
-/** The code inside a pasted pairing link, or the text itself when it is a bare code. */
-export function codeFrom(text) {
-  try {
-    return new URL(text.trim()).searchParams.get("pair") || "";
-  } catch {
-    return text.trim();
-  }
-}
-
-/** Exchange a pairing code for a reviewer key; throws an Error that says what went wrong. */
-export async function pair(code) {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(code)) {
-    throw new Error("That is not a pairing code. Run `credence pair` and open the link it prints.");
-  }
-  let body;
-  try {
-    ({ body } = await api("/pair", { method: "POST", body: { code }, anonymous: true }));
-  } catch (error) {
-    if (error instanceof OfflineError) throw new Error("Cannot reach the Credence server. Check the connection and try again.");
-    if (error.status === 410) throw new Error(`${error.detail.charAt(0).toUpperCase()}${error.detail.slice(1)}.`);
-    if (error.status === 429) throw new Error("Too many pairing attempts. Wait a minute and try again.");
-    throw error;
-  }
-  await saveAuth({ key: body.key, info: body.info, paired_at: new Date().toISOString() });
-}
-
-export function createPairView({ onPaired }) {
-  const form = document.getElementById("pair-form");
-  const error = document.getElementById("pair-error");
-  const showError = (message) => {
-    error.textContent = message || "";
-    error.hidden = !message;
-  };
-  form.addEventListener("submit", async (event) => {
-    event.preventDefault();
-    const submit = form.querySelector("button");
-    submit.disabled = true;
-    try {
-      await pair(codeFrom(form.elements.code.value));
-      form.reset();
-      showError(null);
-      onPaired();
-    } catch (failure) {
-      showError(failure.message);
-    } finally {
-      submit.disabled = false;
-    }
-  });
-  return { showError };
-}
 
 const ACTIONS = { keep: "Keep", forget: "Forget", edit: "Edit", reopen: "Undo" };
 const section = (title, ...children) => h("section.panel", h("h2", title), ...children);
@@ -79,6 +28,7 @@ export function createSettings(ctx) {
         ),
       ),
       section("Notifications", ...notifications(await push.status())),
+      section("Keyboard", shortcutsToggle()),
       section(
         "Offline",
         h("p", waiting ? `${plural(waiting, "decision")} waiting to sync:` : "Everything is synced."),
@@ -132,6 +82,19 @@ export function createSettings(ctx) {
     } catch (error) {
       toast(`Could not send a test: ${error.message}`, { tone: "warn" });
     }
+  }
+
+  function shortcutsToggle() {
+    const box = h("input", { type: "checkbox", id: "shortcuts-on", checked: shortcutsOn() });
+    box.addEventListener("change", () => {
+      localStorage.setItem(SHORTCUTS_KEY, box.checked ? "on" : "off");
+      ctx.shortcutsChanged();
+    });
+    return h(
+      "div",
+      h("label.check", box, " Single-key shortcuts in Review (K keep, F forget, E edit, U undo, arrows)"),
+      h("p.hint", "Turn them off if you use speech input or keys get pressed by accident."),
+    );
   }
 
   function unpairButton(waiting) {

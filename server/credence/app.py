@@ -10,6 +10,7 @@ from pathlib import Path
 import anyio
 import httpx
 from litestar import Litestar, Router, get
+from litestar.config.compression import CompressionConfig
 from litestar.datastructures import CacheControlHeader
 from litestar.exceptions import HTTPException, NotFoundException
 from litestar.middleware import DefineMiddleware
@@ -187,6 +188,10 @@ def create_app(
         request_max_body_size=settings.max_body_bytes,
         before_request=strict_json_body,
         before_send=[add_security_headers],
+        # The PWA's text files go out gzipped; API answers (and streams) stay as they are.
+        compression_config=CompressionConfig(
+            backend="gzip", gzip_compress_level=6, exclude=["^/api/", "^/mcp"]
+        ),
         debug=False,
     )
 

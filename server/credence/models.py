@@ -305,12 +305,37 @@ class AuditEntry(Struct, frozen=True, kw_only=True):
     detail: str
     prev_hash: str
     row_hash: str
+    actor_label: str = ""
 
 
 class AuditPage(Struct, frozen=True):
     """A belief's audit trail, oldest first."""
 
     items: list[AuditEntry]
+
+
+class AuditEvent(Struct, frozen=True, kw_only=True):
+    """One decision in the history feed: what happened to which belief, by whom (in words)."""
+
+    seq: int
+    belief_id: str
+    agent_id: str
+    content: str
+    action: str
+    actor: str
+    actor_label: str
+    at: str
+    before_status: str | None
+    after_status: str
+    version: int
+    detail: str
+
+
+class AuditFeed(Struct, frozen=True):
+    """Decisions newest first (kept, edited, forgotten, reopened, superseded, restored)."""
+
+    items: list[AuditEvent]
+    next_cursor: str | None = None
 
 
 class AuditVerification(Struct, frozen=True):

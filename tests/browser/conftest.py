@@ -166,12 +166,14 @@ class App:
                 return current
             time.sleep(0.05)
 
-    def shoot(self, name: str) -> Path:
-        """Save a screenshot under tests/browser/screenshots/."""
-        SCREENSHOTS.mkdir(exist_ok=True)
-        path = SCREENSHOTS / f"{name}.png"
-        self.page.screenshot(path=str(path))
-        return path
+    def shoot(self, name: str) -> bytes:
+        """A screenshot of the page; saved under tests/browser/screenshots/ (the README's) only
+        when CREDENCE_SCREENSHOTS=write (`make screenshots`), so a test run rewrites no file."""
+        png = self.page.screenshot()
+        if os.environ.get("CREDENCE_SCREENSHOTS") == "write":
+            SCREENSHOTS.mkdir(exist_ok=True)
+            (SCREENSHOTS / f"{name}.png").write_bytes(png)
+        return png
 
 
 def open_app(

@@ -224,7 +224,8 @@ def test_keyboard_shortcuts_and_undo(app: App) -> None:
     page.keyboard.press("ArrowUp")
     area.wait_for()
     area.fill("Retry failed uploads with backoff, five times at most.")
-    page.keyboard.press("Control+Enter")
+    page.keyboard.press("Control+Enter")  # it replaces a belief: focus goes to the choice
+    page.keyboard.press("Enter")
     edited = app.wait_status(third, "active")
     assert edited["content"] == "Retry failed uploads with backoff, five times at most."
 
@@ -314,7 +315,18 @@ def test_agent_filter_narrows_the_queue(app: App) -> None:
         arg=app.ids["apology"],
     )
     assert app.page.locator("#stack .card").count() == 1
-    assert app.page.locator("#review-progress").inner_text() == "1 to review"
+    # The filter never hides work: the others are counted, and the tab badge keeps the total.
+    progress = app.page.locator("#review-progress")
+    assert progress.inner_text() == "1 to review · 4 waiting for other agents"
+    assert app.page.locator("#pending-count").inner_text() == "5"
+    app.page.keyboard.press("f")
+    app.wait_status(app.ids["apology"], "forgotten")
+    app.page.wait_for_function(
+        "() => document.querySelector('#review-progress').textContent"
+        " === 'Nothing to review · 4 waiting for other agents · 1 done'"
+    )
+    assert app.page.locator("#pending-count").inner_text() == "4"
+    assert "choose “All agents”" in app.page.locator("#review-stats").inner_text()
 
 
 # --- conflicts and offline -----------------------------------------------------------------
@@ -415,10 +427,12 @@ def test_the_shell_loads_offline_from_the_service_worker_cache(app: App) -> None
     app.context.set_offline(True)
     app.page.reload()
     app.page.locator("#view-review").wait_for()
-    app.page.wait_for_function(
-        "() => document.querySelector('#toast')?.textContent.includes('offline')"
-    )
-    assert app.page.locator("#offline-badge").is_visible()
+    error = app.page.locator("#review-error")
+    error.wait_for()
+    assert error.inner_text().startswith("You are offline. Showing the cards as they were")
+    # The last pending list (kept in IndexedDB) still shows the cards.
+    assert app.top_id() == app.ids["split_pdfs"]
+    assert app.page.locator("#offline-badge").inner_text() == "Offline"
 
 
 def test_csp_probe_catches_a_violation(app: App) -> None:

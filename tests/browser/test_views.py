@@ -19,7 +19,7 @@ def test_memory_lists_active_beliefs_with_search_decay_and_use(app: App) -> None
     app.page.locator("#memory-list .memory-item").nth(1).wait_for()
     assert app.page.locator("#memory-count").inner_text() == "2 active beliefs"
     row = memory_item(app, app.ids["fridays"])
-    assert "80% → 80% now" in row.inner_text()
+    assert "80% sure when kept, 80% now as it ages" in row.inner_text()
     assert "not used yet" in row.inner_text()
     app.page.fill("#memory-search", "retry uploads")
     app.page.wait_for_function(
@@ -58,16 +58,27 @@ def test_memory_history_shows_the_audit_trail(app: App) -> None:
     assert [a.inner_text() for a in audit.locator(".audit-action").all()] == ["Proposed", "Kept"]
 
 
-def test_history_shows_forgotten_beliefs_with_reasons_and_brings_them_back(app: App) -> None:
+def test_history_shows_every_decision_with_key_labels_and_brings_them_back(app: App) -> None:
     seed.decide(app.admin, app.ids["apology"], "forget", {"reason": "Too formal for us"})
     seed.decide(app.admin, app.ids["backoff"], "keep", {"retire": [app.ids["retry"]]})
     app.pair("/?view=history")
-    apology = memory_item(app, app.ids["apology"])
-    apology.wait_for()
+    rows = app.page.locator("#history-list .memory-item")
+    rows.nth(4).wait_for()
+    words = [row.locator(".memory-meta .chip:not(.chip-agent)").inner_text() for row in rows.all()]
+    assert words == ["Replaced", "Kept", "Forgotten", "Kept", "Kept"]
+    text = app.page.locator("#history-list").inner_text()
+    assert "by tests ·" in text and "key:" not in text and "ago" in text
+    apology = memory_item(app, app.ids["apology"]).first
     assert "“Too formal for us”" in apology.inner_text()
-    assert "Replaced by a newer belief" in memory_item(app, app.ids["retry"]).inner_text()
+    assert "by a newer belief" in memory_item(app, app.ids["retry"]).first.inner_text()
     apology.get_by_role("button", name="Review again").click()
     app.wait_status(app.ids["apology"], "pending")
+    newest = rows.first
+    app.page.wait_for_function(
+        "() => document.querySelector('#history-list .memory-item .chip:not(.chip-agent)')"
+        "?.textContent === 'Reopened for review'"
+    )
+    assert "by test phone ·" in newest.inner_text()
     app.page.fill("#audit-belief", app.ids["apology"])
     app.page.get_by_role("button", name="Show", exact=True).click()
     actions = app.page.locator("#audit-result .audit-action")
@@ -168,3 +179,13 @@ def test_memory_decay_matches_the_servers_formula(app: App) -> None:
     )
     assert round(factor[0], 4) == 0.5488
     assert factor[1] == 1
+
+
+def test_the_audit_trail_opens_from_the_card(app: App) -> None:
+    app.pair()
+    card = app.top_card()
+    card.locator("summary", has_text="Audit trail").click()
+    entry = card.locator(".audit .audit-proposed")
+    entry.wait_for()
+    assert "Proposed by tests ·" in entry.inner_text()
+    assert "key:" not in entry.inner_text()

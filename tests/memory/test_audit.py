@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from credence.cli import main as credence_main
-from credence.memory.audit import GENESIS, row_hash, verify_rows
+from credence.memory.audit import GENESIS, actor_label, row_hash, verify_rows
 from tests.helpers import decide, make_agent, pending_belief
 
 
@@ -69,3 +69,12 @@ def test_triggers_refuse_update_and_delete_and_cli_detects_tampering(server, adm
         assert credence_main(["audit", "verify", "--data", data]) == 1
     assert '"first_broken": 2' in out.getvalue()
     assert admin.get("/api/v1/audit/verify").json() == {"ok": False, "rows": 2, "first_broken": 2}
+
+
+def test_actor_labels_name_keys_by_label_and_jobs_in_words() -> None:
+    labels = {"k1": "Ana's phone", "k2": ""}
+    assert actor_label("key:k1", labels) == "Ana's phone"
+    assert actor_label("key:k2", labels) == "an unlabelled key"
+    assert actor_label("key:gone", labels) == "a deleted key"
+    assert actor_label("job:j_01abc", labels) == "a reflection run"
+    assert actor_label("push:abc", labels) == "push:abc"

@@ -20,6 +20,8 @@ from credence.memory import audit
 from credence.memory.beliefs import Outcome, belief_from_row, etag
 from credence.models import (
     AuditEntry,
+    AuditEvent,
+    AuditFeed,
     AuditPage,
     Belief,
     BeliefPage,
@@ -38,6 +40,10 @@ StatusFilter = Annotated[BeliefStatus | None, QueryParameter(description="Filter
 AgentFilter = Annotated[
     str | None,
     QueryParameter(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="Only this agent's beliefs"),
+]
+AuditCursor = Annotated[
+    str | None,
+    QueryParameter(pattern=r"^[0-9]{1,18}$", description="Opaque cursor from next_cursor"),
 ]
 ETAG_HEADER = [
     ResponseHeader(
@@ -149,6 +155,29 @@ class BeliefController(Controller):
         """One belief; its ETag is the version to send in If-Match."""
         belief = belief_from_row(await load_belief(request, belief_id))
         return Response(belief, headers={"ETag": etag(belief.version)})
+
+    @get("/audit", operation_id="listDecisions", responses=errors())
+    async def list_decisions(
+        self,
+        request: Request,
+        agent_id: AgentFilter = None,
+        limit: Limit = 50,
+        cursor: AuditCursor = None,
+    ) -> AuditFeed:
+        """Every decision on beliefs this key can see, newest first, each actor named by its
+        key's label (the History view): kept, edited, forgotten, reopened, superseded, restored."""
+        agent_ids = principal_of(request).visible_agents(agent_id)
+        if agent_ids == []:
+            return AuditFeed(items=[], next_cursor=None)
+        rows, next_cursor = await audit.decisions(
+            services_of(request).store,
+            agent_ids=agent_ids,
+            limit=limit,
+            cursor=int(cursor) if cursor else None,
+        )
+        return AuditFeed(
+            items=[msgspec.convert(r, AuditEvent) for r in rows], next_cursor=next_cursor
+        )
 
     @get("/beliefs/{belief_id:str}/audit", operation_id="getBeliefAudit", responses=errors(404))
     async def get_audit(self, request: Request, belief_id: BeliefIdPath) -> AuditPage:

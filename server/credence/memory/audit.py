@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from credence.db.store import one
@@ -104,8 +105,54 @@ async def verify(store: Store) -> tuple[bool, int, int | None]:
 
 
 async def trail(store: Store, belief_id: str) -> list[dict[str, Any]]:
-    """A belief's audit rows, oldest first."""
+    """A belief's audit rows, oldest first, each with its actor's label."""
     rows = await store.fetchall(
         "SELECT * FROM audit WHERE belief_id = ? ORDER BY seq", (belief_id,)
     )
-    return [dict(row) for row in rows]
+    return await labelled(store, [dict(row) for row in rows])
+
+
+async def decisions(
+    store: Store, *, agent_ids: Sequence[str] | None, limit: int, cursor: int | None
+) -> tuple[list[dict[str, Any]], str | None]:
+    """Every change but proposals, newest first, with the belief's text and the actor's label;
+    returns (rows, next cursor)."""
+    clauses, params = ["a.action != 'proposed'"], []
+    if agent_ids is not None:
+        clauses.append(f"a.agent_id IN ({','.join('?' * len(agent_ids))})")
+        params.extend(agent_ids)
+    if cursor is not None:
+        clauses.append("a.seq < ?")
+        params.append(cursor)
+    rows = await store.fetchall(
+        "SELECT a.*, b.content FROM audit a JOIN beliefs b ON b.id = a.belief_id"
+        f" WHERE {' AND '.join(clauses)} ORDER BY a.seq DESC LIMIT ?",
+        (*params, limit + 1),
+    )
+    page = await labelled(store, [dict(row) for row in rows[:limit]])
+    return page, str(rows[limit - 1]["seq"]) if len(rows) > limit else None
+
+
+async def labelled(store: Store, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows with ``actor_label``: the key's label (a paired phone's name), not its id."""
+    key_ids = sorted({row["actor"][4:] for row in rows if row["actor"].startswith("key:")})
+    labels: dict[str, str] = {}
+    if key_ids:
+        found = await store.fetchall(
+            f"SELECT id, label FROM api_keys WHERE id IN ({','.join('?' * len(key_ids))})",
+            tuple(key_ids),
+        )
+        labels = {row["id"]: row["label"] for row in found}
+    return [{**row, "actor_label": actor_label(row["actor"], labels)} for row in rows]
+
+
+def actor_label(actor: str, key_labels: Mapping[str, str]) -> str:
+    """Words for an audit actor: ``key:<id>`` is its key's label, ``job:<id>`` a reflection run."""
+    kind, _, ref = actor.partition(":")
+    if kind == "key":
+        if ref not in key_labels:
+            return "a deleted key"
+        return key_labels[ref] or "an unlabelled key"
+    if kind == "job":
+        return "a reflection run"
+    return actor
