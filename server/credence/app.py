@@ -41,12 +41,13 @@ from credence.embed import Embedder, make_embedder
 from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.context import context_component
 from credence.memory.episodes import EpisodeService
+from credence.notify.endpoints import Resolver, policy_from, push_client
 from credence.notify.worker import push_component
 from credence.openapi_doc import cached_openapi_dict
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
 from credence.reflection.engine import reflection_component
 from credence.services import Component, Services
-from credence.settings import Settings
+from credence.settings import Settings, SettingsError
 
 log = logging.getLogger("credence")
 API_PREFIX = "/api/v1"
@@ -99,9 +100,17 @@ def create_app(
     embedder: Embedder | None = None,
     components: Sequence[Component] | None = None,
     pwa_dir: Path | None = None,
+    resolver: Resolver | None = None,
 ) -> Litestar:
-    """Build the Credence ASGI app; the store opens in the lifespan, not at import."""
+    """Build the Credence ASGI app; the store opens in the lifespan, not at import.
+
+    ``resolver`` replaces DNS for push endpoints (tests); the system resolver by default.
+    """
     chosen_components = list(default_components() if components is None else components)
+    try:
+        push_policy = policy_from(settings, resolver)
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -112,6 +121,8 @@ def create_app(
             stack.push_async_callback(store.close)
             http = httpx.AsyncClient(timeout=httpx.Timeout(30.0), follow_redirects=False)
             stack.push_async_callback(http.aclose)
+            pinned = push_client(push_policy)
+            stack.push_async_callback(pinned.aclose)
             chosen = embedder or make_embedder(
                 settings.embed_url, settings.embed_model, settings.embed_api_key, client=http
             )
@@ -126,6 +137,8 @@ def create_app(
                 hooks=hooks,
                 beliefs=BeliefService(store, chosen, clock, hooks),
                 episodes=EpisodeService(store, chosen, clock),
+                push_policy=push_policy,
+                push_http=pinned,
             )
             app.state.services = services
             app.state.keyring = services.keyring

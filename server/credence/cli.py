@@ -280,18 +280,21 @@ def _push_flags(parser: argparse.ArgumentParser) -> None:
 @command("push", "web push and notification channel tools", _push_flags)
 def push_command(args: argparse.Namespace) -> int:
     """Send a test push now to every subscribed device (or one key's) and every channel."""
-    import httpx
-
     from credence.clock import system_clock
+    from credence.notify.endpoints import policy_from, push_client
     from credence.notify.outbox import sync_env_channels
     from credence.notify.worker import load_runtime, mask_channel_url, send_test
 
     settings = settings_from(args)
     runtime = load_runtime(settings)
+    try:
+        policy = policy_from(settings)
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
 
     async def run(store):
         await sync_env_channels(store, settings.apprise_urls, mask_channel_url, system_clock())
-        async with httpx.AsyncClient(follow_redirects=False) as http:
+        async with push_client(policy) as http:
             return await send_test(
                 store, http, runtime, system_clock, key_id=args.key_id, agents=None
             )
