@@ -32,6 +32,7 @@ from credence.api.security import (
     add_security_headers,
     conditional_get_middleware,
     options_middleware,
+    pwa_assets_only,
 )
 from credence.api.strict import strict_json_body
 from credence.auth import BearerAuth, KeyRing
@@ -174,7 +175,7 @@ def create_app(
                 name="pwa",
                 # Revalidate on every load (304s via ETag), so a new version shows at once.
                 cache_control=CacheControlHeader(no_cache=True),
-                middleware=[conditional_get_middleware],
+                middleware=[pwa_assets_only, conditional_get_middleware],
             )
         )
 
