@@ -12,6 +12,7 @@ import httpx
 from litestar import Litestar, Router, get
 from litestar.datastructures import CacheControlHeader
 from litestar.exceptions import HTTPException, NotFoundException
+from litestar.logging import LoggingConfig
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server
@@ -28,6 +29,7 @@ from credence.api.errors import (
     too_deep_handler,
     unexpected_exception_handler,
 )
+from credence.api.hardening import body_deadline, refuse_control_characters
 from credence.api.security import (
     add_security_headers,
     conditional_get_middleware,
@@ -39,6 +41,7 @@ from credence.auth import BearerAuth, KeyRing
 from credence.clock import Clock, system_clock
 from credence.db.store import Store
 from credence.embed import Embedder, make_embedder
+from credence.logs import FORMAT, SafeFormatter
 from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.context import context_component
 from credence.memory.episodes import EpisodeService
@@ -182,7 +185,14 @@ def create_app(
     return Litestar(
         route_handlers=route_handlers,
         lifespan=[lifespan],
-        middleware=[options_middleware],
+        middleware=[
+            refuse_control_characters,
+            body_deadline(settings.request_timeout_s),
+            options_middleware,
+        ],
+        logging_config=LoggingConfig(
+            formatters={"standard": {"()": SafeFormatter, "fmt": FORMAT}},
+        ),
         exception_handlers={
             HTTPException: http_exception_handler,
             RecursionError: too_deep_handler,

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from credence.logs import safe_handler
 from credence.settings import Settings, SettingsError, load_settings
 
 Command = Callable[[argparse.Namespace], int]
@@ -66,18 +67,13 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from credence.app import create_app
+    from credence.serving import uvicorn_config
 
     settings = settings_from(args)
     app = create_app(settings)
+    config = uvicorn_config(app, settings)
     print(f"Credence listening on {settings.base_url}", flush=True)
-    uvicorn.run(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level.lower(),
-        access_log=False,
-        lifespan="on",
-    )
+    uvicorn.Server(config).run()
     return 0
 
 
@@ -326,6 +322,7 @@ def demo(args: argparse.Namespace) -> int:
 
     from credence.app import create_app
     from credence.demo import DEMO_MANIFEST, prepare
+    from credence.serving import uvicorn_config
 
     if args.data is None and not os.environ.get("CREDENCE_DATA_DIR"):
         args.data = Path("./demo-data")
@@ -342,14 +339,7 @@ def demo(args: argparse.Namespace) -> int:
     print(f"Open {settings.base_url}/ — or pair your phone:\n")
     print_pairing(settings, report.pairing_code, report.pairing_expires_at)
     print("\nPress Ctrl-C to stop; the next `make demo` resumes with the same data.", flush=True)
-    uvicorn.run(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-    )
+    uvicorn.Server(uvicorn_config(create_app(settings), settings, log_level="warning")).run()
     return 0
 
 
@@ -360,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, (_, arguments, help_text) in _COMMANDS.items():
         arguments(sub.add_parser(name, help=help_text))
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.INFO, handlers=[safe_handler()])
     # httpx logs every request at INFO, push endpoint URLs included: keep it to warnings.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     try:

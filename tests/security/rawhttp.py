@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import socket
+import subprocess
+import sys
 import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Self
 from urllib.parse import urlsplit
+
+import httpx
 
 
 def address_of(url: str) -> tuple[str, int]:
@@ -101,3 +111,62 @@ class RecordingListener:
             b"HTTP/1.1 %d X\r\ncontent-type: text/plain\r\ncontent-length: %d\r\n"
             b"connection: close\r\n\r\n%s" % (self.status, len(self.body), self.body)
         )
+
+
+@dataclass
+class Served:
+    """A `credence serve` process; ``stderr`` holds everything it logged once it has stopped."""
+
+    url: str
+    process: subprocess.Popen[bytes]
+    stderr: str = ""
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def served(data_dir: Path, **env: str) -> Iterator[Served]:
+    """Run the real `credence serve` on a free loopback port until the block ends (SIGTERM)."""
+    port = free_port()
+    environment = {
+        **os.environ,
+        "CREDENCE_DATA_DIR": str(data_dir),
+        "CREDENCE_HOST": "127.0.0.1",
+        "CREDENCE_PORT": str(port),
+        "CREDENCE_SCHEDULER": "off",
+        **env,
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "credence.cli", "serve"],
+        env=environment,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    run = Served(f"http://127.0.0.1:{port}", process)
+    try:
+        deadline = time.monotonic() + 60
+        while not _ready(run.url):
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"credence serve did not start: {process.stderr.read()!r}")
+            time.sleep(0.1)
+        yield run
+    finally:
+        process.terminate()
+        try:
+            _, err = process.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, err = process.communicate()
+        run.stderr = err.decode("utf-8", "replace")
+
+
+def _ready(url: str) -> bool:
+    try:
+        return httpx.get(f"{url}/healthz", timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
