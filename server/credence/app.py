@@ -41,11 +41,14 @@ from credence.auth import BearerAuth, KeyRing
 from credence.clock import Clock, system_clock
 from credence.db.store import Store
 from credence.embed import Embedder, make_embedder
+from credence.files import warn_if_exposed
 from credence.logs import FORMAT, SafeFormatter
 from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.context import context_component
 from credence.memory.episodes import EpisodeService
 from credence.notify.endpoints import Resolver, policy_from, push_client
+from credence.notify.tokens import SECRET_FILENAME
+from credence.notify.vapid import VAPID_KEY_FILENAME
 from credence.notify.worker import push_component
 from credence.openapi_doc import cached_openapi_dict
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
@@ -90,6 +93,18 @@ def api_handlers() -> list:
 async def openapi_json() -> dict:
     """The OpenAPI document (the same one committed as openapi.yaml)."""
     return cached_openapi_dict()
+
+
+def private_paths(settings: Settings) -> list[Path]:
+    """The data dir's files that hold secrets: the database (with -wal, -shm) and the keys."""
+    database = settings.database_path
+    return [
+        database,
+        database.with_name(f"{database.name}-wal"),
+        database.with_name(f"{database.name}-shm"),
+        settings.data_dir / VAPID_KEY_FILENAME,
+        settings.data_dir / SECRET_FILENAME,
+    ]
 
 
 def default_components() -> list[Component]:
@@ -148,6 +163,7 @@ def create_app(
             app.state.keyring = services.keyring
             for component in chosen_components:
                 await stack.enter_async_context(component(services))
+            warn_if_exposed(private_paths(settings))
             yield
         finally:
             # Shutdown may arrive inside a cancelled scope (Ctrl-C): drain components and close

@@ -67,8 +67,10 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from credence.app import create_app
+    from credence.files import restrict_umask
     from credence.serving import uvicorn_config
 
+    restrict_umask()
     settings = settings_from(args)
     app = create_app(settings)
     config = uvicorn_config(app, settings)
@@ -322,8 +324,10 @@ def demo(args: argparse.Namespace) -> int:
 
     from credence.app import create_app
     from credence.demo import DEMO_MANIFEST, prepare
+    from credence.files import restrict_umask
     from credence.serving import uvicorn_config
 
+    restrict_umask()
     if args.data is None and not os.environ.get("CREDENCE_DATA_DIR"):
         args.data = Path("./demo-data")
     settings = settings_from(args)
