@@ -103,7 +103,10 @@ class EndpointPolicy:
 
     def target(self, url: str) -> tuple[str, int]:
         """The (host, port) of ``url`` if its scheme is acceptable; ValueError otherwise."""
-        parts = httpx.URL(url)
+        try:
+            parts = httpx.URL(url)
+        except httpx.InvalidURL as exc:
+            raise ValueError(f"push endpoint is not a valid URL: {exc}") from None
         scheme = parts.scheme
         port = parts.port or _DEFAULT_PORTS.get(scheme, 0)
         if scheme == "https" or (scheme == "http" and self.allowed.admits(parts.host, port)):
@@ -122,7 +125,7 @@ class EndpointPolicy:
         try:
             with anyio.fail_after(RESOLVE_TIMEOUT_SECONDS):
                 found = await self.resolver(host, port)
-        except (OSError, TimeoutError):
+        except (OSError, TimeoutError, ValueError):  # ValueError: a name IDNA cannot encode
             found = []
         if not found:
             raise EndpointRefused("push endpoint host does not resolve")
