@@ -16,11 +16,12 @@ import httpx
 # The fake push service is a test helper; the benchmark drives the same loopback fake.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.notify.fakepush import FakePushService
+from tests.notify.fakepush import LOOPBACK, FakePushService
 
 from credence.clock import rfc3339, system_clock
 from credence.db.store import Store
 from credence.ids import new_id
+from credence.notify.endpoints import EndpointPolicy, push_client
 from credence.notify.payload import build_payload, topic_for
 from credence.notify.vapid import VapidKeys, load_or_create, vapid_headers
 from credence.notify.webpush import (
@@ -127,7 +128,7 @@ def _serve_fake(conn: Connection, server_key: str) -> None:
 async def _throughput(keys: VapidKeys, subscriptions: list[Subscription]) -> list[float]:
     payloads = _payloads(NOTIFICATIONS)
     limits = httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=CONCURRENCY)
-    async with httpx.AsyncClient(limits=limits) as client:
+    async with push_client(EndpointPolicy(allowed=LOOPBACK), limits=limits) as client:
         await _fan_out(client, subscriptions, payloads[:40], keys)  # warm up connections
         return [
             NOTIFICATIONS / await _fan_out(client, subscriptions, payloads, keys)
@@ -171,7 +172,7 @@ async def _worker_throughput(keys: VapidKeys, subscriptions: list[Subscription])
     """The delivery worker end to end: lease, encrypt, sign, send, record each result."""
     rates = []
     limits = httpx.Limits(max_connections=CONCURRENCY, max_keepalive_connections=CONCURRENCY)
-    async with httpx.AsyncClient(limits=limits) as client:
+    async with push_client(EndpointPolicy(allowed=LOOPBACK), limits=limits) as client:
         for _ in range(RUNS):
             with tempfile.TemporaryDirectory() as data_dir:
                 store = Store(Path(data_dir) / "bench.sqlite3")
@@ -237,7 +238,7 @@ def measure() -> list[dict]:
     child = context.Process(target=_serve_fake, args=(theirs, keys.public_key_b64url))
     child.start()
     try:
-        subscriptions = [parse_subscription(raw) for raw in ours.recv()]
+        subscriptions = [parse_subscription(raw, LOOPBACK) for raw in ours.recv()]
         rates = asyncio.run(_throughput(keys, subscriptions))
         worker_rates = asyncio.run(_worker_throughput(keys, subscriptions))
         ours.send("stop")

@@ -16,6 +16,7 @@ import uvicorn
 
 from credence.app import create_app
 from credence.cli import main as credence_main
+from credence.serving import uvicorn_config
 from credence.settings import Settings
 
 
@@ -44,14 +45,9 @@ class LiveServer:
     def __init__(self, settings: Settings, **app_kwargs: Any) -> None:
         self.settings = settings
         self.app = create_app(settings, **app_kwargs)
-        config = uvicorn.Config(
-            self.app,
-            host="127.0.0.1",
-            port=0,
-            lifespan="on",
-            log_level="warning",
-            ws="none",
-            access_log=False,
+        # The configuration `credence serve` runs (trusted proxies, header deadline, safe logs).
+        config = uvicorn_config(
+            self.app, settings, host="127.0.0.1", port=0, log_level="warning", ws="none"
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(target=self._server.run, daemon=True)

@@ -13,6 +13,7 @@ from litestar import Litestar, Router, get
 from litestar.config.compression import CompressionConfig
 from litestar.datastructures import CacheControlHeader
 from litestar.exceptions import HTTPException, NotFoundException
+from litestar.logging import LoggingConfig
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server
@@ -29,26 +30,33 @@ from credence.api.errors import (
     too_deep_handler,
     unexpected_exception_handler,
 )
+from credence.api.hardening import body_deadline, refuse_control_characters
 from credence.api.mcp import McpMount
 from credence.api.security import (
     add_security_headers,
     conditional_get_middleware,
     options_middleware,
+    pwa_assets_only,
 )
 from credence.api.strict import strict_json_body
 from credence.auth import BearerAuth, KeyRing
 from credence.clock import Clock, system_clock
 from credence.db.store import Store
 from credence.embed import Embedder, make_embedder
+from credence.files import warn_if_exposed
+from credence.logs import FORMAT, SafeFormatter
 from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.context import context_component
 from credence.memory.episodes import EpisodeService
+from credence.notify.endpoints import Resolver, policy_from, push_client
+from credence.notify.tokens import SECRET_FILENAME
+from credence.notify.vapid import VAPID_KEY_FILENAME
 from credence.notify.worker import push_component
 from credence.openapi_doc import cached_openapi_dict
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
 from credence.reflection.engine import reflection_component
 from credence.services import Component, Services
-from credence.settings import Settings
+from credence.settings import Settings, SettingsError
 
 log = logging.getLogger("credence")
 API_PREFIX = "/api/v1"
@@ -93,6 +101,18 @@ async def openapi_json() -> dict:
     return cached_openapi_dict()
 
 
+def private_paths(settings: Settings) -> list[Path]:
+    """The data dir's files that hold secrets: the database (with -wal, -shm) and the keys."""
+    database = settings.database_path
+    return [
+        database,
+        database.with_name(f"{database.name}-wal"),
+        database.with_name(f"{database.name}-shm"),
+        settings.data_dir / VAPID_KEY_FILENAME,
+        settings.data_dir / SECRET_FILENAME,
+    ]
+
+
 def default_components() -> list[Component]:
     """Background parts started with the app (push delivery, scheduler, …)."""
     return [context_component(), push_component(), reflection_component()]
@@ -105,11 +125,19 @@ def create_app(
     embedder: Embedder | None = None,
     components: Sequence[Component] | None = None,
     pwa_dir: Path | None = None,
+    resolver: Resolver | None = None,
 ) -> Litestar:
-    """Build the Credence ASGI app; the store opens in the lifespan, not at import."""
+    """Build the Credence ASGI app; the store opens in the lifespan, not at import.
+
+    ``resolver`` replaces DNS for push endpoints (tests); the system resolver by default.
+    """
     chosen_components = list(default_components() if components is None else components)
     limiter = RateLimiter.from_settings(settings)
     mcp = McpMount(settings.max_body_bytes)
+    try:
+        push_policy = policy_from(settings, resolver)
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
@@ -120,6 +148,8 @@ def create_app(
             stack.push_async_callback(store.close)
             http = httpx.AsyncClient(timeout=httpx.Timeout(30.0), follow_redirects=False)
             stack.push_async_callback(http.aclose)
+            pinned = push_client(push_policy)
+            stack.push_async_callback(pinned.aclose)
             chosen = embedder or make_embedder(
                 settings.embed_url, settings.embed_model, settings.embed_api_key, client=http
             )
@@ -134,11 +164,14 @@ def create_app(
                 hooks=hooks,
                 beliefs=BeliefService(store, chosen, clock, hooks),
                 episodes=EpisodeService(store, chosen, clock),
+                push_policy=push_policy,
+                push_http=pinned,
             )
             app.state.services = services
             app.state.keyring = services.keyring
             for component in chosen_components:
                 await stack.enter_async_context(component(services))
+            warn_if_exposed(private_paths(settings))
             yield
         finally:
             # Shutdown may arrive inside a cancelled scope (Ctrl-C): drain components and close
@@ -170,7 +203,7 @@ def create_app(
                 name="pwa",
                 # Revalidate on every load (304s via ETag), so a new version shows at once.
                 cache_control=CacheControlHeader(no_cache=True),
-                middleware=[conditional_get_middleware],
+                middleware=[pwa_assets_only, conditional_get_middleware],
             )
         )
 
@@ -178,7 +211,14 @@ def create_app(
         route_handlers=route_handlers,
         # The MCP session manager's task group starts after the services and stops before them.
         lifespan=[lifespan, lambda _: mcp.sessions.run()],
-        middleware=[options_middleware],
+        middleware=[
+            refuse_control_characters,
+            body_deadline(settings.request_timeout_s),
+            options_middleware,
+        ],
+        logging_config=LoggingConfig(
+            formatters={"standard": {"()": SafeFormatter, "fmt": FORMAT}},
+        ),
         exception_handlers={
             HTTPException: http_exception_handler,
             RecursionError: too_deep_handler,

@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from credence.logs import safe_handler
 from credence.settings import Settings, SettingsError, load_settings
 
 Command = Callable[[argparse.Namespace], int]
@@ -83,18 +84,15 @@ def serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     from credence.app import create_app
+    from credence.files import restrict_umask
+    from credence.serving import uvicorn_config
 
+    restrict_umask()
     settings = settings_from(args)
     app = create_app(settings)
+    config = uvicorn_config(app, settings)
     print(f"Credence listening on {settings.base_url}", flush=True)
-    uvicorn.run(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level.lower(),
-        access_log=False,
-        lifespan="on",
-    )
+    uvicorn.Server(config).run()
     return 0
 
 
@@ -301,9 +299,8 @@ def _push_flags(parser: argparse.ArgumentParser) -> None:
 @command("push", "web push and notification channel tools", _push_flags)
 def push_command(args: argparse.Namespace) -> int:
     """Send a test push now to every subscribed device (or one key's) and every channel."""
-    import httpx
-
     from credence.clock import system_clock
+    from credence.notify.endpoints import policy_from, push_client
     from credence.notify.outbox import sync_env_channels
     from credence.notify.worker import load_runtime, mask_channel_url, send_test
 
@@ -311,10 +308,14 @@ def push_command(args: argparse.Namespace) -> int:
     if missing_data(settings):
         return 2
     runtime = load_runtime(settings)
+    try:
+        policy = policy_from(settings)
+    except ValueError as exc:
+        raise SettingsError(str(exc)) from None
 
     async def run(store):
         await sync_env_channels(store, settings.apprise_urls, mask_channel_url, system_clock())
-        async with httpx.AsyncClient(follow_redirects=False) as http:
+        async with push_client(policy) as http:
             return await send_test(
                 store, http, runtime, system_clock, key_id=args.key_id, agents=None
             )
@@ -367,7 +368,10 @@ def demo(args: argparse.Namespace) -> int:
 
     from credence.app import create_app
     from credence.demo import DEMO_MANIFEST, prepare
+    from credence.files import restrict_umask
+    from credence.serving import uvicorn_config
 
+    restrict_umask()
     if args.data is None and not os.environ.get("CREDENCE_DATA_DIR"):
         args.data = Path("./demo-data")
     settings = settings_from(args)
@@ -383,14 +387,7 @@ def demo(args: argparse.Namespace) -> int:
     print(f"Open {settings.base_url}/ — or pair your phone:\n")
     print_pairing(settings, report.pairing_code, report.pairing_expires_at)
     print("\nPress Ctrl-C to stop; the next `make demo` resumes with the same data.", flush=True)
-    uvicorn.run(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-    )
+    uvicorn.Server(uvicorn_config(create_app(settings), settings, log_level="warning")).run()
     return 0
 
 
@@ -401,7 +398,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, (_, arguments, help_text) in _COMMANDS.items():
         arguments(sub.add_parser(name, help=help_text))
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.INFO, handlers=[safe_handler()])
     # httpx logs every request at INFO, push endpoint URLs included: keep it to warnings.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     try:

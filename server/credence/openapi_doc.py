@@ -53,6 +53,7 @@ def openapi_dict(app: Any | None = None) -> dict[str, Any]:
     }
     mark_public_operations(document, app)
     require_if_match(document)
+    declare_unsupported_media_type(document)
     return patch_components(document)
 
 
@@ -76,6 +77,18 @@ def require_if_match(document: dict[str, Any]) -> None:
             if parameter.get("in") == "header" and parameter.get("name") == "If-Match":
                 parameter["required"] = True
                 parameter["schema"] = {"type": "string", "maxLength": 40}
+
+
+def declare_unsupported_media_type(document: dict[str, Any]) -> None:
+    """Operations with a JSON body answer 415 to any other Content-Type (api/strict.py)."""
+    for operation in _operations(document):
+        if "requestBody" in operation:
+            operation.setdefault("responses", {})["415"] = {
+                "description": "The body is not JSON: send Content-Type application/json.",
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+                },
+            }
 
 
 def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from credence.db.store import Store
 from credence.embed import Embedder
 from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.episodes import EpisodeService
+from credence.notify.endpoints import EndpointPolicy
 from credence.settings import Settings
 
 # A component is started with the services and stopped when the app shuts down.
@@ -35,3 +36,6 @@ class Services:
     beliefs: BeliefService
     episodes: EpisodeService
     extras: dict[str, Any] = field(default_factory=dict)
+    # Push deliveries go through their own client: it dials only vetted public addresses.
+    push_policy: EndpointPolicy = field(default_factory=EndpointPolicy)
+    push_http: httpx.AsyncClient | None = None

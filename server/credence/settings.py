@@ -38,6 +38,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     scheduler: bool = True
     log_level: str = "INFO"
     pwa_dir: Path | None = None
+    push_allowed_hosts: tuple[str, ...] = ()
+    trusted_proxies: tuple[str, ...] = ()
+    request_timeout_s: float = 30.0
 
     @property
     def database_path(self) -> Path:
@@ -76,7 +79,11 @@ _ENV_FIELDS: dict[str, str] = {
     "scheduler": "CREDENCE_SCHEDULER",
     "log_level": "CREDENCE_LOG_LEVEL",
     "pwa_dir": "CREDENCE_PWA_DIR",
+    "push_allowed_hosts": "CREDENCE_PUSH_ALLOWED_HOSTS",
+    "trusted_proxies": "CREDENCE_TRUSTED_PROXIES",
+    "request_timeout_s": "CREDENCE_REQUEST_TIMEOUT_S",
 }
+_LIST_FIELDS = frozenset({"apprise_urls", "push_allowed_hosts", "trusted_proxies"})
 
 
 def env_names() -> dict[str, str]:
@@ -92,7 +99,7 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
         value = env.get(var)
         if value is None or value == "":
             continue
-        if field == "apprise_urls":
+        if field in _LIST_FIELDS:
             raw[field] = [u.strip() for u in value.replace("\n", ",").split(",") if u.strip()]
         elif field == "scheduler":
             raw[field] = value.strip().lower() not in ("0", "false", "no", "off")
@@ -105,6 +112,11 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
         raise SettingsError(f"invalid setting: {exc}") from None
     if not 0 < settings.port < 65536:
         raise SettingsError(f"CREDENCE_PORT must be 1-65535, got {settings.port}")
+    if not settings.request_timeout_s > 0:
+        raise SettingsError(
+            "CREDENCE_REQUEST_TIMEOUT_S must be a positive number of seconds,"
+            f" got {settings.request_timeout_s}"
+        )
     return settings
 
 

@@ -27,6 +27,12 @@ SUBS = "/api/v1/push/subscriptions"
 
 
 @pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """The loopback fake push service is admitted by CREDENCE_PUSH_ALLOWED_HOSTS."""
+    return Settings(data_dir=tmp_path / "data", scheduler=False, push_allowed_hosts=("127.0.0.1",))
+
+
+@pytest.fixture
 def fake_push() -> Iterator[FakePushService]:
     with FakePushService() as service:
         yield service
@@ -100,12 +106,11 @@ def test_subscribe_upserts_by_endpoint_and_lists_only_the_callers_own(
     with server.client(cli_key(server.settings.data_dir, "reviewer", "coder")) as other:
         assert other.get(SUBS).json()["items"] == []
         assert other.delete(f"{SUBS}/{first['id']}").status_code == 404
-        # The same device paired with a new key: the endpoint now belongs to that key.
-        moved = other.post(SUBS, json=body)
-        assert moved.status_code == 200 and moved.json()["key_id"] == _key_id(other)
-        assert reviewer.get(SUBS).json()["items"] == []
-        assert other.delete(f"{SUBS}/{first['id']}").status_code == 204
-        assert other.delete(f"{SUBS}/{first['id']}").status_code == 404
+        # Another key cannot take the endpoint over (tests/security/test_push_ownership.py).
+        assert other.post(SUBS, json=body).status_code == 409
+        assert [s["id"] for s in reviewer.get(SUBS).json()["items"]] == [first["id"]]
+        assert reviewer.delete(f"{SUBS}/{first['id']}").status_code == 204
+        assert reviewer.delete(f"{SUBS}/{first['id']}").status_code == 404
 
 
 def test_admin_may_remove_any_subscription(admin, reviewer, fake_push) -> None:
@@ -125,7 +130,6 @@ def test_a_key_keeps_its_twenty_most_recent_devices(reviewer, fake_push) -> None
 @pytest.mark.parametrize(
     "mutate",
     [
-        lambda b: {**b, "endpoint": "http://push.example-push.org/x"},  # http off loopback
         lambda b: {**b, "endpoint": "ftp://127.0.0.1/x"},
         lambda b: {**b, "endpoint": "https://user:pw@push.example-push.org/x"},
         lambda b: {**b, "endpoint": "https://push.example-push.org/" + "x" * 2100},
@@ -154,6 +158,7 @@ def test_malformed_subscriptions_are_400(reviewer, fake_push, mutate) -> None:
         (lambda b: {**b, "keys": {**b["keys"], "p256dh": "BA" + "A" * 85}}, "not a point on P-256"),
         (lambda b: {**b, "endpoint": "https://push.example-push.org:99999/x"}, "valid URL"),
         (lambda b: {**b, "endpoint": "https://[bad/x"}, "valid URL"),
+        (lambda b: {**b, "endpoint": "http://push.example-push.org/x"}, "must use https"),
     ],
 )
 def test_well_formed_but_unusable_subscriptions_are_422(reviewer, fake_push, mutate, detail):
@@ -162,12 +167,12 @@ def test_well_formed_but_unusable_subscriptions_are_422(reviewer, fake_push, mut
     assert detail in response.json()["detail"]
 
 
-def test_loopback_http_endpoints_are_allowed(reviewer, fake_push) -> None:
+def test_http_endpoints_need_an_allowed_host(reviewer, fake_push) -> None:
     body = fake_push.subscription("phone")
     assert body["endpoint"].startswith("http://127.0.0.1:")
     assert reviewer.post(SUBS, json=body).status_code == 201
     localhost = {**body, "endpoint": body["endpoint"].replace("127.0.0.1", "localhost")}
-    assert reviewer.post(SUBS, json=localhost).status_code == 201
+    assert reviewer.post(SUBS, json=localhost).status_code == 422
 
 
 # --- actions ----------------------------------------------------------------------------------
@@ -340,7 +345,8 @@ async def test_a_bad_vapid_subject_stops_start_up_naming_the_setting(
     assert refused.group_contains(SettingsError, match="push cannot start: CREDENCE_VAPID_SUBJECT")
 
 
-def test_cli_push_test_sends_to_every_device(server, admin, fake_push) -> None:
+def test_cli_push_test_sends_to_every_device(server, admin, fake_push, monkeypatch) -> None:
+    monkeypatch.setenv("CREDENCE_PUSH_ALLOWED_HOSTS", "127.0.0.1")
     fake_push.expected_server_key = load_or_create(server.settings.data_dir, None).public_key_b64url
     sub = admin.post(SUBS, json=fake_push.subscription("desk")).json()
     out, codes = io.StringIO(), []

@@ -12,6 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
+from credence.settings import Settings
 from tests.browser import seed
 from tests.livesrv import LiveServer
 
@@ -40,6 +41,12 @@ document.addEventListener("securitypolicyviolation", (event) => {
   });
 });
 """
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """A fresh data dir; the loopback fake push service is admitted by PUSH_ALLOWED_HOSTS."""
+    return Settings(data_dir=tmp_path / "data", scheduler=False, push_allowed_hosts=("127.0.0.1",))
 
 
 def pytest_configure(config: pytest.Config) -> None:

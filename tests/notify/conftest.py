@@ -8,8 +8,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from credence.notify.endpoints import EndpointPolicy, push_client
 from credence.notify.vapid import VapidKeys, load_or_create
-from tests.notify.fakepush import FakePushService
+from tests.notify.fakepush import LOOPBACK, FakePushService
 
 SUBJECT = "mailto:reviewer@credence-push.org"
 
@@ -35,6 +36,6 @@ def fake_push(vapid_keys: VapidKeys) -> Iterator[FakePushService]:
 
 @pytest.fixture
 async def http_client() -> AsyncIterator[httpx.AsyncClient]:
-    """The shared client the app would use for push delivery."""
-    async with httpx.AsyncClient() as client:
+    """The pinned client the app uses for push delivery, admitting the loopback push service."""
+    async with push_client(EndpointPolicy(allowed=LOOPBACK)) as client:
         yield client

@@ -23,7 +23,10 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
 from credence.clock import Clock, system_clock
+from credence.notify.endpoints import AllowedHosts
 
+# This service's host, as CREDENCE_PUSH_ALLOWED_HOSTS admits it (its endpoints are plain http).
+LOOPBACK = AllowedHosts.parse(["127.0.0.1"])
 MAX_BODY_BYTES = 4096
 URGENCIES = frozenset({"very-low", "low", "normal", "high"})
 _TOPIC = re.compile(r"[A-Za-z0-9_-]{1,32}")

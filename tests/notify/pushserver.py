@@ -15,6 +15,9 @@ from credence.memory.context import context_component
 from credence.notify.worker import push_component
 from credence.settings import Settings
 
+# The loopback fake push service's host, for CREDENCE_PUSH_ALLOWED_HOSTS.
+ALLOWED = ("127.0.0.1",)
+
 
 def components(lease_seconds: float) -> list:
     """The app's push-relevant components, with a short lease so a crash recovers quickly."""
@@ -24,7 +27,7 @@ def components(lease_seconds: float) -> list:
 def main() -> None:
     """Serve until killed."""
     data_dir, port, lease = Path(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3])
-    settings = Settings(data_dir=data_dir, port=port, scheduler=False)
+    settings = Settings(data_dir=data_dir, port=port, scheduler=False, push_allowed_hosts=ALLOWED)
     app = create_app(settings, components=components(lease))
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
 

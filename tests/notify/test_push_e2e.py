@@ -28,7 +28,7 @@ from credence.notify.payload import UNTRUSTED_BODY, topic_for
 from credence.settings import Settings
 from tests.livesrv import LiveServer, cli_key, running
 from tests.notify.fakepush import FakePushService, Reply
-from tests.notify.pushserver import components
+from tests.notify.pushserver import ALLOWED, components
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBS = "/api/v1/push/subscriptions"
@@ -37,6 +37,12 @@ LESSONS = [
     "The staging database resets every Sunday night",
     "Ask before force-pushing to a shared branch",
 ]
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """The loopback fake push service is admitted by CREDENCE_PUSH_ALLOWED_HOSTS."""
+    return Settings(data_dir=tmp_path / "data", scheduler=False, push_allowed_hosts=ALLOWED)
 
 
 @pytest.fixture
@@ -346,7 +352,7 @@ def test_a_sigkill_mid_delivery_neither_loses_nor_duplicates(settings, fake):
             process.wait(timeout=10)
     assert _leases(settings) == [("queued", True), ("sent", False), ("sent", False)]
 
-    restarted = Settings(data_dir=settings.data_dir, scheduler=False)
+    restarted = Settings(data_dir=settings.data_dir, scheduler=False, push_allowed_hosts=ALLOWED)
     with running(restarted, components=components(2.0)):
         deliveries = _received(fake, 3, "phone", timeout=15)
         time.sleep(0.5)
@@ -365,7 +371,9 @@ def _ready(url: str) -> bool:
 
 
 def test_tokens_in_delivered_payloads_expire_with_the_ttl(tmp_path, fake):
-    settings = Settings(data_dir=tmp_path / "data", scheduler=False, push_ttl_s=120)
+    settings = Settings(
+        data_dir=tmp_path / "data", scheduler=False, push_ttl_s=120, push_allowed_hosts=ALLOWED
+    )
     with running(settings) as server:
         admin, reviewer = _setup(server, fake)
         _subscribe(reviewer, fake, "phone")

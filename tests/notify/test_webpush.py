@@ -14,6 +14,7 @@ import httpx
 import pytest
 
 from credence.clock import system_clock
+from credence.notify.endpoints import AllowedHosts
 from credence.notify.payload import MAX_PAYLOAD_BYTES, build_payload, topic_for
 from credence.notify.vapid import VapidKeys, load_or_create, vapid_headers
 from credence.notify.webpush import (
@@ -31,7 +32,7 @@ from credence.notify.webpush import (
     validate_endpoint,
     validate_keys,
 )
-from tests.notify.fakepush import FakePushService, Reply
+from tests.notify.fakepush import LOOPBACK, FakePushService, Reply
 
 BELIEF_ID = "blf_01jq3z7k9m2n4p6r8s0t1v3w5x"
 
@@ -68,7 +69,7 @@ async def test_a_sent_push_decrypts_to_the_payload_with_valid_headers(
 ):
     raw = fake_push.subscription("alice")
     assert set(raw) == {"endpoint", "expirationTime", "keys"} and raw["expirationTime"] is None
-    subscription = parse_subscription(raw)
+    subscription = parse_subscription(raw, LOOPBACK)
     payload = _payload()
 
     result = await _send(http_client, subscription, vapid_keys, subject, payload, urgency="high")
@@ -89,7 +90,7 @@ async def test_a_sent_push_decrypts_to_the_payload_with_valid_headers(
 
 
 async def test_every_send_signs_fresh_claims(fake_push, http_client, vapid_keys, subject):
-    subscription = parse_subscription(fake_push.subscription("alice"))
+    subscription = parse_subscription(fake_push.subscription("alice"), LOOPBACK)
     start = system_clock()
     await _send(http_client, subscription, vapid_keys, subject, now=start)
     await _send(http_client, subscription, vapid_keys, subject, now=start + timedelta(minutes=7))
@@ -101,7 +102,7 @@ async def test_every_send_signs_fresh_claims(fake_push, http_client, vapid_keys,
 async def test_topic_is_optional_and_urgency_defaults_to_normal(
     fake_push, http_client, vapid_keys, subject
 ):
-    subscription = parse_subscription(fake_push.subscription("alice"))
+    subscription = parse_subscription(fake_push.subscription("alice"), LOOPBACK)
     result = await _send(http_client, subscription, vapid_keys, subject, topic=None)
     assert result.outcome is Outcome.SENT
     [delivery] = await fake_push.wait_for(1)
@@ -110,7 +111,7 @@ async def test_topic_is_optional_and_urgency_defaults_to_normal(
 
 
 async def test_a_maximum_size_payload_fits_one_record(fake_push, http_client, vapid_keys, subject):
-    subscription = parse_subscription(fake_push.subscription("alice"))
+    subscription = parse_subscription(fake_push.subscription("alice"), LOOPBACK)
     payload = _payload(" ".join(["lesson"] * 2000))
     assert len(payload) <= MAX_PAYLOAD_BYTES
     assert len(encrypt(subscription, payload)) <= 4096
@@ -139,14 +140,14 @@ async def test_a_maximum_size_payload_fits_one_record(fake_push, http_client, va
 async def test_each_push_service_answer_is_classified(
     fake_push, http_client, vapid_keys, subject, reply, outcome, retry_after
 ):
-    subscription = parse_subscription(fake_push.subscription("alice"))
+    subscription = parse_subscription(fake_push.subscription("alice"), LOOPBACK)
     fake_push.script("alice", reply)
     result = await _send(http_client, subscription, vapid_keys, subject)
     assert result.outcome is outcome
     assert result.status_code == reply.status
     assert result.retry_after == retry_after
-    if reply.body:
-        assert reply.body in result.detail
+    if reply.body:  # the push service's words never reach a caller
+        assert reply.body not in result.detail
     follow_up = await _send(http_client, subscription, vapid_keys, subject)
     assert follow_up.outcome is Outcome.SENT
 
@@ -154,7 +155,7 @@ async def test_each_push_service_answer_is_classified(
 async def test_retry_after_as_an_http_date_becomes_seconds(
     fake_push, http_client, vapid_keys, subject
 ):
-    subscription = parse_subscription(fake_push.subscription("alice"))
+    subscription = parse_subscription(fake_push.subscription("alice"), LOOPBACK)
     now = system_clock().replace(microsecond=0)
     fake_push.script("alice", Reply(429, retry_after=format_datetime(now + timedelta(seconds=90))))
     result = await _send(http_client, subscription, vapid_keys, subject, now=now)
@@ -163,14 +164,14 @@ async def test_retry_after_as_an_http_date_becomes_seconds(
 
 
 async def test_an_unsubscribed_browser_answers_gone(fake_push, http_client, vapid_keys, subject):
-    subscription = parse_subscription(fake_push.subscription("alice"))
+    subscription = parse_subscription(fake_push.subscription("alice"), LOOPBACK)
     fake_push.unsubscribe("alice")
     result = await _send(http_client, subscription, vapid_keys, subject)
     assert (result.outcome, result.status_code) == (Outcome.GONE, 410)
 
 
 async def test_a_slow_push_service_times_out_as_retry(fake_push, http_client, vapid_keys, subject):
-    subscription = parse_subscription(fake_push.subscription("alice"))
+    subscription = parse_subscription(fake_push.subscription("alice"), LOOPBACK)
     fake_push.script("alice", Reply(201, delay=1.0))
     result = await _send(http_client, subscription, vapid_keys, subject, timeout=0.2)
     assert result.outcome is Outcome.RETRY
@@ -185,7 +186,7 @@ async def test_a_refused_connection_is_retry(http_client, vapid_keys, subject):
     with FakePushService() as elsewhere:
         raw = elsewhere.subscription("alice")
     raw["endpoint"] = f"http://127.0.0.1:{port}/push/alice"
-    result = await _send(http_client, parse_subscription(raw), vapid_keys, subject)
+    result = await _send(http_client, parse_subscription(raw, LOOPBACK), vapid_keys, subject)
     assert result.outcome is Outcome.RETRY
     assert "ConnectError" in result.detail
 
@@ -196,7 +197,7 @@ async def test_a_key_the_subscription_was_not_made_with_is_auth_failed(
     other_keys = load_or_create(tmp_path / "other", None)
     our_keys = load_or_create(tmp_path / "ours", None)
     with FakePushService(expected_server_key=other_keys.public_key_b64url) as fake:
-        subscription = parse_subscription(fake.subscription("alice"))
+        subscription = parse_subscription(fake.subscription("alice"), LOOPBACK)
         with caplog.at_level(logging.ERROR, logger="credence.notify.webpush"):
             result = await _send(http_client, subscription, our_keys, subject)
         assert fake.received() == []
@@ -205,22 +206,24 @@ async def test_a_key_the_subscription_was_not_made_with_is_auth_failed(
 
 
 async def test_an_expired_vapid_token_is_auth_failed(fake_push, http_client, vapid_keys, subject):
-    subscription = parse_subscription(fake_push.subscription("alice"))
+    subscription = parse_subscription(fake_push.subscription("alice"), LOOPBACK)
     stale_clock = system_clock() - timedelta(days=2)
     result = await _send(http_client, subscription, vapid_keys, subject, now=stale_clock)
     assert (result.outcome, result.status_code) == (Outcome.AUTH_FAILED, 401)
-    assert "expired" in result.detail
+    assert result.detail == "the push service refused our VAPID credentials"
 
 
 async def test_an_unknown_subscription_is_gone(fake_push, http_client, vapid_keys, subject):
     raw = fake_push.subscription("alice")
     raw["endpoint"] = raw["endpoint"].replace("/alice", "/bob")
-    result = await _send(http_client, parse_subscription(raw), vapid_keys, subject)
+    result = await _send(http_client, parse_subscription(raw, LOOPBACK), vapid_keys, subject)
     assert (result.outcome, result.status_code) == (Outcome.GONE, 404)
 
 
 async def test_many_concurrent_sends_each_arrive_once(fake_push, http_client, vapid_keys, subject):
-    subscriptions = [parse_subscription(fake_push.subscription(f"d{n}")) for n in range(5)]
+    subscriptions = [
+        parse_subscription(fake_push.subscription(f"d{n}"), LOOPBACK) for n in range(5)
+    ]
     payloads = [_payload(f"lesson number {n}") for n in range(25)]
     results = await asyncio.gather(
         *(
@@ -240,7 +243,7 @@ async def test_many_concurrent_sends_each_arrive_once(fake_push, http_client, va
 async def test_the_fake_refuses_pushes_without_ttl_or_with_a_bad_token(
     fake_push: FakePushService, http_client, vapid_keys, subject
 ):
-    subscription = parse_subscription(fake_push.subscription("alice"))
+    subscription = parse_subscription(fake_push.subscription("alice"), LOOPBACK)
     body = encrypt(subscription, b'{"x": 1}')
     good_auth = vapid_headers(vapid_keys, subscription.endpoint, subject, 600, system_clock())
     base = {"Content-Encoding": "aes128gcm", "TTL": "60", **good_auth}
@@ -303,7 +306,7 @@ def test_classify_treats_any_2xx_as_sent_and_3xx_as_failed():
 
 
 async def test_invalid_send_arguments_raise(fake_push, http_client, vapid_keys, subject):
-    subscription = parse_subscription(fake_push.subscription("alice"))
+    subscription = parse_subscription(fake_push.subscription("alice"), LOOPBACK)
     with pytest.raises(ValueError, match="payload"):
         await _send(http_client, subscription, vapid_keys, subject, b"x" * 3994)
     with pytest.raises(ValueError, match="urgency"):
@@ -327,7 +330,11 @@ async def test_invalid_send_arguments_raise(fake_push, http_client, vapid_keys, 
     ],
 )
 def test_endpoints_that_are_accepted(url: str):
-    assert validate_endpoint(url) == url
+    allowed = AllowedHosts.parse(["127.0.0.1:8080", "127.9.9.9", "localhost", "[::1]:9000"])
+    assert validate_endpoint(url, allowed) == url
+    if url.startswith("http://"):  # only CREDENCE_PUSH_ALLOWED_HOSTS admits http
+        with pytest.raises(ValueError, match="CREDENCE_PUSH_ALLOWED_HOSTS"):
+            validate_endpoint(url)
 
 
 @pytest.mark.parametrize(

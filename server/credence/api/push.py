@@ -31,14 +31,11 @@ from credence.notify.webpush import MAX_ENDPOINT_LENGTH, parse_subscription
 
 # --- contract ------------------------------------------------------------------------------
 
-# The schema says as much as a pattern can: https anywhere, http only to loopback hosts; a
+# The schema says as much as a pattern can: an http(s) URL without credentials or fragment; a
 # p256dh is 65 bytes starting 0x04 (87 base64url chars), an auth secret 16 bytes (22 chars).
-# What no pattern can say (the point is on P-256, the URL parses) is a 422.
-ENDPOINT_PATTERN = (
-    r"^(?:https://[^/?#@\s\x00-\x1f\x7f]+"
-    r"|http://(?:localhost|127(?:\.[0-9]{1,3}){3}|\[::1\])(?::[0-9]{1,5})?)"
-    r"(?:[/?][^#\s\x00-\x1f\x7f]*)?$"
-)
+# What no pattern can say (the point is on P-256, the host is public, http is admitted by
+# CREDENCE_PUSH_ALLOWED_HOSTS) is a 422.
+ENDPOINT_PATTERN = r"^https?://[^/?#@\s\x00-\x1f\x7f]+(?:[/?][^#\s\x00-\x1f\x7f]*)?$"
 P256DH_PATTERN = r"^B[A-P][A-Za-z0-9_-]{85}=?$"
 AUTH_PATTERN = r"^[A-Za-z0-9_-]{21}[AQgw](?:==)?$"
 
@@ -59,7 +56,8 @@ class PushSubscriptionIn(Struct, frozen=True, kw_only=True):
             min_length=9,
             max_length=MAX_ENDPOINT_LENGTH,
             pattern=ENDPOINT_PATTERN,
-            description="The push service URL: https, or http to a loopback host (tests)",
+            description="The push service URL: https to a public host (http only to a host"
+            " admitted by CREDENCE_PUSH_ALLOWED_HOSTS)",
         ),
     ]
     keys: PushKeysIn
@@ -197,14 +195,17 @@ class PushController(Controller):
         status_code=201,
         responses={
             **errors(403),
+            409: _unusable("The endpoint is registered by another key; it stays with that key."),
             422: _unusable(
                 "The subscription fits the schema but cannot be used: p256dh is not a"
-                " point on P-256, or the endpoint does not parse as a push endpoint."
+                " point on P-256, the endpoint does not parse as a push endpoint, or its host"
+                " is not public (it does not resolve, or resolves to a loopback, private,"
+                " link-local, CGNAT, multicast or unspecified address)."
             ),
             200: ResponseSpec(
                 data_container=PushSubscription,
-                description="The endpoint was already subscribed; its keys and last_seen_at"
-                " were refreshed and it now belongs to the calling key.",
+                description="The calling key had already subscribed this endpoint; its keys and"
+                " last_seen_at were refreshed.",
                 generate_examples=False,
             ),
         },
@@ -212,26 +213,34 @@ class PushController(Controller):
     async def upsert(
         self, request: Request, data: JSONBody[PushSubscriptionIn]
     ) -> Response[PushSubscription]:
-        """Subscribe a device (the PWA re-sends this on every open). Endpoints must be https."""
+        """Subscribe a device (the PWA re-sends this on every open). Endpoints must be https.
+
+        An endpoint belongs to the key that registered it: another key gets 409.
+        """
         principal = principal_of(request)
+        services = services_of(request)
+        policy = services.push_policy
         try:
             parsed = parse_subscription(
                 {
                     "endpoint": data.endpoint,
                     "keys": {"p256dh": data.keys.p256dh, "auth": data.keys.auth},
-                }
+                },
+                policy.allowed,
             )
+            await policy.vet(parsed.endpoint)
         except ValueError as exc:
             raise ClientException(str(exc), status_code=422) from None
-        services = services_of(request)
         now = rfc3339(services.clock())
         expiration = int(data.expiration_time) if data.expiration_time is not None else None
 
         async def work(conn):
             async with conn.execute(
-                "SELECT id FROM push_subscriptions WHERE endpoint = ?", (parsed.endpoint,)
+                "SELECT id, key_id FROM push_subscriptions WHERE endpoint = ?", (parsed.endpoint,)
             ) as cur:
                 existing = await cur.fetchone()
+            if existing is not None and existing["key_id"] != principal.key_id:
+                raise FileExistsError("this push endpoint is registered by another key")
             if existing is not None:
                 await conn.execute(
                     "UPDATE push_subscriptions SET key_id = ?, p256dh = ?, auth = ?,"
@@ -275,7 +284,10 @@ class PushController(Controller):
             ) as cur:
                 return existing is None, await cur.fetchone()
 
-        created, row = await services.store.write(work)
+        try:
+            created, row = await services.store.write(work)
+        except FileExistsError as exc:
+            raise ClientException(str(exc), status_code=409) from None
         return Response(_subscription(row), status_code=201 if created else 200)
 
     @get("/subscriptions", operation_id="listPushSubscriptions", responses=errors(403))
@@ -319,7 +331,7 @@ class PushController(Controller):
         agents = None if principal.scope == "admin" else principal.agents
         test_id, devices, channels = await worker.send_test(
             services.store,
-            services.http,
+            worker.push_http_of(services),
             worker.runtime_of(services),
             services.clock,
             key_id=principal.key_id,

@@ -6,6 +6,7 @@ import functools
 import re
 
 from litestar.datastructures import Headers, MutableScopeHeaders
+from litestar.exceptions import NotFoundException
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 CSP = (
@@ -20,6 +21,34 @@ HEADERS = {
     "X-Frame-Options": "DENY",
     "Cross-Origin-Opener-Policy": "same-origin",
 }
+
+
+# What the PWA folder may serve: the app's own files, never scripts or notes kept beside them.
+PWA_ASSET_SUFFIXES = frozenset(
+    {".html", ".js", ".css", ".webmanifest", ".png", ".svg", ".ico", ".webp", ".woff2"}
+)
+
+
+def is_pwa_asset(path: str) -> bool:
+    """True for the app shell ("/") and files with an asset suffix outside hidden folders."""
+    if path in ("", "/"):
+        return True
+    segments = path.split("/")
+    if any(segment.startswith(".") for segment in segments if segment):
+        return False
+    name = segments[-1]
+    return "." in name and name[name.rindex(".") :].lower() in PWA_ASSET_SUFFIXES
+
+
+def pwa_assets_only(app: ASGIApp) -> ASGIApp:
+    """404 for anything in the PWA folder that is not one of the app's own assets."""
+
+    async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not is_pwa_asset(scope["path"]):
+            raise NotFoundException("not found")
+        await app(scope, receive, send)
+
+    return middleware
 
 
 def _options_answer(scope: Scope, allow_for) -> Message | None:

@@ -1,4 +1,4 @@
-"""Strict request bodies: JSON is validated with msgspec's strict mode before a handler runs.
+"""Strict request bodies: JSON only, validated with msgspec's strict mode before a handler runs.
 
 Litestar converts bodies leniently (``0`` passes as ``false``, ``1.0`` as an integer), which makes
 the API accept what its own schema refuses. This hook decodes the raw body once more, strictly,
@@ -12,8 +12,18 @@ from typing import Any
 
 import msgspec
 from litestar import Request
-from litestar.exceptions import ValidationException
+from litestar.exceptions import ClientException, ValidationException
 from litestar.handlers import HTTPRouteHandler
+
+
+def is_json_media_type(content_type: str | None) -> bool:
+    """True for application/json and application/<anything>+json (parameters ignored)."""
+    if content_type is None:
+        return False
+    kind = content_type.split(";", 1)[0].strip().lower()
+    return kind == "application/json" or (
+        kind.startswith("application/") and kind.endswith("+json") and "/" not in kind[12:]
+    )
 
 
 @functools.cache
@@ -31,7 +41,13 @@ async def strict_json_body(request: Request[Any, Any, Any]) -> None:
     decoder = _decoder(request.route_handler)
     if decoder is None:
         return
+    content_type = request.headers.get("content-type")
     body = await request.body()
+    # A form or text/plain body is what a cross-origin page can send without a preflight.
+    if (content_type is not None or body) and not is_json_media_type(content_type):
+        raise ClientException(
+            "the request body must be JSON (Content-Type: application/json)", status_code=415
+        )
     if not body.strip():
         if request.route_handler.parsed_data_field.is_optional:
             return

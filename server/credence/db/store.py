@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from credence.files import create_private_file
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -55,7 +57,7 @@ class Store:
 
     async def open(self) -> None:
         """Open the file, enforce the pragmas, apply migrations and start the executor."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        create_private_file(self.path)
         self._conn = await aiosqlite.connect(self.path, isolation_level=None)
         self._conn.row_factory = aiosqlite.Row
         for name, value, expected in REQUIRED_PRAGMAS:

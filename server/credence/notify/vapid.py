@@ -165,8 +165,6 @@ def _load_file(key_path: Path) -> VapidKeys:
         ) from exc
     if not isinstance(key, ec.EllipticCurvePrivateKey) or not isinstance(key.curve, ec.SECP256R1):
         raise ValueError(f"{key_path} does not hold an EC P-256 key; refusing to overwrite it")
-    if key_path.stat().st_mode & 0o077:
-        log.warning("VAPID key file %s is readable by other users; chmod 600 it", key_path)
     return VapidKeys.from_private_key(key, "file", key_path)
 
 

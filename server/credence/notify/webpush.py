@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import re
 from collections.abc import Mapping
@@ -17,6 +16,7 @@ import msgspec
 from cryptography.hazmat.primitives.asymmetric import ec
 from pywebpush import WebPusher, WebPushException
 
+from credence.notify.endpoints import AllowedHosts, EndpointRefused
 from credence.notify.payload import MAX_PAYLOAD_BYTES
 from credence.notify.vapid import VapidKeys, audience_for, b64url_decode, vapid_headers
 
@@ -34,6 +34,7 @@ MAX_ENDPOINT_LENGTH = 2048
 _TOPIC = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _DETAIL_LIMIT = 300
 _BODY_LIMIT = 16384
+NO_HOSTS = AllowedHosts()
 
 
 class Outcome(StrEnum):
@@ -56,6 +57,17 @@ class SendResult(msgspec.Struct, frozen=True):
     detail: str
 
 
+# Our own words for a push service's answer: its body never reaches an API caller.
+_REASONS = {
+    Outcome.SENT: "",
+    Outcome.GONE: "the push service no longer knows this subscription",
+    Outcome.RETRY_AFTER: "the push service asked us to slow down",
+    Outcome.RETRY: "the push service is unavailable; will retry",
+    Outcome.AUTH_FAILED: "the push service refused our VAPID credentials",
+    Outcome.FAILED: "the push service refused the message",
+}
+
+
 class Subscription(msgspec.Struct, frozen=True):
     """A browser push subscription: endpoint plus the p256dh and auth keys, base64url."""
 
@@ -64,8 +76,11 @@ class Subscription(msgspec.Struct, frozen=True):
     auth: str
 
 
-def validate_endpoint(url: str) -> str:
-    """Return ``url`` if it is a usable push endpoint: https, or http only to a loopback host."""
+def validate_endpoint(url: str, allowed: AllowedHosts = NO_HOSTS) -> str:
+    """Return ``url`` if it is a usable push endpoint: https, or http to an ``allowed`` host.
+
+    Whether its host is public is decided after DNS (EndpointPolicy); this checks the form.
+    """
     if len(url) > MAX_ENDPOINT_LENGTH:
         raise ValueError("push endpoint is too long")
     try:
@@ -81,21 +96,12 @@ def validate_endpoint(url: str) -> str:
     scheme = parts.scheme.lower()
     if scheme == "https":
         return url
-    if scheme == "http" and _is_loopback(host):
+    if scheme == "http" and allowed.admits(host, port or 80):
         return url
     raise ValueError(
-        f"push endpoint must use https (http is allowed only for loopback), got {scheme}://"
-        + (f"{host}:{port}" if port else host)
+        "push endpoint must use https (http only to a host in CREDENCE_PUSH_ALLOWED_HOSTS),"
+        f" got {scheme}://" + (f"{host}:{port}" if port else host)
     )
-
-
-def _is_loopback(host: str) -> bool:
-    if host.lower() == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def validate_keys(p256dh: str, auth: str) -> tuple[str, str]:
@@ -119,7 +125,7 @@ def validate_keys(p256dh: str, auth: str) -> tuple[str, str]:
     return p256dh, auth
 
 
-def parse_subscription(data: Mapping[str, Any]) -> Subscription:
+def parse_subscription(data: Mapping[str, Any], allowed: AllowedHosts = NO_HOSTS) -> Subscription:
     """Validate a ``PushSubscription.toJSON()`` object and return it as a Subscription."""
     keys = data.get("keys")
     endpoint = data.get("endpoint")
@@ -129,7 +135,7 @@ def parse_subscription(data: Mapping[str, Any]) -> Subscription:
     if not isinstance(p256dh, str) or not isinstance(auth, str):
         raise ValueError("subscription keys need p256dh and auth strings")
     validate_keys(p256dh, auth)
-    return Subscription(endpoint=validate_endpoint(endpoint), p256dh=p256dh, auth=auth)
+    return Subscription(endpoint=validate_endpoint(endpoint, allowed), p256dh=p256dh, auth=auth)
 
 
 def backoff_seconds(attempt: int) -> float:
@@ -181,21 +187,24 @@ def parse_retry_after(value: str | None, now: datetime) -> float | None:
 def classify_response(
     status_code: int, headers: Mapping[str, str], now: datetime, detail: str = ""
 ) -> SendResult:
-    """Map a push service's answer to an Outcome (RFC 8030 and the services' documented codes)."""
+    """Map a push service's answer to an Outcome (RFC 8030 and the services' documented codes).
+
+    ``detail`` defaults to our own short reason; a push service's body is never put there.
+    """
     retry_after = parse_retry_after(headers.get("retry-after") or headers.get("Retry-After"), now)
     if 200 <= status_code < 300:
-        return SendResult(Outcome.SENT, status_code, None, detail)
-    if status_code in (404, 410):
-        return SendResult(Outcome.GONE, status_code, None, detail)
-    if status_code == 429:
-        if retry_after is None:
-            return SendResult(Outcome.RETRY, status_code, None, detail)
-        return SendResult(Outcome.RETRY_AFTER, status_code, retry_after, detail)
-    if status_code in (401, 403):
-        return SendResult(Outcome.AUTH_FAILED, status_code, None, detail)
-    if status_code >= 500:
-        return SendResult(Outcome.RETRY, status_code, retry_after, detail)
-    return SendResult(Outcome.FAILED, status_code, None, detail)
+        outcome, retry_after = Outcome.SENT, None
+    elif status_code in (404, 410):
+        outcome, retry_after = Outcome.GONE, None
+    elif status_code == 429:
+        outcome = Outcome.RETRY if retry_after is None else Outcome.RETRY_AFTER
+    elif status_code in (401, 403):
+        outcome, retry_after = Outcome.AUTH_FAILED, None
+    elif status_code >= 500:
+        outcome = Outcome.RETRY
+    else:
+        outcome, retry_after = Outcome.FAILED, None
+    return SendResult(outcome, status_code, retry_after, detail or _REASONS[outcome])
 
 
 def encrypt(subscription: Subscription, payload: bytes) -> bytes:
@@ -268,29 +277,32 @@ async def send(
         async with client.stream(
             "POST", subscription.endpoint, content=body, headers=headers, timeout=timeout
         ) as response:
-            detail = await _read_detail(response)
+            excerpt = await _read_excerpt(response)
     except httpx.TimeoutException as exc:
         return SendResult(Outcome.RETRY, None, None, f"timed out: {type(exc).__name__}")
     except (httpx.UnsupportedProtocol, httpx.InvalidURL) as exc:
         return SendResult(Outcome.FAILED, None, None, f"unusable endpoint: {exc}")
     except httpx.TransportError as exc:
+        if isinstance(exc.__cause__, EndpointRefused):
+            return SendResult(Outcome.FAILED, None, None, f"refused: {exc.__cause__}")
         return SendResult(Outcome.RETRY, None, None, f"transport error: {type(exc).__name__}")
-    result = classify_response(response.status_code, response.headers, now, detail)
+    result = classify_response(response.status_code, response.headers, now)
     if result.outcome is Outcome.AUTH_FAILED:
         log.error(
             "push service %s rejected our VAPID credentials (HTTP %s: %s); check the VAPID key "
             "and CREDENCE_VAPID_SUBJECT",
             origin,
             result.status_code,
-            detail,
+            excerpt,
         )
     elif result.outcome is not Outcome.SENT:
         log.info("push to %s: %s (HTTP %s)", origin, result.outcome, result.status_code)
     return result
 
 
-async def _read_detail(response: httpx.Response) -> str:
-    # Reading a short body to its end lets the connection return to the pool for the next send.
+async def _read_excerpt(response: httpx.Response) -> str:
+    # Reading a short body to its end lets the connection return to the pool for the next send;
+    # the excerpt is for the operator's log only.
     collected = b""
     async for chunk in response.aiter_bytes():
         collected += chunk

@@ -86,6 +86,13 @@ def load_runtime(settings: Any) -> PushRuntime:
     return PushRuntime(keys=keys, subject=subject, secret=secret)
 
 
+def push_http_of(services: Services) -> httpx.AsyncClient:
+    """The push client that dials only vetted addresses (the app always provides one)."""
+    if services.push_http is None:
+        raise RuntimeError("these services have no push client")
+    return services.push_http
+
+
 def runtime_of(services: Services) -> PushRuntime:
     """The running push runtime, or one loaded on demand when the worker is not part of the app."""
     runtime = services.extras.get(EXTRAS_KEY)
@@ -762,7 +769,7 @@ def push_component(
         runtime = load_runtime(settings)
         worker = PushWorker(
             services.store,
-            services.http,
+            push_http_of(services),
             services.clock,
             runtime.keys,
             runtime.subject,

@@ -1,0 +1,90 @@
+"""How uvicorn serves the app: trusted proxies only, a header deadline, log lines made safe."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.auto import AutoHTTPProtocol
+
+from credence.logs import uvicorn_log_config
+from credence.settings import Settings, SettingsError
+
+
+def trusted_proxies(settings: Settings) -> str:
+    """CREDENCE_TRUSTED_PROXIES checked and joined for uvicorn ("" trusts nobody)."""
+    for entry in settings.trusted_proxies:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise SettingsError(
+                f"CREDENCE_TRUSTED_PROXIES: {entry!r} is not an IP address or CIDR"
+            ) from None
+    return ",".join(settings.trusted_proxies)
+
+
+def header_deadline_protocol(seconds: float) -> type[asyncio.Protocol]:
+    """uvicorn's HTTP protocol, closing a connection whose request head takes over ``seconds``.
+
+    The clock starts when the connection opens and again with the first byte after a response;
+    it stops once the request line and headers are parsed (a new request cycle exists).
+    uvicorn itself only times idle keep-alive connections, so a client trickling its headers
+    would otherwise hold the connection forever.
+    """
+
+    class HeaderDeadlineProtocol(AutoHTTPProtocol):  # type: ignore[misc, valid-type]
+        _header_timer: asyncio.TimerHandle | None = None
+        _header_cycle: object = None
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)
+            self._arm_header_deadline()
+
+        def data_received(self, data: bytes) -> None:
+            cycle = self.cycle
+            if self._header_timer is None and (cycle is None or cycle.response_complete):
+                self._arm_header_deadline()
+            super().data_received(data)
+            if self._header_timer is not None and self.cycle is not self._header_cycle:
+                self._disarm_header_deadline()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm_header_deadline()
+            super().connection_lost(exc)
+
+        def _arm_header_deadline(self) -> None:
+            self._header_cycle = self.cycle
+            self._header_timer = self.loop.call_later(seconds, self._header_deadline_passed)
+
+        def _disarm_header_deadline(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _header_deadline_passed(self) -> None:
+            self._header_timer = None
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return HeaderDeadlineProtocol
+
+
+def uvicorn_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Config:
+    """The uvicorn Config for ``app``: what `credence serve` runs, and what the tests run."""
+    proxies = trusted_proxies(settings)
+    options: dict[str, Any] = {
+        "host": settings.host,
+        "port": settings.port,
+        "log_level": settings.log_level.lower(),
+        "log_config": uvicorn_log_config(),
+        "access_log": False,
+        "lifespan": "on",
+        # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise.
+        "proxy_headers": bool(proxies),
+        "forwarded_allow_ips": proxies,
+        "http": header_deadline_protocol(settings.request_timeout_s),
+    }
+    options.update(overrides)
+    return uvicorn.Config(app, **options)
