@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 KEY_PREFIX = "crd_"
 PAIRING_TTL = timedelta(minutes=10)
-_CACHE_SECONDS = 5.0
+# Bounds how long a key revoked by another process (the CLI, a replica) keeps working.
+_CACHE_SECONDS = 1.0
 
 
 class Principal(msgspec.Struct, frozen=True):

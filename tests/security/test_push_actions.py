@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
+from credence.settings import Settings
 from tests.livesrv import running
 from tests.notify.fakepush import FakePushService
 from tests.notify.test_push_e2e import (
@@ -16,6 +18,12 @@ from tests.notify.test_push_e2e import (
     _subscribe,
     propose_changes,
 )
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    """A fresh data dir whose push policy admits the loopback fake push service."""
+    return Settings(data_dir=tmp_path / "data", scheduler=False, push_allowed_hosts=("127.0.0.1",))
 
 
 @pytest.fixture

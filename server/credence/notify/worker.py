@@ -179,6 +179,8 @@ class _Lane:
     # The subset of tasks still talking to the network; only these hold a send slot.
     sending: set[asyncio.Task[None]] = field(default_factory=set)
     buffer: deque[Any] = field(default_factory=deque)
+    # True while a claim is awaited: its rows are leased but not yet in the buffer.
+    claiming: bool = False
 
 
 class PushWorker:
@@ -297,7 +299,7 @@ class PushWorker:
         """Wait until nothing is due or in flight (for tests and the CLI)."""
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
-            busy = any(lane.tasks or lane.buffer for lane in self._lanes)
+            busy = any(lane.tasks or lane.buffer or lane.claiming for lane in self._lanes)
             due = False
             now = rfc3339(self.clock())
             for lane in self._lanes:
@@ -341,7 +343,11 @@ class PushWorker:
                             else (parse_rfc3339(due_at) - self.clock()).total_seconds()
                         )
                     if wait <= 0:
-                        claimed = await lane.claim(wanted)
+                        lane.claiming = True
+                        try:
+                            claimed = await lane.claim(wanted)
+                        finally:
+                            lane.claiming = False
                         lane.buffer.extend(claimed)
                         more = len(claimed) == wanted
                         if claimed:
