@@ -26,6 +26,7 @@ from credence.api import wakes as wakes_api
 from credence.api.errors import (
     http_exception_handler,
     too_deep_handler,
+    unacceptable_handler,
     unexpected_exception_handler,
 )
 from credence.api.security import (
@@ -44,6 +45,7 @@ from credence.memory.episodes import EpisodeService
 from credence.notify.worker import push_component
 from credence.openapi_doc import cached_openapi_dict
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
+from credence.reflection.cron import CronRejected
 from credence.reflection.engine import reflection_component
 from credence.services import Component, Services
 from credence.settings import Settings
@@ -172,6 +174,7 @@ def create_app(
         exception_handlers={
             HTTPException: http_exception_handler,
             RecursionError: too_deep_handler,
+            CronRejected: unacceptable_handler,
             Exception: unexpected_exception_handler,
         },
         openapi_config=openapi_config(),

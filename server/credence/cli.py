@@ -85,7 +85,12 @@ def _keys_flags(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="keys_action", required=True)
     create = sub.add_parser("create", help="create a key and print it (alone on the last line)")
     create.add_argument("--scope", choices=("admin", "reviewer", "agent"), required=True)
-    create.add_argument("--agent", action="append", dest="agents", help="agent id (repeatable)")
+    create.add_argument(
+        "--agent",
+        action="append",
+        dest="agents",
+        help="agent id (repeatable); a reviewer key without --agent covers every agent",
+    )
     create.add_argument("--label", default="")
     _data_flag(create)
     revoke = sub.add_parser("revoke", help="revoke a key by id")
@@ -159,7 +164,10 @@ def keys(args: argparse.Namespace) -> int:
 
 def _pair_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--agent", action="append", dest="agents", help="only this agent (repeatable; default all)"
+        "--agent",
+        action="append",
+        dest="agents",
+        help="only this agent (repeatable); without --agent the key covers every agent",
     )
     parser.add_argument("--label", default="paired device", help="a name for the device's key")
     _data_flag(parser)
@@ -183,7 +191,7 @@ def pair(args: argparse.Namespace) -> int:
 
     try:
         code, expires_at = with_store(settings, create)
-    except LookupError as exc:
+    except (ValueError, LookupError) as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     print_pairing(settings, code, expires_at, args.agents)

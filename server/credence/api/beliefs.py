@@ -17,6 +17,7 @@ from credence.api.params import AgentIdPath, BeliefIdPath, Cursor, IdempotencyKe
 from credence.memory import audit
 from credence.memory.beliefs import Outcome, belief_from_row, etag
 from credence.models import (
+    SLUG_PATTERN,
     AuditEntry,
     AuditPage,
     Belief,
@@ -32,7 +33,7 @@ from credence.models import (
 StatusFilter = Annotated[BeliefStatus | None, QueryParameter(description="Filter by status")]
 AgentFilter = Annotated[
     str | None,
-    QueryParameter(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="Only this agent's beliefs"),
+    QueryParameter(pattern=SLUG_PATTERN, description="Only this agent's beliefs"),
 ]
 ETAG_HEADER = [
     ResponseHeader(

@@ -24,7 +24,7 @@ from credence.auth import Principal, admin_only, reviewer_or_admin
 from credence.clock import rfc3339
 from credence.ids import new_id
 from credence.memory.beliefs import etag
-from credence.models import ID_PATTERN, MAX_SAFE_INT, NO_NUL, AgentId, Belief, Label, Problem
+from credence.models import END, ID_PATTERN, MAX_SAFE_INT, NO_NUL, AgentId, Belief, Label, Problem
 from credence.notify import outbox, tokens, worker
 from credence.notify.webpush import MAX_ENDPOINT_LENGTH, parse_subscription
 
@@ -36,10 +36,10 @@ from credence.notify.webpush import MAX_ENDPOINT_LENGTH, parse_subscription
 ENDPOINT_PATTERN = (
     r"^(?:https://[^/?#@\s\x00-\x1f\x7f]+"
     r"|http://(?:localhost|127(?:\.[0-9]{1,3}){3}|\[::1\])(?::[0-9]{1,5})?)"
-    r"(?:[/?][^#\s\x00-\x1f\x7f]*)?$"
+    r"(?:[/?][^#\s\x00-\x1f\x7f]*)?" + END
 )
-P256DH_PATTERN = r"^B[A-P][A-Za-z0-9_-]{85}=?$"
-AUTH_PATTERN = r"^[A-Za-z0-9_-]{21}[AQgw](?:==)?$"
+P256DH_PATTERN = r"^B[A-P][A-Za-z0-9_-]{85}=?" + END
+AUTH_PATTERN = r"^[A-Za-z0-9_-]{21}[AQgw](?:==)?" + END
 
 
 class PushKeysIn(Struct, frozen=True):
@@ -95,7 +95,8 @@ class PushActionIn(Struct, frozen=True, kw_only=True):
     """A notification button: the token from the push payload and what was tapped."""
 
     token: Annotated[
-        str, Meta(min_length=1, max_length=tokens.MAX_TOKEN_LENGTH, pattern=r"^[A-Za-z0-9._-]+$")
+        str,
+        Meta(min_length=1, max_length=tokens.MAX_TOKEN_LENGTH, pattern=r"^[A-Za-z0-9._-]+" + END),
     ]
     action: Literal["keep", "forget"]
 

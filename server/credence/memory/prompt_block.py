@@ -168,7 +168,7 @@ def _filled(section: Section, nonce: str) -> str:
 
 def assemble(notes: Section, episodes: Section, nonce: str) -> str:
     """The whole block for one response: preamble, both sections, this response's nonce."""
-    if not NONCE_PATTERN.match(nonce):
+    if not NONCE_PATTERN.fullmatch(nonce):
         raise ValueError("nonce must be 16-64 lower-case hex characters")
     return "\n".join(
         (

@@ -1,0 +1,1 @@
+"""Regression tests for the security review's findings."""
