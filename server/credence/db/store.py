@@ -13,6 +13,8 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from credence import secret_files
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -52,6 +54,7 @@ class Store:
         self._executor: asyncio.Task[None] | None = None
         self.schema_version = 0
         self.commits = 0  # committed write transactions, for tests and benchmarks
+        self._secrets: dict[str, bytes] = {}
 
     async def open(self) -> None:
         """Open the file, enforce the pragmas, apply migrations and start the executor."""
@@ -88,6 +91,19 @@ class Store:
         if self._conn is not None:
             await self._conn.close()
             self._conn = None
+
+    def secret(self, name: str) -> bytes:
+        """A per-installation secret (32 random bytes, made once), kept beside the database.
+
+        Every process on this data dir gets the same bytes. The scale-out plan keeps secrets in
+        the database itself; callers only ever ask the store, so that move stays local.
+        """
+        found = self._secrets.get(name)
+        if found is None:
+            found = self._secrets[name] = secret_files.load_or_create(
+                self.path.parent / f"{name}_secret", "redacted placeholders stop matching"
+            )
+        return found
 
     async def read(self, work: Work[T]) -> T:
         """Run ``work(conn)`` outside any transaction and return its result."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import math
 import re
 import string
@@ -14,7 +15,18 @@ from typing import Any
 import msgspec
 import re2
 
-__all__ = ["RULES", "Redaction", "Rule", "looks_like_secret", "redact", "redact_value"]
+__all__ = [
+    "REDACTION_SECRET",
+    "RULES",
+    "Redaction",
+    "Rule",
+    "looks_like_secret",
+    "redact",
+    "redact_value",
+]
+
+# The store's name for the per-installation key of placeholder digests.
+REDACTION_SECRET = "redaction"
 
 
 class Redaction(msgspec.Struct, frozen=True):
@@ -350,8 +362,12 @@ _RESERVED = ""  # the "slug" of placeholders that were in the text already: left
 _Mark = tuple[int, int, str]
 
 
-def _placeholder(slug: str, secret: bytes) -> bytes:
-    return f"[REDACTED:{slug}:{hashlib.sha256(secret).hexdigest()[:8]}]".encode()
+def _placeholder(slug: str, secret: bytes, digest_key: bytes) -> bytes:
+    # Keyed: an unsalted hash would let anyone holding the text confirm a guessed password
+    # offline. Within one installation the same secret keeps its placeholder, so redacted
+    # episodes still correlate.
+    digest = hmac.new(digest_key, secret, hashlib.sha256).hexdigest()[:8]
+    return f"[REDACTED:{slug}:{digest}]".encode()
 
 
 def _rule_spans(rule: Rule, data: bytes, marks: list[_Mark]) -> list[Span]:
@@ -385,7 +401,7 @@ def _rule_spans(rule: Rule, data: bytes, marks: list[_Mark]) -> list[Span]:
 
 
 def _substitute(
-    data: bytes, marks: list[_Mark], spans: list[Span], slug: str
+    data: bytes, marks: list[_Mark], spans: list[Span], slug: str, digest_key: bytes
 ) -> tuple[bytes, list[_Mark]]:
     """Replace the (sorted, disjoint, mark-free) ``spans`` by placeholders; shift the marks."""
     pieces: list[bytes] = []
@@ -395,7 +411,7 @@ def _substitute(
         while i < len(marks) and marks[i][0] < start:
             moved.append((marks[i][0] + shift, marks[i][1] + shift, marks[i][2]))
             i += 1
-        replacement = _placeholder(slug, data[start:end])
+        replacement = _placeholder(slug, data[start:end], digest_key)
         pieces += (data[position:start], replacement)
         moved.append((start + shift, start + shift + len(replacement), slug))
         shift += len(replacement) - (end - start)
@@ -405,8 +421,11 @@ def _substitute(
     return b"".join(pieces), moved
 
 
-def redact(text: str) -> Redaction:
-    """Replace every secret in ``text`` with ``[REDACTED:<rule>:<first 8 hex of sha256>]``.
+def redact(text: str, *, digest_key: bytes) -> Redaction:
+    """Replace every secret in ``text`` with ``[REDACTED:<rule>:<8 hex>]``.
+
+    The hex are the start of HMAC-SHA256(``digest_key``, secret); the key is the installation's
+    own (``store.secret(REDACTION_SECRET)``).
 
     Idempotent (placeholders are left alone, and none matches a rule) and linear in the length of
     the text: RE2 matches in linear time, and each rule makes one pass.
@@ -424,7 +443,7 @@ def redact(text: str) -> Redaction:
             continue
         spans = _rule_spans(rule, data, marks)
         if spans:
-            data, marks = _substitute(data, marks, spans, rule.slug)
+            data, marks = _substitute(data, marks, spans, rule.slug, digest_key)
             changed = True
     if not changed:
         return Redaction(text=text, count=0, rules=())
@@ -432,13 +451,13 @@ def redact(text: str) -> Redaction:
     return Redaction(text=data.decode("utf-8", "surrogatepass"), count=len(slugs), rules=slugs)
 
 
-def _placeholder_text(slug: str, secret: str) -> str:
-    return _placeholder(slug, secret.encode("utf-8", "surrogatepass")).decode()
+def _placeholder_text(slug: str, secret: str, digest_key: bytes) -> str:
+    return _placeholder(slug, secret.encode("utf-8", "surrogatepass"), digest_key).decode()
 
 
-def _redact_keyed(key: object, value: str) -> tuple[str, int]:
+def _redact_keyed(key: object, value: str, digest_key: bytes) -> tuple[str, int]:
     """Redact a string, using its dict key as context: ``{"password": "..."}``."""
-    result = redact(value)
+    result = redact(value, digest_key=digest_key)
     if result.count or not isinstance(key, str):
         return result.text, result.count
     raw_key = key.encode("utf-8", "surrogatepass")
@@ -449,11 +468,11 @@ def _redact_keyed(key: object, value: str) -> tuple[str, int]:
             credential = _text(data, scheme.end(), len(data))
             if not credential.startswith(_TEMPLATE_STARTS) and "[REDACTED:" not in credential:
                 prefix = _text(data, 0, scheme.end())
-                return prefix + _placeholder_text("authorization", credential), 1
+                return prefix + _placeholder_text("authorization", credential, digest_key), 1
         elif looks_like_secret(value):
-            return _placeholder_text("authorization", value), 1
+            return _placeholder_text("authorization", value, digest_key), 1
     elif _SECRET_KEY.search(raw_key) and looks_like_secret(value):
-        return _placeholder_text("generic_secret", value), 1
+        return _placeholder_text("generic_secret", value, digest_key), 1
     return value, 0
 
 
@@ -485,7 +504,7 @@ def _open(
 _DONE = object()
 
 
-def redact_value(value: object) -> tuple[object, int]:
+def redact_value(value: object, *, digest_key: bytes) -> tuple[object, int]:
     """Redact every string inside a JSON-like value (dict/list/str/other); return (value, count).
 
     Dict keys are redacted too, and a key gives its value context: ``{"password": "Xy7#kP9$mQ"}``
@@ -498,7 +517,7 @@ def redact_value(value: object) -> tuple[object, int]:
         nonlocal total
         if not isinstance(item, str):
             return item
-        text, count = _redact_keyed(key, item)
+        text, count = _redact_keyed(key, item, digest_key)
         total += count
         return text
 
