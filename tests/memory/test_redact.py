@@ -179,6 +179,13 @@ NEGATIVES = [
     "token = os.environ['TOKEN'] password = config.db.password secret=/etc/app/secret.key",
     "password: hunter2 (too short) password: ******** passphrase: correct-horse-battery",
     "Die Passwortrücksetzung hat geklappt — 密码 重置 成功 ✓",
+    # Look-alikes of the vendor token families: prefixes alone, ids, hashes, UUIDs, URLs.
+    "npm_config_cache=/tmp/npm npm_lifecycle_event=test; pip install pypi-simple",
+    "hf_hub_download(repo_id='org/model'); SKU-20 in stock; the dapi endpoint; pattern",
+    "md5 d41d8cd98f00b204e9800998ecf8427e and SKd41d8cd98f00b204e9800998ecf8427e0 differ",
+    "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "ids ep_01jq3z7k9m2n4p6r8s0t1v3w5x and 01ARZ3NDEKTSV4RRFFQ69G5FAV; v1.0-rc1; us-east-1",
+    "AccountKey=<your-key> SharedAccessKey=${SAS_KEY} https://gitlab.com/glpat-docs/x",
     "",
 ]
 

@@ -221,6 +221,95 @@ def _slack_webhook_path(data: bytes, start: int, end: int) -> Span | None:
     return data.index(b"/", start + len(b"https://hooks.slack.com/")) + 1, end
 
 
+def _token(slug: str, pattern: bytes, *needs: bytes, exact: bool = False) -> Rule:
+    """A rule for a token format that announces itself (a vendor prefix, a fixed shape).
+
+    ``exact`` marks fixed-length formats: a match followed by one more token character is the
+    start of some longer run (an id, a hash), not the token.
+    """
+    return Rule(
+        slug, _compile(pattern), not_followed_by=_TOKEN_CHARS if exact else frozenset(), needs=needs
+    )
+
+
+# Vendor token formats, after gitleaks' default rules and detect-secrets' plugins (patterns of
+# our own, each anchored on its vendor prefix or shape, so ids, hashes and UUIDs never match).
+_VENDOR_TOKENS: tuple[Rule, ...] = (
+    _token("npm_token", rb"\bnpm_[A-Za-z0-9]{36}", b"npm_", exact=True),
+    # A PyPI token is a macaroon: "pypi-" and base64 that starts with its version byte.
+    _token("pypi_token", rb"\bpypi-AgE[A-Za-z0-9_\-]{60,}", b"pypi-AgE"),
+    _token("sendgrid_key", rb"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", b"SG.", exact=True),
+    _token("twilio_api_key", rb"\bSK[0-9a-f]{32}\b", b"SK"),
+    _token(
+        "shopify_token",
+        rb"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+        b"shpat_",
+        b"shpca_",
+        b"shppa_",
+        b"shpss_",
+        exact=True,
+    ),
+    _token("google_oauth_secret", rb"\bGOCSPX-[A-Za-z0-9_\-]{28}", b"GOCSPX-", exact=True),
+    _token(
+        "azure_client_secret",
+        rb"\b[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}",
+        b"Q~",
+        exact=True,
+    ),
+    _token("huggingface_token", rb"\bhf_[A-Za-z]{34}", b"hf_", exact=True),
+    _token(
+        "digitalocean_token",
+        rb"\bdo[opr]_v1_[a-f0-9]{64}",
+        b"dop_v1_",
+        b"doo_v1_",
+        b"dor_v1_",
+        exact=True,
+    ),
+    _token("mailchimp_key", rb"\b[0-9a-f]{32}-us[0-9]{1,2}\b", b"-us"),
+    # Inside a URL (api.telegram.org/bot<token>/) no word boundary precedes the digits.
+    _token("telegram_bot_token", rb"[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}", b":AA", exact=True),
+    _token("square_token", rb"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}", b"sq0atp-", b"sq0csp-"),
+    _token("databricks_token", rb"\bdapi[a-f0-9]{32}(?:-[0-9])?", b"dapi", exact=True),
+    _token("vault_token", rb"\bhv[sb]\.[A-Za-z0-9_\-]{90,}", b"hvs.", b"hvb."),
+    _token(
+        "age_secret_key",
+        rb"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+        b"AGE-SECRET-KEY-1",
+    ),
+    _token("atlassian_token", rb"\bATATT3[A-Za-z0-9_\-=]{150,}", b"ATATT3"),
+    _token("linear_key", rb"\blin_api_[A-Za-z0-9]{40}", b"lin_api_", exact=True),
+    _token("postman_key", rb"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}", b"PMAK-", exact=True),
+    _token("pulumi_token", rb"\bpul-[a-f0-9]{40}", b"pul-", exact=True),
+    _token(
+        "grafana_token",
+        rb"\b(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})",
+        b"glc_",
+        b"glsa_",
+    ),
+    _token("newrelic_key", rb"\bNRAK-[A-Z0-9]{27}", b"NRAK-", exact=True),
+    _token(
+        "sentry_token",
+        rb"\b(?:sntrys_eyJ[A-Za-z0-9+/=_\-]{60,}|sntryu_[a-f0-9]{64})",
+        b"sntrys_",
+        b"sntryu_",
+    ),
+    _token("doppler_token", rb"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}", b"dp."),
+    _token("planetscale_token", rb"\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.\-]{32,64}", b"pscale_"),
+    _token("flyio_token", rb"\bfo1_[A-Za-z0-9_\-]{43}", b"fo1_", exact=True),
+    _token("notion_token", rb"\bntn_[0-9]{11}[A-Za-z0-9]{35}", b"ntn_", exact=True),
+    _token("heroku_key", rb"\bHRKU-[A-Za-z0-9_\-]{60}", b"HRKU-", exact=True),
+    _token("dynatrace_token", rb"\bdt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}", b"dt0c01.", exact=True),
+    _token("alibaba_key", rb"\bLTAI[A-Za-z0-9]{20}\b", b"LTAI"),
+    _token("onepassword_token", rb"\bops_eyJ[A-Za-z0-9+/=_\-]{200,}", b"ops_eyJ"),
+    _token("docker_hub_token", rb"\bdckr_pat_[A-Za-z0-9_\-]{27}", b"dckr_pat_", exact=True),
+    _token("terraform_token", rb"\b[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}", b".atlasv1."),
+    _token("supabase_token", rb"\bsbp_[a-f0-9]{40}", b"sbp_", exact=True),
+    _token("airtable_token", rb"\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}", b"pat", exact=True),
+    _token("artifactory_key", rb"\bAKCp[A-Za-z0-9]{69}", b"AKCp", exact=True),
+    _token("cloudflare_ca_key", rb"\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}", b"v1.0-", exact=True),
+)
+
+
 # The order is the priority. Each rule runs on the text as the rules before it left it, so it sees
 # their placeholders, never their secrets; a later rule never relabels an earlier one's secret.
 # Specific formats come first (anthropic before openai), then the rules whose acceptance looks
@@ -250,8 +339,8 @@ RULES: tuple[Rule, ...] = (
     Rule("anthropic_key", _compile(rb"\bsk-ant-[A-Za-z0-9_\-]{20,}"), needs=(b"sk-ant-",)),
     Rule(
         "stripe_key",
-        _compile(rb"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"),
-        needs=(b"k_live_", b"k_test_"),
+        _compile(rb"\b(?:[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{32,})"),
+        needs=(b"k_live_", b"k_test_", b"whsec_"),
     ),
     Rule(
         "github_token",
@@ -260,8 +349,15 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "gitlab_token",
-        _compile(rb"\bgl(?:pat|ptt|dt|rt)-[A-Za-z0-9_\-]{20,}"),
-        needs=(b"glpat-", b"glptt-", b"gldt-", b"glrt-"),
+        _compile(
+            rb"\b(?:gl(?:pat|ptt|dt|rt|ft|imt|oas|soat|cbt|ffct|agent)-[A-Za-z0-9_\-]{20,}"
+            rb"|GR1348941[A-Za-z0-9_\-]{20,})"
+        ),
+        needs=(
+            *(b"gl%s-" % kind for kind in (b"pat", b"ptt", b"dt", b"rt", b"ft", b"imt", b"oas")),
+            *(b"gl%s-" % kind for kind in (b"soat", b"cbt", b"ffct", b"agent")),
+            b"GR1348941",
+        ),
     ),
     Rule(
         "slack_webhook",
@@ -271,9 +367,14 @@ RULES: tuple[Rule, ...] = (
         _slack_webhook_path,
         needs=(b"https://hooks.slack.com/",),
     ),
-    Rule("slack_token", _compile(rb"\bxox[abeoprs]-[A-Za-z0-9\-]{10,}"), needs=(b"xox",)),
+    Rule(
+        "slack_token",
+        _compile(rb"\b(?:xox[abeoprs]|xapp)-[A-Za-z0-9\-]{10,}"),
+        needs=(b"xox", b"xapp-"),
+    ),
     Rule("aws_access_key", _compile(rb"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), needs=(b"AKIA", b"ASIA")),
     Rule("google_api_key", _compile(rb"\bAIza[0-9A-Za-z_\-]{35,}"), needs=(b"AIza",)),
+    *_VENDOR_TOKENS,
     Rule(
         "openai_key",
         _compile(rb"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
@@ -298,6 +399,16 @@ RULES: tuple[Rule, ...] = (
         _value(),
         not_followed_by=_BASE64_CHARS,
         needs=(b"secret",),
+        ignore_case=True,
+    ),
+    Rule(
+        "azure_storage_key",
+        # A connection string's AccountKey= (storage) or SharedAccessKey= (Service Bus, Event
+        # Hubs, IoT Hub): base64 of 32 or 64 bytes.
+        _compile(rb"(?i:\b(?:account|sharedaccess)key)=[A-Za-z0-9+/]{40,100}={0,2}"),
+        _value(),
+        not_followed_by=_BASE64_CHARS,
+        needs=(b"accountkey=", b"sharedaccesskey="),
         ignore_case=True,
     ),
     Rule(
