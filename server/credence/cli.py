@@ -10,7 +10,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from credence.settings import Settings, SettingsError, load_settings
+from credence.settings import Settings, SettingsError, check_startup, load_settings
 
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, tuple[Command, Callable[[argparse.ArgumentParser], None], str]] = {}
@@ -62,23 +62,32 @@ def _serve_flags(parser: argparse.ArgumentParser) -> None:
 
 @command("serve", "run the HTTP service", _serve_flags)
 def serve(args: argparse.Namespace) -> int:
-    """Run the service with uvicorn until interrupted."""
+    """Run the service with uvicorn until interrupted; "listening" only once it is serving."""
     import uvicorn
 
     from credence.app import create_app
 
     settings = settings_from(args)
-    app = create_app(settings)
-    print(f"Credence listening on {settings.base_url}", flush=True)
-    uvicorn.run(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level.lower(),
-        access_log=False,
-        lifespan="on",
+    check_startup(settings)
+
+    class AnnouncedServer(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and not self.should_exit:
+                print(f"Credence listening on {settings.base_url}", flush=True)
+
+    server = AnnouncedServer(
+        uvicorn.Config(
+            create_app(settings),
+            host=settings.host,
+            port=settings.port,
+            log_level=settings.log_level.lower(),
+            access_log=False,
+            lifespan="on",
+        )
     )
-    return 0
+    server.run()
+    return 0 if server.started else 1
 
 
 def _keys_flags(parser: argparse.ArgumentParser) -> None:
@@ -335,6 +344,7 @@ def demo(args: argparse.Namespace) -> int:
     if args.data is None and not os.environ.get("CREDENCE_DATA_DIR"):
         args.data = Path("./demo-data")
     settings = settings_from(args)
+    check_startup(settings)
     print(f"Preparing the demo in {settings.data_dir} …", flush=True)
     report = asyncio.run(prepare(settings, args.manifest or DEMO_MANIFEST))
     print(

@@ -61,18 +61,24 @@ class Store:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._conn = await aiosqlite.connect(self.path, isolation_level=None)
         self._conn.row_factory = aiosqlite.Row
-        for name, value, expected in REQUIRED_PRAGMAS:
-            await self._conn.execute(f"PRAGMA {name}={value}")
-            async with self._conn.execute(f"PRAGMA {name}") as cur:
-                row = await cur.fetchone()
-            actual = row[0] if row else None
-            if isinstance(expected, str) and isinstance(actual, str):
-                actual = actual.lower()
-            if actual != expected:
-                await self._conn.close()
-                self._conn = None
-                raise StoreError(f"PRAGMA {name} is {actual!r}, need {expected!r}: refusing to run")
-        await self._migrate()
+        try:
+            for name, value, expected in REQUIRED_PRAGMAS:
+                await self._conn.execute(f"PRAGMA {name}={value}")
+                async with self._conn.execute(f"PRAGMA {name}") as cur:
+                    row = await cur.fetchone()
+                actual = row[0] if row else None
+                if isinstance(expected, str) and isinstance(actual, str):
+                    actual = actual.lower()
+                if actual != expected:
+                    raise StoreError(
+                        f"PRAGMA {name} is {actual!r}, need {expected!r}: refusing to run"
+                    )
+            await self._migrate()
+        except BaseException:
+            # The connection's thread would keep the process alive (a corrupt file hung start-up).
+            await self._conn.close()
+            self._conn = None
+            raise
         self._executor = asyncio.create_task(self._run(), name="credence-store")
 
     async def close(self) -> None:
