@@ -178,6 +178,10 @@ class Rule:
     # literals is in the text is skipped without running its pattern.
     needs: tuple[bytes, ...] = ()
     ignore_case: bool = False
+    # Run only where the whole pattern matches somewhere, which the one pass over the literal
+    # set tells too: for the many vendor formats, text full of their prefixes then costs one
+    # pass, not one per format.
+    prefilter_whole: bool = False
 
 
 _TOKEN_CHARS = frozenset((string.ascii_letters + string.digits + "_-").encode())
@@ -228,7 +232,11 @@ def _token(slug: str, pattern: bytes, *needs: bytes, exact: bool = False) -> Rul
     start of some longer run (an id, a hash), not the token.
     """
     return Rule(
-        slug, _compile(pattern), not_followed_by=_TOKEN_CHARS if exact else frozenset(), needs=needs
+        slug,
+        _compile(pattern),
+        not_followed_by=_TOKEN_CHARS if exact else frozenset(),
+        needs=needs,
+        prefilter_whole=True,
     )
 
 
@@ -456,6 +464,9 @@ def _literal_set() -> tuple[Any, tuple[frozenset[int], ...]]:
     literals.Add(b"(?:)")  # matches every text, so "no answer" can only mean the set failed
     ids = []
     for rule in RULES:
+        if rule.prefilter_whole:
+            ids.append(frozenset((literals.Add(rule.regex.pattern),)))
+            continue
         flags = b"(?i)" if rule.ignore_case else b""
         escaped = (flags + re2.escape(n.decode("latin-1")).encode("latin-1") for n in rule.needs)
         ids.append(frozenset(literals.Add(pattern) for pattern in escaped))
