@@ -10,7 +10,13 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from credence.settings import Settings, SettingsError, check_startup, load_settings
+from credence.settings import (
+    Settings,
+    SettingsError,
+    check_listen,
+    check_startup,
+    load_settings,
+)
 
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, tuple[Command, Callable[[argparse.ArgumentParser], None], str]] = {}
@@ -68,6 +74,7 @@ def serve(args: argparse.Namespace) -> int:
     from credence.app import create_app
 
     settings = settings_from(args)
+    check_listen(settings)
     check_startup(settings)
 
     class AnnouncedServer(uvicorn.Server):
@@ -344,6 +351,7 @@ def demo(args: argparse.Namespace) -> int:
     if args.data is None and not os.environ.get("CREDENCE_DATA_DIR"):
         args.data = Path("./demo-data")
     settings = settings_from(args)
+    check_listen(settings)
     check_startup(settings)
     print(f"Preparing the demo in {settings.data_dir} …", flush=True)
     report = asyncio.run(prepare(settings, args.manifest or DEMO_MANIFEST))

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
+import socket
 import tempfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -177,12 +180,45 @@ def check_startup(settings: Settings) -> None:
     Raises SettingsError naming the variable, so `credence serve` fails in one line instead of
     a traceback from inside the server's start-up.
     """
-    from credence.notify.worker import load_runtime
+    from credence.notify.worker import load_runtime, mask_channel_url
 
     _check_data_dir(settings.data_dir)
     if settings.pwa_dir is not None and not settings.pwa_dir.is_dir():
         raise SettingsError(f"CREDENCE_PWA_DIR must be a directory, got {str(settings.pwa_dir)!r}")
-    load_runtime(settings)  # the VAPID subject and key, and the push token secret
+    apprise_log = logging.getLogger("apprise")
+    quiet, apprise_log.disabled = apprise_log.disabled, True  # our one line says it instead
+    try:
+        for position, url in enumerate(settings.apprise_urls, start=1):
+            try:
+                mask_channel_url(url)
+            except ValueError as exc:
+                # Never the URL itself: apprise URLs carry their service's credentials.
+                raise SettingsError(f"CREDENCE_APPRISE_URLS entry {position}: {exc}") from None
+    finally:
+        apprise_log.disabled = quiet
+    # Last, as it may generate the VAPID key pair: the subject and key, and the token secret.
+    load_runtime(settings)
+
+
+def check_listen(settings: Settings) -> None:
+    """Before serving: CREDENCE_HOST is an address of this machine and CREDENCE_PORT is free."""
+    host, port = settings.host, settings.port
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (OSError, UnicodeError):
+        raise SettingsError(f"CREDENCE_HOST {host!r} is not an address or a known name") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise SettingsError(f"CREDENCE_PORT {port} is already in use on {host}") from None
+            raise SettingsError(
+                f"CREDENCE_HOST {host!r} cannot be listened on: {exc.strerror}"
+            ) from None
 
 
 def _check_data_dir(path: Path) -> None:

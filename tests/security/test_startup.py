@@ -59,6 +59,9 @@ BAD_SETTINGS = [
     ("CREDENCE_LLM_TIMEOUT_S", "soon"),
     ("CREDENCE_LLM_TIMEOUT_S", "0"),
     ("CREDENCE_PWA_DIR", "{tmp}/no-such-dir"),
+    ("CREDENCE_APPRISE_URLS", "json://hooks.example.org/x, notaurl"),
+    ("CREDENCE_HOST", "999.1.1.1"),
+    ("CREDENCE_HOST", "192.0.2.1"),  # TEST-NET-1: never an address of this machine
 ]
 
 
@@ -78,6 +81,24 @@ def test_a_bad_setting_is_one_line_naming_it(tmp_path: Path, variable: str, valu
     assert len(lines) == 1, result.stderr
     assert variable in lines[0] and "$." not in lines[0], lines[0]
     assert "listening" not in result.stdout
+
+
+def test_a_port_in_use_is_one_line_naming_it(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        result = subprocess.run(
+            SERVE,
+            env=_env(tmp_path, CREDENCE_PORT=port),
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode != 0
+    assert len(lines) == 1 and "CREDENCE_PORT" in lines[0] and port in lines[0], result.stderr
 
 
 def _read_until(process: subprocess.Popen, pattern: str, timeout: float) -> str:
