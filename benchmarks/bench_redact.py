@@ -8,11 +8,19 @@ import statistics
 import time
 from collections.abc import Callable
 
-from credence.memory.redact import redact
+from credence.memory import redact as redaction
 
 MB = 1_000_000
 RUNS = 7
 SEED = 20261201
+
+
+KEY = bytes(range(32))
+
+
+def redact(text: str) -> object:
+    """Redact with a fixed installation key."""
+    return redaction.redact(text, digest_key=KEY)
 
 
 def _fill(unit: str, size: int = MB) -> str:
@@ -37,6 +45,16 @@ def adversarial_inputs() -> dict[str, str]:
         "one megabyte value": "token=" + _fill("Xy7kP9mQ2wLz", MB - 6),
         "whitespace after a key": "password" + " " * MB,
         "token prefixes": _fill("sk-ghp_AKIAcrd_xoxb-glpat-AIza"),
+        # Every vendor prefix, none with a body: each rule runs, and each match attempt fails.
+        "vendor prefixes": _fill(
+            "npm_ pypi-AgE SG. SK shpat_ GOCSPX- 0Q~ hf_ dop_v1_ -us :AA sq0atp- dapi hvs."
+            " AGE-SECRET-KEY-1 ATATT3 lin_api_ PMAK- pul- glc_ NRAK- sntrys_ dp.pt. pscale_tkn_"
+            " fo1_ ntn_ HRKU- dt0c01. LTAI ops_eyJ dckr_pat_ .atlasv1. sbp_ pat AKCp v1.0-"
+            " AccountKey= whsec_ xapp- GR1348941 "
+        ),
+        "hex runs before a suffix": _fill("0123456789abcdef" * 4 + "-u"),
+        "digits before a colon": _fill("1234567890:A"),
+        "connection string keys": "AccountKey=" + _fill("Ab+/", MB - 11),
         "unicode": _fill("é password=ü€ sk-ant-"),
     }
 

@@ -28,6 +28,7 @@ from credence.api import wakes as wakes_api
 from credence.api.errors import (
     http_exception_handler,
     too_deep_handler,
+    unacceptable_handler,
     unexpected_exception_handler,
 )
 from credence.api.hardening import body_deadline, refuse_control_characters
@@ -54,6 +55,7 @@ from credence.notify.vapid import VAPID_KEY_FILENAME
 from credence.notify.worker import push_component
 from credence.openapi_doc import cached_openapi_dict
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
+from credence.reflection.cron import CronRejected
 from credence.reflection.engine import reflection_component
 from credence.services import Component, Services
 from credence.settings import Settings, SettingsError
@@ -222,6 +224,7 @@ def create_app(
         exception_handlers={
             HTTPException: http_exception_handler,
             RecursionError: too_deep_handler,
+            CronRejected: unacceptable_handler,
             Exception: unexpected_exception_handler,
         },
         openapi_config=openapi_config(),

@@ -84,7 +84,11 @@ async def insert_key(
     label: str,
     clock: Clock,
 ) -> tuple[str, dict[str, Any]]:
-    """Create a key inside the caller's transaction; returns (secret, row as dict)."""
+    """Create a key inside the caller's transaction; returns (secret, row as dict).
+
+    ``agents`` None means every agent; an empty list is refused (ValueError), never widened.
+    """
+    _refuse_empty(agents)
     if scope == "agent" and (not agents or len(agents) != 1):
         raise ValueError("an agent key belongs to exactly one agent")
     if scope == "admin" and agents:
@@ -116,6 +120,11 @@ async def insert_key(
     )
     await conn.execute("UPDATE store_state SET value = value + 1 WHERE name = 'key_changes'")
     return secret, row
+
+
+def _refuse_empty(agents: list[str] | None) -> None:
+    if agents is not None and not agents:
+        raise ValueError("agents: give at least one agent, or none (null) for every agent")
 
 
 def key_row(row: Any) -> dict[str, Any]:
@@ -217,7 +226,11 @@ def generate_pairing_code() -> str:
 async def insert_pairing_code(
     conn: aiosqlite.Connection, *, agents: list[str] | None, label: str, clock: Clock
 ) -> tuple[str, str]:
-    """Create a pairing code inside the caller's transaction; returns (code, expires_at)."""
+    """Create a pairing code inside the caller's transaction; returns (code, expires_at).
+
+    ``agents`` None means every agent; an empty list is refused (ValueError), never widened.
+    """
+    _refuse_empty(agents)
     for agent_id in agents or []:
         async with conn.execute("SELECT 1 FROM agents WHERE id = ?", (agent_id,)) as cur:
             if await cur.fetchone() is None:

@@ -11,7 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from credence.logs import safe_handler
-from credence.settings import Settings, SettingsError, load_settings
+from credence.settings import (
+    Settings,
+    SettingsError,
+    check_listen,
+    check_startup,
+    load_settings,
+)
 
 Command = Callable[[argparse.Namespace], int]
 _COMMANDS: dict[str, tuple[Command, Callable[[argparse.ArgumentParser], None], str]] = {}
@@ -80,7 +86,7 @@ def _serve_flags(parser: argparse.ArgumentParser) -> None:
 
 @command("serve", "run the HTTP service", _serve_flags)
 def serve(args: argparse.Namespace) -> int:
-    """Run the service with uvicorn until interrupted."""
+    """Run the service with uvicorn until interrupted; "listening" only once it is serving."""
     import uvicorn
 
     from credence.app import create_app
@@ -89,18 +95,31 @@ def serve(args: argparse.Namespace) -> int:
 
     restrict_umask()
     settings = settings_from(args)
+    check_listen(settings)
+    check_startup(settings)
     app = create_app(settings)
-    config = uvicorn_config(app, settings)
-    print(f"Credence listening on {settings.base_url}", flush=True)
-    uvicorn.Server(config).run()
-    return 0
+
+    class AnnouncedServer(uvicorn.Server):
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.started and not self.should_exit:
+                print(f"Credence listening on {settings.base_url}", flush=True)
+
+    server = AnnouncedServer(uvicorn_config(app, settings))
+    server.run()
+    return 0 if server.started else 1
 
 
 def _keys_flags(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="keys_action", required=True)
     create = sub.add_parser("create", help="create a key and print it (alone on the last line)")
     create.add_argument("--scope", choices=("admin", "reviewer", "agent"), required=True)
-    create.add_argument("--agent", action="append", dest="agents", help="agent id (repeatable)")
+    create.add_argument(
+        "--agent",
+        action="append",
+        dest="agents",
+        help="agent id (repeatable); a reviewer key without --agent covers every agent",
+    )
     create.add_argument("--label", default="")
     _data_flag(create)
     revoke = sub.add_parser("revoke", help="revoke a key by id")
@@ -176,7 +195,10 @@ def keys(args: argparse.Namespace) -> int:
 
 def _pair_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--agent", action="append", dest="agents", help="only this agent (repeatable; default all)"
+        "--agent",
+        action="append",
+        dest="agents",
+        help="only this agent (repeatable); without --agent the key covers every agent",
     )
     parser.add_argument("--label", default="paired device", help="a name for the device's key")
     _data_flag(parser)
@@ -202,7 +224,7 @@ def pair(args: argparse.Namespace) -> int:
 
     try:
         code, expires_at = with_store(settings, create)
-    except LookupError as exc:
+    except (ValueError, LookupError) as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     print_pairing(settings, code, expires_at, args.agents)
@@ -375,6 +397,8 @@ def demo(args: argparse.Namespace) -> int:
     if args.data is None and not os.environ.get("CREDENCE_DATA_DIR"):
         args.data = Path("./demo-data")
     settings = settings_from(args)
+    check_listen(settings)
+    check_startup(settings)
     print(f"Preparing the demo in {settings.data_dir} …", flush=True)
     report = asyncio.run(prepare(settings, args.manifest or DEMO_MANIFEST))
     print(

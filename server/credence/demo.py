@@ -119,6 +119,7 @@ async def seed_beliefs(services: Services, manifest: DemoManifest) -> int:
 async def reflect_all(services: Services, agent_ids: list[str]) -> list[str]:
     """Run one reflection job per agent with the default reflector; one summary line each."""
     from credence.api.jobs import job_input
+    from credence.memory.redact import REDACTION_SECRET
     from credence.reflection import jobs
     from credence.reflection.engine import runner_of
 
@@ -132,7 +133,11 @@ async def reflect_all(services: Services, agent_ids: list[str]) -> list[str]:
             services.store,
             agent_id=agent_id,
             trigger="manual",
-            input_data=job_input(request, bool(services.settings.llm_url)),
+            input_data=job_input(
+                request,
+                bool(services.settings.llm_url),
+                services.store.secret(REDACTION_SECRET),
+            ),
             now=rfc3339(services.clock()),
             submitted_by="demo",
         )

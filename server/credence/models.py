@@ -9,8 +9,12 @@ import msgspec
 from msgspec import Meta, Struct
 
 # Every string a client sends is bounded and free of NUL bytes; ids follow one slug grammar.
-SLUG_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
-ID_PATTERN = r"^[a-z]{1,4}_[0-9a-z]{26}$"
+# Whole-string patterns end in (?!\n)$: in Python's re, which msgspec and Litestar match with,
+# a bare $ also matches before a final newline, so "gamma\n" would pass as an id. The
+# lookahead is valid ECMA-262 too, so the OpenAPI document says exactly what the server checks.
+END = r"(?!\n)$"
+SLUG_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}" + END
+ID_PATTERN = r"^[a-z]{1,4}_[0-9a-z]{26}" + END
 NO_NUL = r"^[^\x00]*$"
 MAX_SAFE_INT = 2**53
 
@@ -349,11 +353,23 @@ class AuditVerification(Struct, frozen=True):
 # --- keys and pairing ---------------------------------------------------------------------
 
 
+# "Every agent" is only ever an explicit choice: agents omitted or null. An empty list is a
+# mistake, never a key for everything: the schema says minItems 1, and the domain's own check
+# (which the CLI meets too) answers it with a 422 naming the rule rather than a decoding error.
+AgentList = Annotated[
+    Annotated[list[AgentId], Meta(max_length=100, extra_json_schema={"minItems": 1})] | None,
+    Meta(
+        description="The agents the key covers; omit or send null for every agent"
+        " (an empty list is refused)"
+    ),
+]
+
+
 class KeyIn(Struct, frozen=True, kw_only=True):
     """Create an API key."""
 
     scope: Scope
-    agents: Annotated[list[AgentId], Meta(max_length=100)] | None = None
+    agents: AgentList = None
     label: Label = ""
 
 
@@ -393,13 +409,13 @@ class Me(Struct, frozen=True, kw_only=True):
 class PairIn(Struct, frozen=True):
     """Exchange a one-time pairing code for a reviewer key."""
 
-    code: Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
+    code: Annotated[str, Meta(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+" + END)]
 
 
 class PairingCodeIn(Struct, frozen=True, kw_only=True):
     """Create a pairing code (admin)."""
 
-    agents: Annotated[list[AgentId], Meta(max_length=100)] | None = None
+    agents: AgentList = None
     label: Label = "paired device"
 
 

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import errno
+import logging
 import os
+import socket
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import msgspec
 
@@ -91,9 +96,32 @@ def env_names() -> dict[str, str]:
     return dict(_ENV_FIELDS)
 
 
+_BOOLEANS = {
+    **dict.fromkeys(("1", "true", "yes", "on"), True),
+    **dict.fromkeys(("0", "false", "no", "off"), False),
+}
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+_TYPE_NAMES = {int: "a whole number", float: "a number", Path: "a path", str: "text"}
+# (setting, least value, unit): sizes, counts and durations never go below these.
+_MINIMUMS = (
+    ("max_body_bytes", 1, "bytes"),
+    ("llm_timeout_s", 0.001, "seconds"),
+    ("llm_token_cap", 1, "tokens"),
+    ("push_ttl_s", 0, "seconds"),
+    ("rate_limit_per_minute", 0, "requests (0 switches the limit off)"),
+    ("pair_rate_limit_per_minute", 0, "requests (0 switches the limit off)"),
+)
+_URL_SETTINGS = ("public_url", "embed_url", "llm_url")
+
+
 def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
-    """Build Settings from the environment, then explicit overrides (e.g. CLI flags)."""
+    """Build Settings from the environment, then explicit overrides (e.g. CLI flags).
+
+    Each value is checked on its own, so a SettingsError names the variable and what is wrong
+    with it in one line; check_startup() adds the checks that look at the machine.
+    """
     env = os.environ if env is None else env
+    types = {field.name: field.type for field in msgspec.structs.fields(Settings)}
     raw: dict[str, object] = {}
     for field, var in _ENV_FIELDS.items():
         value = env.get(var)
@@ -102,14 +130,34 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
         if field in _LIST_FIELDS:
             raw[field] = [u.strip() for u in value.replace("\n", ",").split(",") if u.strip()]
         elif field == "scheduler":
-            raw[field] = value.strip().lower() not in ("0", "false", "no", "off")
+            if value.strip().lower() not in _BOOLEANS:
+                raise SettingsError(
+                    f"{var} must be true or false (or 1/0, yes/no, on/off), got {value!r}"
+                )
+            raw[field] = _BOOLEANS[value.strip().lower()]
         else:
-            raw[field] = value
+            raw[field] = _convert(var, value, types[field])
     raw.update({k: v for k, v in overrides.items() if v is not None})
     try:
         settings = msgspec.convert(raw, Settings, strict=False, dec_hook=_decode_path)
     except msgspec.ValidationError as exc:
         raise SettingsError(f"invalid setting: {exc}") from None
+    _check_values(settings)
+    return settings
+
+
+def _convert(var: str, value: str, kind: object) -> object:
+    try:
+        return msgspec.convert(value, kind, strict=False, dec_hook=_decode_path)
+    except msgspec.ValidationError:
+        wanted = next(
+            (name for t, name in _TYPE_NAMES.items() if kind == t or kind == t | None), "valid"
+        )
+        raise SettingsError(f"{var} must be {wanted}, got {value!r}") from None
+
+
+def _check_values(settings: Settings) -> None:
+    """The checks a value can fail on its own, without looking at the machine."""
     if not 0 < settings.port < 65536:
         raise SettingsError(f"CREDENCE_PORT must be 1-65535, got {settings.port}")
     if not settings.request_timeout_s > 0:
@@ -117,7 +165,85 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
             "CREDENCE_REQUEST_TIMEOUT_S must be a positive number of seconds,"
             f" got {settings.request_timeout_s}"
         )
-    return settings
+    for field, least, unit in _MINIMUMS:
+        if getattr(settings, field) < least:
+            value = getattr(settings, field)
+            raise SettingsError(
+                f"{_ENV_FIELDS[field]} must be at least {least:g} ({unit}), got {value}"
+            )
+    for field in _URL_SETTINGS:
+        url = getattr(settings, field)
+        if url is not None:
+            parts = urlsplit(url)
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise SettingsError(
+                    f"{_ENV_FIELDS[field]} must be an http:// or https:// URL with a host,"
+                    f" got {url!r}"
+                )
+    if settings.log_level.lower() not in LOG_LEVELS:
+        raise SettingsError(
+            f"CREDENCE_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {settings.log_level!r}"
+        )
+
+
+def check_startup(settings: Settings) -> None:
+    """Before the server starts: the data dir is writable, the PWA dir exists, push can sign.
+
+    Raises SettingsError naming the variable, so `credence serve` fails in one line instead of
+    a traceback from inside the server's start-up.
+    """
+    from credence.notify.worker import load_runtime, mask_channel_url
+
+    _check_data_dir(settings.data_dir)
+    if settings.pwa_dir is not None and not settings.pwa_dir.is_dir():
+        raise SettingsError(f"CREDENCE_PWA_DIR must be a directory, got {str(settings.pwa_dir)!r}")
+    apprise_log = logging.getLogger("apprise")
+    quiet, apprise_log.disabled = apprise_log.disabled, True  # our one line says it instead
+    try:
+        for position, url in enumerate(settings.apprise_urls, start=1):
+            try:
+                mask_channel_url(url)
+            except ValueError as exc:
+                # Never the URL itself: apprise URLs carry their service's credentials.
+                raise SettingsError(f"CREDENCE_APPRISE_URLS entry {position}: {exc}") from None
+    finally:
+        apprise_log.disabled = quiet
+    # Last, as it may generate the VAPID key pair: the subject and key, and the token secret.
+    load_runtime(settings)
+
+
+def check_listen(settings: Settings) -> None:
+    """Before serving: CREDENCE_HOST is an address of this machine and CREDENCE_PORT is free."""
+    host, port = settings.host, settings.port
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (OSError, UnicodeError):
+        raise SettingsError(f"CREDENCE_HOST {host!r} is not an address or a known name") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise SettingsError(f"CREDENCE_PORT {port} is already in use on {host}") from None
+            raise SettingsError(
+                f"CREDENCE_HOST {host!r} cannot be listened on: {exc.strerror}"
+            ) from None
+
+
+def _check_data_dir(path: Path) -> None:
+    var = _ENV_FIELDS["data_dir"]
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except FileExistsError:
+        raise SettingsError(f"{var} must be a directory, got the file {str(path)!r}") from None
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise SettingsError(f"{var} {str(path)!r} is not a writable directory: {reason}") from None
 
 
 def _decode_path(kind: type, value: object) -> object:

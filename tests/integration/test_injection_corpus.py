@@ -132,7 +132,7 @@ def test_every_corpus_secret_is_in_the_corpus_and_known_to_the_redactor() -> Non
         ]
         assert carriers, secret[:12]
         for hostile in carriers:
-            redacted, count = redact_value(hostile.body)
+            redacted, count = redact_value(hostile.body, digest_key=bytes(32))
             assert count and not leaks(str(redacted)), hostile.name
 
 

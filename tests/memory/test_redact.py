@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import hmac
 import random
 import string
 
@@ -12,7 +13,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from credence.memory.redact import RULES, Redaction, looks_like_secret, redact, redact_value
+from credence.memory import redact as redaction
+from credence.memory.redact import RULES, Redaction, looks_like_secret
+
+# One installation's placeholder key (tests/security/test_redaction_digest.py covers two).
+KEY = bytes(range(32))
+
+
+def redact(text: str) -> Redaction:
+    """Redact with this module's installation key."""
+    return redaction.redact(text, digest_key=KEY)
+
+
+def redact_value(value: object) -> tuple[object, int]:
+    """Redact a JSON-like value with this module's installation key."""
+    return redaction.redact_value(value, digest_key=KEY)
+
 
 _RNG = random.Random(20261201)
 _ALNUM = string.ascii_letters + string.digits
@@ -30,7 +46,8 @@ def _token(*parts: str) -> str:
 
 def placeholder(rule: str, secret: str) -> str:
     """The placeholder the spec defines, computed independently of the module."""
-    return f"[REDACTED:{rule}:{hashlib.sha256(secret.encode('utf-8')).hexdigest()[:8]}]"
+    digest = hmac.new(KEY, secret.encode("utf-8"), hashlib.sha256).hexdigest()[:8]
+    return f"[REDACTED:{rule}:{digest}]"
 
 
 AWS_KEY_ID = _token("AKIA", "IOSFODNN7", "EXAMPLE")
@@ -162,6 +179,13 @@ NEGATIVES = [
     "token = os.environ['TOKEN'] password = config.db.password secret=/etc/app/secret.key",
     "password: hunter2 (too short) password: ******** passphrase: correct-horse-battery",
     "Die Passwortrücksetzung hat geklappt — 密码 重置 成功 ✓",
+    # Look-alikes of the vendor token families: prefixes alone, ids, hashes, UUIDs, URLs.
+    "npm_config_cache=/tmp/npm npm_lifecycle_event=test; pip install pypi-simple",
+    "hf_hub_download(repo_id='org/model'); SKU-20 in stock; the dapi endpoint; pattern",
+    "md5 d41d8cd98f00b204e9800998ecf8427e and SKd41d8cd98f00b204e9800998ecf8427e0 differ",
+    "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    "ids ep_01jq3z7k9m2n4p6r8s0t1v3w5x and 01ARZ3NDEKTSV4RRFFQ69G5FAV; v1.0-rc1; us-east-1",
+    "AccountKey=<your-key> SharedAccessKey=${SAS_KEY} https://gitlab.com/glpat-docs/x",
     "",
 ]
 
@@ -173,7 +197,7 @@ def test_near_misses_are_left_alone(text: str) -> None:
 
 def test_placeholder_format_and_hash() -> None:
     result = redact(f"id {AWS_KEY_ID} end")
-    digest = hashlib.sha256(AWS_KEY_ID.encode()).hexdigest()[:8]
+    digest = hmac.new(KEY, AWS_KEY_ID.encode(), hashlib.sha256).hexdigest()[:8]
     assert result.text == f"id [REDACTED:aws_access_key:{digest}] end"
     # The same secret always gets the same placeholder, so redacted episodes still correlate.
     assert redact(f"again: {AWS_KEY_ID}").text == f"again: [REDACTED:aws_access_key:{digest}]"

@@ -91,7 +91,7 @@ class KeyController(Controller):
     status_code=201,
     guards=[admin_only],
     tags=["admin"],
-    responses=errors(403, 404),
+    responses=errors(403, 404, 422),
 )
 async def create_pairing_code(request: Request, data: JSONBody[PairingCodeIn]) -> PairingCode:
     """A one-time code (10 minutes) that a phone exchanges for a reviewer key."""
@@ -104,6 +104,8 @@ async def create_pairing_code(request: Request, data: JSONBody[PairingCodeIn]) -
 
     try:
         code, expires_at = await services.store.write(work)
+    except ValueError as exc:
+        raise ClientException(status_code=422, detail=str(exc)) from None
     except LookupError as exc:
         raise NotFoundException(str(exc)) from None
     return PairingCode(

@@ -16,7 +16,7 @@ from credence.api.params import AgentIdPath, Cursor, Limit
 from credence.auth import Principal, admin_only
 from credence.clock import rfc3339
 from credence.models import Agent, AgentIn, AgentPage, AgentPatch, ReflectionSettings
-from credence.reflection_settings import check_cron
+from credence.reflection.cron import check_cron
 from credence.services import Services
 
 
@@ -55,7 +55,7 @@ class AgentController(Controller):
     @post(operation_id="createAgent", guards=[admin_only], responses=errors(403, 409, 422))
     async def create(self, request: Request, data: JSONBody[AgentIn]) -> Agent:
         """Create an agent (admin)."""
-        check_cron(data.reflection.cron)
+        check_cron(data.reflection.cron, "reflection.cron")
         services = services_of(request)
         now = rfc3339(services.clock())
         settings = msgspec.json.encode(data.reflection).decode()
@@ -111,7 +111,7 @@ class AgentController(Controller):
     ) -> Agent:
         """Update an agent's name, roles or reflection settings (admin)."""
         if data.reflection is not None:
-            check_cron(data.reflection.cron)
+            check_cron(data.reflection.cron, "reflection.cron")
         services = services_of(request)
         now = rfc3339(services.clock())
 

@@ -19,6 +19,7 @@ from credence.auth import Principal
 from credence.memory import audit
 from credence.memory.beliefs import Outcome, belief_from_row, etag
 from credence.models import (
+    SLUG_PATTERN,
     AuditEntry,
     AuditEvent,
     AuditFeed,
@@ -39,7 +40,7 @@ from credence.services import Services
 StatusFilter = Annotated[BeliefStatus | None, QueryParameter(description="Filter by status")]
 AgentFilter = Annotated[
     str | None,
-    QueryParameter(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="Only this agent's beliefs"),
+    QueryParameter(pattern=SLUG_PATTERN, description="Only this agent's beliefs"),
 ]
 AuditCursor = Annotated[
     str | None,

@@ -160,11 +160,11 @@ def simple_context_params(query_string: bytes) -> dict[str, Any] | None:
         if name in seen:
             return None
         seen.add(name)
-        if name == "role" and len(value) <= 64 and _SLUG.match(value):
+        if name == "role" and len(value) <= 64 and _SLUG.fullmatch(value):
             params["role"] = value
         elif name == "query" and len(value) <= 1000 and "\x00" not in value:
             params["query"] = _clean(value) if value else None
-        elif name == "limit" and _LIMIT.match(value) and int(value) <= MAX_LIMIT:
+        elif name == "limit" and _LIMIT.fullmatch(value) and int(value) <= MAX_LIMIT:
             params["limit"] = int(value)
         elif name == "include_untrusted" and value in ("true", "false"):
             params["include_untrusted"] = value == "true"
@@ -190,7 +190,7 @@ def fast_context(app: ASGIApp) -> ASGIApp:
             params is not None
             and isinstance(principal, Principal)
             and isinstance(agent_id, str)
-            and _SLUG.match(agent_id)
+            and _SLUG.fullmatch(agent_id)
             and principal.sees_agent(agent_id)
         ):
             try:

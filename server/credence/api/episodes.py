@@ -17,6 +17,7 @@ from credence.api.params import AgentIdPath, EpisodeIdPath, Limit
 from credence.clock import rfc3339
 from credence.memory.episodes import AgentMissing, EpisodeRejected, episode_from_row
 from credence.models import (
+    END,
     Episode,
     EpisodeBatchCreated,
     EpisodeBatchIn,
@@ -36,7 +37,7 @@ Since = Annotated[
 _RFC3339 = msgspec.json.Decoder(Annotated[datetime, msgspec.Meta(tz=True)], strict=True)
 Reflected = Annotated[bool | None, QueryParameter(description="Filter by reflected state")]
 SeqCursor = Annotated[
-    str | None, QueryParameter(pattern=r"^[0-9]{1,15}$", description="Opaque cursor")
+    str | None, QueryParameter(pattern=r"^[0-9]{1,15}" + END, description="Opaque cursor")
 ]
 
 

@@ -61,6 +61,11 @@ def unexpected_exception_handler(request: Request, exc: Exception) -> Response:
     return problem(500, "internal error; it has been logged")
 
 
+def unacceptable_handler(_: Request, exc: ValueError) -> Response:
+    """A domain rule refused the request (e.g. a cron that never fires): 422 with its reason."""
+    return problem(422, str(exc))
+
+
 def too_deep_handler(_: Request, __: RecursionError) -> Response:
     """A body nested deeper than the JSON decoder follows is the client's problem, not a 500."""
     return problem(400, "the request body is nested too deeply")

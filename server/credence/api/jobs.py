@@ -14,7 +14,7 @@ from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import Cursor, Limit
 from credence.clock import rfc3339
-from credence.memory.redact import redact
+from credence.memory.redact import REDACTION_SECRET, redact
 from credence.models import ID_PATTERN, SLUG_PATTERN, Job, JobIn, JobPage, JobStatus
 from credence.reflection import jobs
 from credence.reflection.engine import runner_of
@@ -31,8 +31,11 @@ def _refuse(detail: str) -> ClientException:
     return ClientException(status_code=422, detail=detail)
 
 
-def job_input(data: JobIn, llm_configured: bool) -> dict[str, Any]:
-    """The stored input_data of a manual job, checked for combinations that cannot run."""
+def job_input(data: JobIn, llm_configured: bool, digest_key: bytes) -> dict[str, Any]:
+    """The stored input_data of a manual job, checked for combinations that cannot run.
+
+    ``digest_key`` keys the placeholders of secrets redacted from the stub output.
+    """
     given = data.input_data
     reflector = given.reflector
     if reflector is None and given.stub_output is not None:
@@ -48,7 +51,7 @@ def job_input(data: JobIn, llm_configured: bool) -> dict[str, Any]:
         stored["reflector"] = reflector
     if given.stub_output is not None:
         # Raw model text is stored, so secrets in it are redacted first, like any episode.
-        stored["stub_output"] = redact(given.stub_output).text
+        stored["stub_output"] = redact(given.stub_output, digest_key=digest_key).text
     for name in ("now", "since"):
         moment = getattr(given, name)
         if moment is not None:
@@ -79,7 +82,9 @@ class JobController(Controller):
         """Queue an agent-reflection job; it runs in the background (poll GET /jobs/{id})."""
         await load_agent(request, data.input_data.agent_id)
         services = services_of(request)
-        stored = job_input(data, bool(services.settings.llm_url))
+        stored = job_input(
+            data, bool(services.settings.llm_url), services.store.secret(REDACTION_SECRET)
+        )
         job = await jobs.submit(
             services.store,
             agent_id=data.input_data.agent_id,

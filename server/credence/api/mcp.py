@@ -26,9 +26,13 @@ from credence.api.search import search_memory
 from credence.auth import BearerAuth, Principal
 from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, memory_context
 from credence.memory.episodes import AgentMissing
-from credence.models import NO_NUL, SLUG_PATTERN, ProposalIn, SearchIn, TurnIn
+from credence.models import END, NO_NUL, SLUG_PATTERN, ProposalIn, SearchIn, TurnIn
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
 from credence.services import Services
+
+# Tool arguments are checked by pydantic's Rust regex engine, which has no look-ahead; there `$`
+# already means the very end of the text (Python's `$` also matches before a final newline).
+TOOL_SLUG_PATTERN = SLUG_PATTERN.removesuffix(END) + "$"
 
 MCP_PATH = "/mcp"
 
@@ -151,7 +155,7 @@ def build_server() -> MCPServer:
         ] = None,
         role: Annotated[
             str | None,
-            Field(description="Your role, if memory is split by role", pattern=SLUG_PATTERN),
+            Field(description="Your role, if memory is split by role", pattern=TOOL_SLUG_PATTERN),
         ] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT)] = DEFAULT_LIMIT,
         agent_id: AgentId = None,

@@ -6,7 +6,7 @@ from typing import Annotated
 
 from litestar.params import HeaderParameter, PathParameter, QueryParameter
 
-from credence.models import ID_PATTERN, SLUG_PATTERN
+from credence.models import END, ID_PATTERN, SLUG_PATTERN
 
 AgentIdPath = Annotated[
     str, PathParameter(pattern=SLUG_PATTERN, max_length=64, description="Agent slug")
@@ -22,7 +22,9 @@ Limit = Annotated[int, QueryParameter(ge=1, le=200, description="Page size (at m
 Cursor = Annotated[
     str | None,
     QueryParameter(
-        pattern=r"^[0-9a-z_]{1,40}$", max_length=40, description="Opaque cursor from next_cursor"
+        pattern=r"^[0-9a-z_]{1,40}" + END,
+        max_length=40,
+        description="Opaque cursor from next_cursor",
     ),
 ]
 IfMatch = Annotated[
@@ -37,7 +39,7 @@ IdempotencyKey = Annotated[
     str | None,
     HeaderParameter(
         name="Idempotency-Key",
-        pattern=r"^[A-Za-z0-9_.:-]{1,128}$",
+        pattern=r"^[A-Za-z0-9_.:-]{1,128}" + END,
         max_length=128,
         description="Retry-safe key: a retried decision returns the first answer",
     ),

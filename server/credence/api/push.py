@@ -24,7 +24,7 @@ from credence.auth import Principal, admin_only, reviewer_or_admin
 from credence.clock import rfc3339
 from credence.ids import new_id
 from credence.memory.beliefs import etag
-from credence.models import ID_PATTERN, MAX_SAFE_INT, NO_NUL, AgentId, Belief, Label, Problem
+from credence.models import END, ID_PATTERN, MAX_SAFE_INT, NO_NUL, AgentId, Belief, Label, Problem
 from credence.notify import outbox, tokens, worker
 from credence.notify.payload import opens_only
 from credence.notify.webpush import MAX_ENDPOINT_LENGTH, parse_subscription
@@ -35,9 +35,9 @@ from credence.notify.webpush import MAX_ENDPOINT_LENGTH, parse_subscription
 # p256dh is 65 bytes starting 0x04 (87 base64url chars), an auth secret 16 bytes (22 chars).
 # What no pattern can say (the point is on P-256, the host is public, http is admitted by
 # CREDENCE_PUSH_ALLOWED_HOSTS) is a 422.
-ENDPOINT_PATTERN = r"^https?://[^/?#@\s\x00-\x1f\x7f]+(?:[/?][^#\s\x00-\x1f\x7f]*)?$"
-P256DH_PATTERN = r"^B[A-P][A-Za-z0-9_-]{85}=?$"
-AUTH_PATTERN = r"^[A-Za-z0-9_-]{21}[AQgw](?:==)?$"
+ENDPOINT_PATTERN = r"^https?://[^/?#@\s\x00-\x1f\x7f]+(?:[/?][^#\s\x00-\x1f\x7f]*)?" + END
+P256DH_PATTERN = r"^B[A-P][A-Za-z0-9_-]{85}=?" + END
+AUTH_PATTERN = r"^[A-Za-z0-9_-]{21}[AQgw](?:==)?" + END
 
 
 class PushKeysIn(Struct, frozen=True):
@@ -94,7 +94,8 @@ class PushActionIn(Struct, frozen=True, kw_only=True):
     """A notification button: the token from the push payload and what was tapped."""
 
     token: Annotated[
-        str, Meta(min_length=1, max_length=tokens.MAX_TOKEN_LENGTH, pattern=r"^[A-Za-z0-9._-]+$")
+        str,
+        Meta(min_length=1, max_length=tokens.MAX_TOKEN_LENGTH, pattern=r"^[A-Za-z0-9._-]+" + END),
     ]
     action: Literal["keep", "forget"]
 

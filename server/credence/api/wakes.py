@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, Request, delete, get, patch, post
-from litestar.exceptions import ClientException, NotFoundException
+from litestar.exceptions import ClientException, NotFoundException, PermissionDeniedException
 from litestar.params import JSONBody, PathParameter
 
-from credence.api.deps import services_of
+from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
 from credence.auth import admin_only, reviewer_or_admin
 from credence.models import SLUG_PATTERN, Wake, WakeIn, WakePage, WakePatch
@@ -19,6 +19,26 @@ WakeIdPath = Annotated[
 ]
 
 
+def _key_agents(request: Request) -> frozenset[str] | None:
+    principal = principal_of(request)
+    return None if principal.scope == "admin" else principal.agents
+
+
+async def _visible_wake(request: Request, wake_id: str) -> Wake:
+    """The wake as this key sees it; 404 when it has none of the key's agents (like beliefs)."""
+    services = services_of(request)
+    wake = await wakes.get_wake(services.store, wake_id, services.clock())
+    seen = wakes.as_seen_by(wake, _key_agents(request)) if wake is not None else None
+    if seen is None:
+        raise NotFoundException(f"wake {wake_id!r} not found")
+    return seen
+
+
+def _require_admin(request: Request) -> None:
+    if principal_of(request).scope != "admin":
+        raise PermissionDeniedException("this needs an admin key")
+
+
 class WakeController(Controller):
     """/api/v1/wakes"""
 
@@ -27,9 +47,12 @@ class WakeController(Controller):
 
     @get(operation_id="listWakes", guards=[reviewer_or_admin], responses=errors(403))
     async def list_wakes(self, request: Request) -> WakePage:
-        """Every wake, with the next time each cron wake fires."""
+        """The wakes of this key's agents, with the next time each cron wake fires."""
         services = services_of(request)
-        return WakePage(items=await wakes.list_wakes(services.store, services.clock()))
+        agents = _key_agents(request)
+        every = await wakes.list_wakes(services.store, services.clock())
+        seen = (wakes.as_seen_by(wake, agents) for wake in every)
+        return WakePage(items=[wake for wake in seen if wake is not None])
 
     @get(
         "/{wake_id:str}",
@@ -39,11 +62,7 @@ class WakeController(Controller):
     )
     async def get_wake(self, request: Request, wake_id: WakeIdPath) -> Wake:
         """One wake."""
-        services = services_of(request)
-        wake = await wakes.get_wake(services.store, wake_id, services.clock())
-        if wake is None:
-            raise NotFoundException(f"wake {wake_id!r} not found")
-        return wake
+        return await _visible_wake(request, wake_id)
 
     @post(
         operation_id="createWake",
@@ -64,13 +83,15 @@ class WakeController(Controller):
     @patch(
         "/{wake_id:str}",
         operation_id="updateWake",
-        guards=[admin_only],
+        guards=[reviewer_or_admin],
         responses=errors(403, 404, 422),
     )
     async def update_wake(
         self, request: Request, wake_id: WakeIdPath, data: JSONBody[WakePatch]
     ) -> Wake:
         """Edit a wake's schedule, event, agents, input or enabled flag (admin)."""
+        await _visible_wake(request, wake_id)
+        _require_admin(request)
         services = services_of(request)
         try:
             wake = await wakes.update_wake(services.store, wake_id, data, services.clock())
@@ -84,10 +105,12 @@ class WakeController(Controller):
         "/{wake_id:str}",
         operation_id="deleteWake",
         status_code=204,
-        guards=[admin_only],
+        guards=[reviewer_or_admin],
         responses=errors(403, 404),
     )
     async def delete_wake(self, request: Request, wake_id: WakeIdPath) -> None:
         """Delete a wake (admin); jobs it submitted stay."""
+        await _visible_wake(request, wake_id)
+        _require_admin(request)
         if not await wakes.delete_wake(services_of(request).store, wake_id):
             raise NotFoundException(f"wake {wake_id!r} not found")

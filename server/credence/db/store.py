@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
+from credence import secret_files
 from credence.files import create_private_file
 
 log = logging.getLogger(__name__)
@@ -54,24 +55,31 @@ class Store:
         self._executor: asyncio.Task[None] | None = None
         self.schema_version = 0
         self.commits = 0  # committed write transactions, for tests and benchmarks
+        self._secrets: dict[str, bytes] = {}
 
     async def open(self) -> None:
         """Open the file, enforce the pragmas, apply migrations and start the executor."""
         create_private_file(self.path)
         self._conn = await aiosqlite.connect(self.path, isolation_level=None)
         self._conn.row_factory = aiosqlite.Row
-        for name, value, expected in REQUIRED_PRAGMAS:
-            await self._conn.execute(f"PRAGMA {name}={value}")
-            async with self._conn.execute(f"PRAGMA {name}") as cur:
-                row = await cur.fetchone()
-            actual = row[0] if row else None
-            if isinstance(expected, str) and isinstance(actual, str):
-                actual = actual.lower()
-            if actual != expected:
-                await self._conn.close()
-                self._conn = None
-                raise StoreError(f"PRAGMA {name} is {actual!r}, need {expected!r}: refusing to run")
-        await self._migrate()
+        try:
+            for name, value, expected in REQUIRED_PRAGMAS:
+                await self._conn.execute(f"PRAGMA {name}={value}")
+                async with self._conn.execute(f"PRAGMA {name}") as cur:
+                    row = await cur.fetchone()
+                actual = row[0] if row else None
+                if isinstance(expected, str) and isinstance(actual, str):
+                    actual = actual.lower()
+                if actual != expected:
+                    raise StoreError(
+                        f"PRAGMA {name} is {actual!r}, need {expected!r}: refusing to run"
+                    )
+            await self._migrate()
+        except BaseException:
+            # The connection's thread would keep the process alive (a corrupt file hung start-up).
+            await self._conn.close()
+            self._conn = None
+            raise
         self._executor = asyncio.create_task(self._run(), name="credence-store")
 
     async def close(self) -> None:
@@ -90,6 +98,19 @@ class Store:
         if self._conn is not None:
             await self._conn.close()
             self._conn = None
+
+    def secret(self, name: str) -> bytes:
+        """A per-installation secret (32 random bytes, made once), kept beside the database.
+
+        Every process on this data dir gets the same bytes. The scale-out plan keeps secrets in
+        the database itself; callers only ever ask the store, so that move stays local.
+        """
+        found = self._secrets.get(name)
+        if found is None:
+            found = self._secrets[name] = secret_files.load_or_create(
+                self.path.parent / f"{name}_secret", "redacted placeholders stop matching"
+            )
+        return found
 
     async def read(self, work: Work[T]) -> T:
         """Run ``work(conn)`` outside any transaction and return its result."""

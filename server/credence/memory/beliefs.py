@@ -16,7 +16,7 @@ from credence.db.paging import newest_first, next_cursor
 from credence.db.store import one, rows
 from credence.ids import new_id
 from credence.memory import audit
-from credence.memory.redact import redact
+from credence.memory.redact import REDACTION_SECRET, redact
 from credence.models import Belief, ProposalIn, ProposalResult, ProposedBy
 from credence.reflection import gate as gate_rules
 from credence.reflection import live
@@ -247,9 +247,12 @@ class BeliefService:
         if not proposals:
             return []
         # A reflector may echo a credential from its input: proposals are redacted like episodes.
+        key = self.store.secret(REDACTION_SECRET)
         proposals = [
             msgspec.structs.replace(
-                p, belief=redact(p.belief).text, rationale=redact(p.rationale).text
+                p,
+                belief=redact(p.belief, digest_key=key).text,
+                rationale=redact(p.rationale, digest_key=key).text,
             )
             for p in proposals
         ]
@@ -335,7 +338,8 @@ class BeliefService:
         ).hexdigest()
         new_embedding = None
         if action == "edit":
-            payload = {**payload, "content": redact(payload["content"]).text}
+            key = self.store.secret(REDACTION_SECRET)
+            payload = {**payload, "content": redact(payload["content"], digest_key=key).text}
             new_embedding = (await self.embedder.embed([payload["content"]]))[0]
         now = rfc3339(self.clock())
         touched: list[str] = []

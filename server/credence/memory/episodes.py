@@ -12,7 +12,7 @@ from credence.clock import Clock, rfc3339
 from credence.db.store import one
 from credence.ids import new_id
 from credence.memory.provenance import combine_origin, third_party_reasons
-from credence.memory.redact import redact, redact_value
+from credence.memory.redact import REDACTION_SECRET, redact, redact_value
 from credence.models import Episode, EpisodeIn, Intervention
 
 if TYPE_CHECKING:
@@ -38,7 +38,9 @@ def embedding_text(summary: str, interventions: Sequence[tuple[str, str]]) -> st
     return "\n".join([summary, *(text for _, text in interventions)])
 
 
-def prepare(item: EpisodeIn, agent_id: str, now: str, index: int) -> tuple[dict[str, Any], int]:
+def prepare(
+    item: EpisodeIn, agent_id: str, now: str, index: int, digest_key: bytes
+) -> tuple[dict[str, Any], int]:
     """Redact and normalise one incoming episode into a row (no I/O); returns (row, redacted)."""
     if item.finished_at is None:
         finished_at = now
@@ -47,15 +49,15 @@ def prepare(item: EpisodeIn, agent_id: str, now: str, index: int) -> tuple[dict[
             finished_at = rfc3339(item.finished_at)
         except (ValueError, OverflowError) as exc:
             raise EpisodeRejected(f"episodes[{index}].finished_at: {exc}") from None
-    summary = redact(item.summary)
+    summary = redact(item.summary, digest_key=digest_key)
     count = summary.count
     interventions = []
     for intervention in item.interventions:
-        text = redact(intervention.text)
+        text = redact(intervention.text, digest_key=digest_key)
         count += text.count
         interventions.append((intervention.trigger, text.text))
-    session = redact(item.session_id)
-    metadata, metadata_count = redact_value(item.metadata)
+    session = redact(item.session_id, digest_key=digest_key)
+    metadata, metadata_count = redact_value(item.metadata, digest_key=digest_key)
     count += session.count + metadata_count
     reasons = third_party_reasons(summary.text, metadata)
     row = {
@@ -136,7 +138,8 @@ class EpisodeService:
     async def ingest(self, agent_id: str, items: Sequence[EpisodeIn]) -> tuple[list[Any], int]:
         """Store the episodes in one transaction; returns (stored rows, secrets redacted)."""
         now = rfc3339(self.clock())
-        prepared = [prepare(item, agent_id, now, i) for i, item in enumerate(items)]
+        digest_key = self.store.secret(REDACTION_SECRET)
+        prepared = [prepare(item, agent_id, now, i, digest_key) for i, item in enumerate(items)]
         rows = [row for row, _ in prepared]
         vectors = await self.embedder.embed([row.pop("embedding_text") for row in rows])
         for row, vector in zip(rows, vectors, strict=True):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from credence.memory.redact import redact
+from credence.memory.redact import REDACTION_SECRET, redact
 
 if TYPE_CHECKING:
     from credence.db.store import Store
@@ -62,24 +62,25 @@ class ReviewerFeedback:
     edited: list[Rewrite]
 
 
-def _reason(stored: str | None) -> str | None:
+def _reason(stored: str | None, digest_key: bytes) -> str | None:
     if stored is None:
         return None
     if stored.startswith(_FORGOTTEN_BY):
         return "forgotten on an approved forget request"
     # Whatever a reviewer typed goes to a model: it is redacted like everything else sent.
-    return redact(stored).text
+    return redact(stored, digest_key=digest_key).text
 
 
 async def recent_feedback(
     store: Store, agent_id: str, limit: int = MAX_ENTRIES
 ) -> ReviewerFeedback:
     """The agent's newest refusals and rewrites (at most ``limit`` of each)."""
+    key = store.secret(REDACTION_SECRET)
     refused = await store.fetchall(_REFUSED, (agent_id, limit))
     edited = await store.fetchall(_EDITED, (agent_id, limit))
     return ReviewerFeedback(
         refused=[
-            Refusal(r["id"], r["content"], _reason(r["forgotten_reason"]), r["decided_at"])
+            Refusal(r["id"], r["content"], _reason(r["forgotten_reason"], key), r["decided_at"])
             for r in refused
         ],
         edited=[

@@ -159,7 +159,7 @@ def _fenced(name: str, title: str, section: Section, nonce: str) -> str:
 
 def assemble(notes: Section, episodes: Section, nonce: str) -> str:
     """The whole block for one response: preamble, both fenced sections, this nonce."""
-    if not NONCE_PATTERN.match(nonce):
+    if not NONCE_PATTERN.fullmatch(nonce):
         raise ValueError("nonce must be 12-64 lower-case letters or digits")
     return "\n".join(
         (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import math
 import re
 import string
@@ -14,7 +15,18 @@ from typing import Any
 import msgspec
 import re2
 
-__all__ = ["RULES", "Redaction", "Rule", "looks_like_secret", "redact", "redact_value"]
+__all__ = [
+    "REDACTION_SECRET",
+    "RULES",
+    "Redaction",
+    "Rule",
+    "looks_like_secret",
+    "redact",
+    "redact_value",
+]
+
+# The store's name for the per-installation key of placeholder digests.
+REDACTION_SECRET = "redaction"
 
 
 class Redaction(msgspec.Struct, frozen=True):
@@ -166,6 +178,10 @@ class Rule:
     # literals is in the text is skipped without running its pattern.
     needs: tuple[bytes, ...] = ()
     ignore_case: bool = False
+    # Run only where the whole pattern matches somewhere, which the one pass over the literal
+    # set tells too: for the many vendor formats, text full of their prefixes then costs one
+    # pass, not one per format.
+    prefilter_whole: bool = False
 
 
 _TOKEN_CHARS = frozenset((string.ascii_letters + string.digits + "_-").encode())
@@ -209,6 +225,99 @@ def _slack_webhook_path(data: bytes, start: int, end: int) -> Span | None:
     return data.index(b"/", start + len(b"https://hooks.slack.com/")) + 1, end
 
 
+def _token(slug: str, pattern: bytes, *needs: bytes, exact: bool = False) -> Rule:
+    """A rule for a token format that announces itself (a vendor prefix, a fixed shape).
+
+    ``exact`` marks fixed-length formats: a match followed by one more token character is the
+    start of some longer run (an id, a hash), not the token.
+    """
+    return Rule(
+        slug,
+        _compile(pattern),
+        not_followed_by=_TOKEN_CHARS if exact else frozenset(),
+        needs=needs,
+        prefilter_whole=True,
+    )
+
+
+# Vendor token formats, after gitleaks' default rules and detect-secrets' plugins (patterns of
+# our own, each anchored on its vendor prefix or shape, so ids, hashes and UUIDs never match).
+_VENDOR_TOKENS: tuple[Rule, ...] = (
+    _token("npm_token", rb"\bnpm_[A-Za-z0-9]{36}", b"npm_", exact=True),
+    # A PyPI token is a macaroon: "pypi-" and base64 that starts with its version byte.
+    _token("pypi_token", rb"\bpypi-AgE[A-Za-z0-9_\-]{60,}", b"pypi-AgE"),
+    _token("sendgrid_key", rb"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}", b"SG.", exact=True),
+    _token("twilio_api_key", rb"\bSK[0-9a-f]{32}\b", b"SK"),
+    _token(
+        "shopify_token",
+        rb"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}",
+        b"shpat_",
+        b"shpca_",
+        b"shppa_",
+        b"shpss_",
+        exact=True,
+    ),
+    _token("google_oauth_secret", rb"\bGOCSPX-[A-Za-z0-9_\-]{28}", b"GOCSPX-", exact=True),
+    _token(
+        "azure_client_secret",
+        rb"\b[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.\-]{31,34}",
+        b"Q~",
+        exact=True,
+    ),
+    _token("huggingface_token", rb"\bhf_[A-Za-z]{34}", b"hf_", exact=True),
+    _token(
+        "digitalocean_token",
+        rb"\bdo[opr]_v1_[a-f0-9]{64}",
+        b"dop_v1_",
+        b"doo_v1_",
+        b"dor_v1_",
+        exact=True,
+    ),
+    _token("mailchimp_key", rb"\b[0-9a-f]{32}-us[0-9]{1,2}\b", b"-us"),
+    # Inside a URL (api.telegram.org/bot<token>/) no word boundary precedes the digits.
+    _token("telegram_bot_token", rb"[0-9]{8,10}:AA[A-Za-z0-9_\-]{33}", b":AA", exact=True),
+    _token("square_token", rb"\bsq0(?:atp|csp)-[A-Za-z0-9_\-]{22,43}", b"sq0atp-", b"sq0csp-"),
+    _token("databricks_token", rb"\bdapi[a-f0-9]{32}(?:-[0-9])?", b"dapi", exact=True),
+    _token("vault_token", rb"\bhv[sb]\.[A-Za-z0-9_\-]{90,}", b"hvs.", b"hvb."),
+    _token(
+        "age_secret_key",
+        rb"\bAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}",
+        b"AGE-SECRET-KEY-1",
+    ),
+    _token("atlassian_token", rb"\bATATT3[A-Za-z0-9_\-=]{150,}", b"ATATT3"),
+    _token("linear_key", rb"\blin_api_[A-Za-z0-9]{40}", b"lin_api_", exact=True),
+    _token("postman_key", rb"\bPMAK-[a-f0-9]{24}-[a-f0-9]{34}", b"PMAK-", exact=True),
+    _token("pulumi_token", rb"\bpul-[a-f0-9]{40}", b"pul-", exact=True),
+    _token(
+        "grafana_token",
+        rb"\b(?:glc_[A-Za-z0-9+/]{32,}={0,2}|glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8})",
+        b"glc_",
+        b"glsa_",
+    ),
+    _token("newrelic_key", rb"\bNRAK-[A-Z0-9]{27}", b"NRAK-", exact=True),
+    _token(
+        "sentry_token",
+        rb"\b(?:sntrys_eyJ[A-Za-z0-9+/=_\-]{60,}|sntryu_[a-f0-9]{64})",
+        b"sntrys_",
+        b"sntryu_",
+    ),
+    _token("doppler_token", rb"\bdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}", b"dp."),
+    _token("planetscale_token", rb"\bpscale_(?:tkn|pw|oauth)_[A-Za-z0-9_=.\-]{32,64}", b"pscale_"),
+    _token("flyio_token", rb"\bfo1_[A-Za-z0-9_\-]{43}", b"fo1_", exact=True),
+    _token("notion_token", rb"\bntn_[0-9]{11}[A-Za-z0-9]{35}", b"ntn_", exact=True),
+    _token("heroku_key", rb"\bHRKU-[A-Za-z0-9_\-]{60}", b"HRKU-", exact=True),
+    _token("dynatrace_token", rb"\bdt0c01\.[A-Z0-9]{24}\.[A-Z0-9]{64}", b"dt0c01.", exact=True),
+    _token("alibaba_key", rb"\bLTAI[A-Za-z0-9]{20}\b", b"LTAI"),
+    _token("onepassword_token", rb"\bops_eyJ[A-Za-z0-9+/=_\-]{200,}", b"ops_eyJ"),
+    _token("docker_hub_token", rb"\bdckr_pat_[A-Za-z0-9_\-]{27}", b"dckr_pat_", exact=True),
+    _token("terraform_token", rb"\b[a-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=\-]{60,70}", b".atlasv1."),
+    _token("supabase_token", rb"\bsbp_[a-f0-9]{40}", b"sbp_", exact=True),
+    _token("airtable_token", rb"\bpat[A-Za-z0-9]{14}\.[a-f0-9]{64}", b"pat", exact=True),
+    _token("artifactory_key", rb"\bAKCp[A-Za-z0-9]{69}", b"AKCp", exact=True),
+    _token("cloudflare_ca_key", rb"\bv1\.0-[a-f0-9]{24}-[a-f0-9]{146}", b"v1.0-", exact=True),
+)
+
+
 # The order is the priority. Each rule runs on the text as the rules before it left it, so it sees
 # their placeholders, never their secrets; a later rule never relabels an earlier one's secret.
 # Specific formats come first (anthropic before openai), then the rules whose acceptance looks
@@ -238,8 +347,8 @@ RULES: tuple[Rule, ...] = (
     Rule("anthropic_key", _compile(rb"\bsk-ant-[A-Za-z0-9_\-]{20,}"), needs=(b"sk-ant-",)),
     Rule(
         "stripe_key",
-        _compile(rb"\b[rs]k_(?:live|test)_[A-Za-z0-9]{16,}"),
-        needs=(b"k_live_", b"k_test_"),
+        _compile(rb"\b(?:[rs]k_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{32,})"),
+        needs=(b"k_live_", b"k_test_", b"whsec_"),
     ),
     Rule(
         "github_token",
@@ -248,8 +357,15 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "gitlab_token",
-        _compile(rb"\bgl(?:pat|ptt|dt|rt)-[A-Za-z0-9_\-]{20,}"),
-        needs=(b"glpat-", b"glptt-", b"gldt-", b"glrt-"),
+        _compile(
+            rb"\b(?:gl(?:pat|ptt|dt|rt|ft|imt|oas|soat|cbt|ffct|agent)-[A-Za-z0-9_\-]{20,}"
+            rb"|GR1348941[A-Za-z0-9_\-]{20,})"
+        ),
+        needs=(
+            *(b"gl%s-" % kind for kind in (b"pat", b"ptt", b"dt", b"rt", b"ft", b"imt", b"oas")),
+            *(b"gl%s-" % kind for kind in (b"soat", b"cbt", b"ffct", b"agent")),
+            b"GR1348941",
+        ),
     ),
     Rule(
         "slack_webhook",
@@ -259,9 +375,14 @@ RULES: tuple[Rule, ...] = (
         _slack_webhook_path,
         needs=(b"https://hooks.slack.com/",),
     ),
-    Rule("slack_token", _compile(rb"\bxox[abeoprs]-[A-Za-z0-9\-]{10,}"), needs=(b"xox",)),
+    Rule(
+        "slack_token",
+        _compile(rb"\b(?:xox[abeoprs]|xapp)-[A-Za-z0-9\-]{10,}"),
+        needs=(b"xox", b"xapp-"),
+    ),
     Rule("aws_access_key", _compile(rb"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"), needs=(b"AKIA", b"ASIA")),
     Rule("google_api_key", _compile(rb"\bAIza[0-9A-Za-z_\-]{35,}"), needs=(b"AIza",)),
+    *_VENDOR_TOKENS,
     Rule(
         "openai_key",
         _compile(rb"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
@@ -286,6 +407,16 @@ RULES: tuple[Rule, ...] = (
         _value(),
         not_followed_by=_BASE64_CHARS,
         needs=(b"secret",),
+        ignore_case=True,
+    ),
+    Rule(
+        "azure_storage_key",
+        # A connection string's AccountKey= (storage) or SharedAccessKey= (Service Bus, Event
+        # Hubs, IoT Hub): base64 of 32 or 64 bytes.
+        _compile(rb"(?i:\b(?:account|sharedaccess)key)=[A-Za-z0-9+/]{40,100}={0,2}"),
+        _value(),
+        not_followed_by=_BASE64_CHARS,
+        needs=(b"accountkey=", b"sharedaccesskey="),
         ignore_case=True,
     ),
     Rule(
@@ -333,6 +464,9 @@ def _literal_set() -> tuple[Any, tuple[frozenset[int], ...]]:
     literals.Add(b"(?:)")  # matches every text, so "no answer" can only mean the set failed
     ids = []
     for rule in RULES:
+        if rule.prefilter_whole:
+            ids.append(frozenset((literals.Add(rule.regex.pattern),)))
+            continue
         flags = b"(?i)" if rule.ignore_case else b""
         escaped = (flags + re2.escape(n.decode("latin-1")).encode("latin-1") for n in rule.needs)
         ids.append(frozenset(literals.Add(pattern) for pattern in escaped))
@@ -350,8 +484,12 @@ _RESERVED = ""  # the "slug" of placeholders that were in the text already: left
 _Mark = tuple[int, int, str]
 
 
-def _placeholder(slug: str, secret: bytes) -> bytes:
-    return f"[REDACTED:{slug}:{hashlib.sha256(secret).hexdigest()[:8]}]".encode()
+def _placeholder(slug: str, secret: bytes, digest_key: bytes) -> bytes:
+    # Keyed: an unsalted hash would let anyone holding the text confirm a guessed password
+    # offline. Within one installation the same secret keeps its placeholder, so redacted
+    # episodes still correlate.
+    digest = hmac.new(digest_key, secret, hashlib.sha256).hexdigest()[:8]
+    return f"[REDACTED:{slug}:{digest}]".encode()
 
 
 def _rule_spans(rule: Rule, data: bytes, marks: list[_Mark]) -> list[Span]:
@@ -385,7 +523,7 @@ def _rule_spans(rule: Rule, data: bytes, marks: list[_Mark]) -> list[Span]:
 
 
 def _substitute(
-    data: bytes, marks: list[_Mark], spans: list[Span], slug: str
+    data: bytes, marks: list[_Mark], spans: list[Span], slug: str, digest_key: bytes
 ) -> tuple[bytes, list[_Mark]]:
     """Replace the (sorted, disjoint, mark-free) ``spans`` by placeholders; shift the marks."""
     pieces: list[bytes] = []
@@ -395,7 +533,7 @@ def _substitute(
         while i < len(marks) and marks[i][0] < start:
             moved.append((marks[i][0] + shift, marks[i][1] + shift, marks[i][2]))
             i += 1
-        replacement = _placeholder(slug, data[start:end])
+        replacement = _placeholder(slug, data[start:end], digest_key)
         pieces += (data[position:start], replacement)
         moved.append((start + shift, start + shift + len(replacement), slug))
         shift += len(replacement) - (end - start)
@@ -405,8 +543,11 @@ def _substitute(
     return b"".join(pieces), moved
 
 
-def redact(text: str) -> Redaction:
-    """Replace every secret in ``text`` with ``[REDACTED:<rule>:<first 8 hex of sha256>]``.
+def redact(text: str, *, digest_key: bytes) -> Redaction:
+    """Replace every secret in ``text`` with ``[REDACTED:<rule>:<8 hex>]``.
+
+    The hex are the start of HMAC-SHA256(``digest_key``, secret); the key is the installation's
+    own (``store.secret(REDACTION_SECRET)``).
 
     Idempotent (placeholders are left alone, and none matches a rule) and linear in the length of
     the text: RE2 matches in linear time, and each rule makes one pass.
@@ -424,7 +565,7 @@ def redact(text: str) -> Redaction:
             continue
         spans = _rule_spans(rule, data, marks)
         if spans:
-            data, marks = _substitute(data, marks, spans, rule.slug)
+            data, marks = _substitute(data, marks, spans, rule.slug, digest_key)
             changed = True
     if not changed:
         return Redaction(text=text, count=0, rules=())
@@ -432,13 +573,13 @@ def redact(text: str) -> Redaction:
     return Redaction(text=data.decode("utf-8", "surrogatepass"), count=len(slugs), rules=slugs)
 
 
-def _placeholder_text(slug: str, secret: str) -> str:
-    return _placeholder(slug, secret.encode("utf-8", "surrogatepass")).decode()
+def _placeholder_text(slug: str, secret: str, digest_key: bytes) -> str:
+    return _placeholder(slug, secret.encode("utf-8", "surrogatepass"), digest_key).decode()
 
 
-def _redact_keyed(key: object, value: str) -> tuple[str, int]:
+def _redact_keyed(key: object, value: str, digest_key: bytes) -> tuple[str, int]:
     """Redact a string, using its dict key as context: ``{"password": "..."}``."""
-    result = redact(value)
+    result = redact(value, digest_key=digest_key)
     if result.count or not isinstance(key, str):
         return result.text, result.count
     raw_key = key.encode("utf-8", "surrogatepass")
@@ -449,11 +590,11 @@ def _redact_keyed(key: object, value: str) -> tuple[str, int]:
             credential = _text(data, scheme.end(), len(data))
             if not credential.startswith(_TEMPLATE_STARTS) and "[REDACTED:" not in credential:
                 prefix = _text(data, 0, scheme.end())
-                return prefix + _placeholder_text("authorization", credential), 1
+                return prefix + _placeholder_text("authorization", credential, digest_key), 1
         elif looks_like_secret(value):
-            return _placeholder_text("authorization", value), 1
+            return _placeholder_text("authorization", value, digest_key), 1
     elif _SECRET_KEY.search(raw_key) and looks_like_secret(value):
-        return _placeholder_text("generic_secret", value), 1
+        return _placeholder_text("generic_secret", value, digest_key), 1
     return value, 0
 
 
@@ -485,7 +626,7 @@ def _open(
 _DONE = object()
 
 
-def redact_value(value: object) -> tuple[object, int]:
+def redact_value(value: object, *, digest_key: bytes) -> tuple[object, int]:
     """Redact every string inside a JSON-like value (dict/list/str/other); return (value, count).
 
     Dict keys are redacted too, and a key gives its value context: ``{"password": "Xy7#kP9$mQ"}``
@@ -498,7 +639,7 @@ def redact_value(value: object) -> tuple[object, int]:
         nonlocal total
         if not isinstance(item, str):
             return item
-        text, count = _redact_keyed(key, item)
+        text, count = _redact_keyed(key, item, digest_key)
         total += count
         return text
 

@@ -125,6 +125,13 @@ async def _pending_count(conn: aiosqlite.Connection, scope: str, agents: str | N
         return int((await cur.fetchone())[0])
 
 
+async def pending_count(conn: aiosqlite.Connection, agents: frozenset[str] | None) -> int:
+    """How many pending beliefs a key covering ``agents`` (None: every agent) can see."""
+    if agents is None:
+        return await _pending_count(conn, "admin", None)
+    return await _pending_count(conn, "reviewer", json.dumps(sorted(agents)))
+
+
 async def enqueue_pending(
     conn: aiosqlite.Connection, belief: dict[str, Any], config: OutboxConfig
 ) -> tuple[int, int]:

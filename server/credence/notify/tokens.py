@@ -5,13 +5,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import os
 import re
 import secrets
 from datetime import datetime
 from pathlib import Path
 
 import msgspec
+
+from credence import secret_files
 
 SECRET_FILENAME = "push_token_secret"
 SECRET_BYTES = 32
@@ -46,25 +47,9 @@ class ActionClaims(msgspec.Struct, frozen=True):
 
 def load_or_create_secret(data_dir: Path) -> bytes:
     """Return the token secret kept in the data dir, generating it once (mode 0600)."""
-    path = data_dir / SECRET_FILENAME
-    if not path.exists():
-        data_dir.mkdir(parents=True, exist_ok=True)
-        try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            pass  # another process won the race; read its secret below
-        else:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(secrets.token_bytes(SECRET_BYTES))
-                handle.flush()
-                os.fsync(handle.fileno())
-    secret = path.read_bytes()
-    if len(secret) != SECRET_BYTES:
-        raise ValueError(
-            f"{path} must hold exactly {SECRET_BYTES} bytes; move it away to generate a new one"
-            " (outstanding notification buttons stop working)"
-        )
-    return secret
+    return secret_files.load_or_create(
+        data_dir / SECRET_FILENAME, "outstanding notification buttons stop working", SECRET_BYTES
+    )
 
 
 def _b64url(data: bytes) -> str:

@@ -263,7 +263,7 @@ def _public_host(host: str, subject: str) -> str:
     labels = ascii_host.split(".")
     if len(labels) < 2:
         raise ValueError(f"{refusal}: a host without a dot is not a public domain")
-    if not all(_DNS_LABEL.match(label) for label in labels) or labels[-1].isdigit():
+    if not all(_DNS_LABEL.fullmatch(label) for label in labels) or labels[-1].isdigit():
         raise ValueError(f"{refusal}: not a valid host name")
     for suffix in _RESERVED_SUFFIXES:
         if ascii_host == suffix or ascii_host.endswith("." + suffix):

@@ -685,7 +685,8 @@ async def send_test(
 ) -> tuple[str, list[DeviceResult], list[ChannelTestResult]]:
     """Send a test notification now to a key's subscriptions (every key's if None) and channels.
 
-    ``agents`` limits channels to those covering one of these agents (None: every channel).
+    ``agents`` limits channels to those covering one of these agents, and the payload's pending
+    count to their beliefs (None: every channel and agent).
     Gone subscriptions are deleted, as in delivery.
     """
     test_id = new_id("test")
@@ -704,8 +705,9 @@ async def send_test(
         for row in channel_rows
         if agents is None or row["agents"] is None or set(_json_list(row["agents"])) & agents
     ]
-    count = await store.fetchone("SELECT COUNT(*) AS n FROM beliefs WHERE status = 'pending'")
-    payload = build_test_payload(pending_count=int(count["n"]), test_id=test_id)
+    # The count is the caller's own: a reviewer of one agent learns nothing about the others.
+    count = await store.read(lambda conn: outbox.pending_count(conn, agents))
+    payload = build_test_payload(pending_count=count, test_id=test_id)
     gate = asyncio.Semaphore(concurrency)
 
     async def one(row: Any) -> DeviceResult:

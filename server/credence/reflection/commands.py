@@ -91,6 +91,7 @@ async def _reflect(settings: Settings, args: argparse.Namespace) -> tuple[int, J
     from credence.api.jobs import job_input
     from credence.app import create_app
     from credence.clock import rfc3339
+    from credence.memory.redact import REDACTION_SECRET
     from credence.reflection import jobs
     from credence.reflection.engine import runner_of
 
@@ -107,7 +108,8 @@ async def _reflect(settings: Settings, args: argparse.Namespace) -> tuple[int, J
             print(f"error: no agent {args.agent_id!r}", file=sys.stderr)
             return EXIT_USAGE, None
         try:
-            stored = job_input(request, bool(settings.llm_url))
+            key = services.store.secret(REDACTION_SECRET)
+            stored = job_input(request, bool(settings.llm_url), key)
         except HTTPException as exc:
             print(f"error: {exc.detail}", file=sys.stderr)
             return EXIT_USAGE, None

@@ -12,7 +12,7 @@ import msgspec
 from credence.clock import parse_rfc3339, rfc3339
 from credence.db.paging import newest_first, next_cursor
 from credence.ids import new_id
-from credence.memory.redact import redact
+from credence.memory.redact import REDACTION_SECRET, redact
 from credence.models import Job, JobOutput, JobStep
 
 if TYPE_CHECKING:
@@ -390,7 +390,8 @@ async def fail(
     error: str,
 ) -> None:
     """Fail the job (and the step that failed); the watermark does not move."""
-    error = _cut(redact(error).text)  # errors quote model answers and server replies
+    # Errors quote model answers and server replies.
+    error = _cut(redact(error, digest_key=store.secret(REDACTION_SECRET)).text)
 
     async def work(conn: aiosqlite.Connection) -> None:
         await require_lease(conn, job_id, owner)

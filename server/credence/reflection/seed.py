@@ -10,7 +10,8 @@ import msgspec
 
 from credence.clock import Clock, rfc3339
 from credence.models import AgentIn, WakeIn
-from credence.reflection.wakes import WakeRejected, check_cron, upsert_wake_rows
+from credence.reflection.cron import CronRejected, check_cron
+from credence.reflection.wakes import WakeRejected, upsert_wake_rows
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -51,7 +52,7 @@ def load_manifest(path: Path) -> Manifest:
     for position, agent in enumerate(manifest.agents):
         try:
             check_cron(agent.reflection.cron, f"agents[{position}].reflection.cron")
-        except WakeRejected as exc:
+        except CronRejected as exc:
             raise ManifestError(str(exc)) from None
     seen_agents = [a.id for a in manifest.agents]
     seen_wakes = [w.id for w in manifest.wakes]
@@ -101,7 +102,7 @@ async def apply_manifest(store: Store, manifest: Manifest, clock: Clock) -> list
         for position, wake in enumerate(manifest.wakes):
             try:
                 outcome = await upsert_wake_rows(conn, wake, now, replace=True)
-            except WakeRejected as exc:
+            except (WakeRejected, CronRejected) as exc:
                 raise ManifestError(f"wakes[{position}] ({wake.id}): {exc}") from None
             lines.append(f"wake {wake.id}: {outcome}")
         return lines

@@ -14,7 +14,7 @@ from credence.embed import EmbeddingUnavailable
 from credence.memory import recall
 from credence.memory.beliefs import BeliefService
 from credence.memory.feedback import ReviewerFeedback, recent_feedback
-from credence.memory.redact import redact
+from credence.memory.redact import REDACTION_SECRET, redact
 from credence.models import (
     JobDecayed,
     JobDropped,
@@ -213,7 +213,8 @@ async def propose(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str,
             raise StepError(str(exc)) from exc
         # A model may echo or invent a credential: redact before the answer is stored, so the
         # job, its output and any belief built from it never hold the secret.
-        answer = redact(ctx.reflection.answer).text
+        key = services.store.secret(REDACTION_SECRET)
+        answer = redact(ctx.reflection.answer, digest_key=key).text
         ctx.reflection = Reflection(
             answer=answer,
             considered=ctx.reflection.considered,

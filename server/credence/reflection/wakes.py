@@ -3,22 +3,24 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Iterable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from croniter import croniter
 
 from credence.clock import parse_rfc3339, rfc3339
 from credence.models import Job, ReflectionSettings, Wake, WakeIn, WakePatch
 from credence.reflection import jobs
+from credence.reflection.cron import CronRejected, check_cron, latest_window, next_window
 
 if TYPE_CHECKING:
     import aiosqlite
 
     from credence.db.store import Store
 
+log = logging.getLogger("credence.reflection")
 EPISODES_READY = "reflection-episodes-ready"
 NIGHTLY = "reflection-nightly"
 
@@ -31,22 +33,6 @@ class WakeConflict(ValueError):
     """A wake with this id already exists."""
 
 
-def check_cron(expression: str, field: str = "cron") -> None:
-    """Refuse anything but a 5-field cron expression croniter can schedule."""
-    if len(expression.split()) != 5 or not croniter.is_valid(expression):
-        raise WakeRejected(f"{field}: {expression!r} is not a 5-field cron expression")
-
-
-def latest_window(expression: str, now: datetime) -> datetime:
-    """The most recent scheduled time at or before ``now`` (UTC)."""
-    return croniter(expression, now).get_prev(datetime)
-
-
-def next_window(expression: str, now: datetime) -> datetime:
-    """The next scheduled time after ``now`` (UTC)."""
-    return croniter(expression, now).get_next(datetime)
-
-
 def window_key(window: datetime) -> str:
     """The job key of one scheduled window: one job per (workflow, agent, window)."""
     return "cron:" + window.strftime("%Y-%m-%dT%H:%MZ")
@@ -56,7 +42,12 @@ def wake_from_row(row: Any, now: datetime) -> Wake:
     """Turn a wakes row into the API's Wake (with its next fire time when it has a cron)."""
     next_fire = None
     if row["kind"] == "cron" and row["cron"] and row["enabled"]:
-        next_fire = rfc3339(next_window(row["cron"], now))
+        try:
+            check_cron(row["cron"])
+        except CronRejected:
+            pass  # a row the API would refuse (written by hand or an older version) never fires
+        else:
+            next_fire = rfc3339(next_window(row["cron"], now))
     return Wake(
         id=row["id"],
         kind=row["kind"],
@@ -85,6 +76,18 @@ def _validate(kind: str, cron: str | None, event: str | None) -> None:
             raise WakeRejected("event: an event wake needs the event name it listens for")
         if cron is not None:
             raise WakeRejected("cron: only cron wakes have a schedule")
+
+
+def as_seen_by(wake: Wake, agents: frozenset[str] | None) -> Wake | None:
+    """The wake as a key limited to ``agents`` sees it (None: every agent), or None if unseen.
+
+    A wake for every agent is seen by all; one for a list of agents only by keys covering one
+    of them, and only those of its agents the key covers are shown.
+    """
+    if agents is None or wake.agent_ids is None:
+        return wake
+    shown = [agent_id for agent_id in wake.agent_ids if agent_id in agents]
+    return msgspec.structs.replace(wake, agent_ids=shown) if shown else None
 
 
 async def list_wakes(store: Store, now: datetime) -> list[Wake]:
@@ -236,23 +239,49 @@ def due_windows(wakes: Iterable[Any], agents: list[Any], now: datetime) -> list[
     for wake in wakes:
         if wake["kind"] != "cron" or not wake["enabled"]:
             continue
-        for agent in _targets(wake, agents):
-            expression = wake["cron"] or _reflection_of(agent).cron
-            if len(expression.split()) != 5 or not croniter.is_valid(expression):
+        for agent in agents:
+            # Each pair on its own: a row the API would refuse (a cron that never fires, broken
+            # JSON written by hand or by an older version) is logged and skipped, and every
+            # other wake still fires.
+            try:
+                item = _due_window(wake, agent, now)
+            except Exception as exc:  # whatever is wrong with the row, skip it
+                _report_skipped(wake["id"], agent["id"], exc)
                 continue
-            window = latest_window(expression, now)
-            born = max(parse_rfc3339(wake["created_at"]), parse_rfc3339(agent["created_at"]))
-            if window < born:
-                continue
-            due.append(
-                {
-                    "wake_id": wake["id"],
-                    "agent_id": agent["id"],
-                    "window_key": window_key(window),
-                    "input_data": {**json.loads(wake["input_data"]), "agent_id": agent["id"]},
-                }
-            )
+            if item is not None:
+                due.append(item)
     return due
+
+
+def _due_window(wake: Any, agent: Any, now: datetime) -> dict[str, Any] | None:
+    if not _targets(wake, [agent]):
+        return None
+    expression = wake["cron"] or _reflection_of(agent).cron
+    check_cron(expression)
+    window = latest_window(expression, now)
+    born = max(parse_rfc3339(wake["created_at"]), parse_rfc3339(agent["created_at"]))
+    if window < born:
+        return None
+    return {
+        "wake_id": wake["id"],
+        "agent_id": agent["id"],
+        "window_key": window_key(window),
+        "input_data": {**json.loads(wake["input_data"]), "agent_id": agent["id"]},
+    }
+
+
+_reported: set[tuple[str, str, str]] = set()
+
+
+def _report_skipped(wake_id: str, agent_id: str, exc: Exception) -> None:
+    # Once per process and problem: the scheduler ticks every few seconds.
+    problem = (wake_id, agent_id, str(exc))
+    if problem in _reported:
+        return
+    if len(_reported) > 1000:
+        _reported.clear()
+    _reported.add(problem)
+    log.warning("wake %s skipped for agent %s: %s", wake_id, agent_id, exc)
 
 
 async def tick(store: Store, now: datetime, seen: set[tuple[str, str]]) -> list[str]:
