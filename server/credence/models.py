@@ -24,6 +24,8 @@ BeliefText = Annotated[
 ]
 LongText = Annotated[str, Meta(max_length=20000, pattern=NO_NUL)]
 Timestamp = Annotated[datetime, Meta(tz=True, description="RFC 3339 date-time with an offset")]
+# Stored timestamps go out as the RFC 3339 text they are kept as (clock.rfc3339).
+TimestampText = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
 Confidence = Annotated[float, Meta(ge=0.0, le=1.0)]
 Trigger = Literal["steer", "denial", "followup"]
 Origin = Literal["clean", "untrusted"]
@@ -34,12 +36,30 @@ Scope = Literal["admin", "reviewer", "agent"]
 ReflectorName = Literal["heuristic", "llm", "stub"]
 
 
+class ValidationIssue(Struct, frozen=True, kw_only=True):
+    """One reason a request failed validation."""
+
+    message: str
+    key: str | None = None
+    source: str | None = None
+
+
+class ProblemExtra(Struct, frozen=True, kw_only=True):
+    """Details of an error; which keys appear depends on the error (others may follow)."""
+
+    current_etag: (
+        Annotated[str, Meta(description="412 and 428: the belief's current ETag, e.g. \"3\"")]
+        | None
+    ) = None
+    info: str | None = None
+
+
 class Problem(Struct, frozen=True):
     """The JSON body of every error response."""
 
     status_code: int
     detail: str
-    extra: dict[str, Any] | list[Any] | None = None
+    extra: ProblemExtra | list[ValidationIssue] | None = None
 
 
 # --- agents -------------------------------------------------------------------------------
@@ -87,8 +107,8 @@ class Agent(Struct, frozen=True, kw_only=True):
     name: str
     roles: list[str]
     reflection: ReflectionSettings
-    created_at: str
-    updated_at: str
+    created_at: TimestampText
+    updated_at: TimestampText
 
 
 class AgentPage(Struct, frozen=True):
@@ -133,7 +153,7 @@ class EpisodeBatchIn(Struct, frozen=True):
 class Intervention(Struct, frozen=True):
     """A stored intervention."""
 
-    trigger: str
+    trigger: Trigger
     text: str
 
 
@@ -144,15 +164,15 @@ class Episode(Struct, frozen=True, kw_only=True):
     agent_id: str
     session_id: str
     role_label: str | None
-    finished_at: str
+    finished_at: TimestampText
     summary: str
     interventions: list[Intervention]
-    origin: str
+    origin: Origin
     untrusted_reasons: list[str]
     metadata: dict[str, Any]
     redactions: int
-    reflected_at: str | None
-    created_at: str
+    reflected_at: TimestampText | None
+    created_at: TimestampText
 
 
 class EpisodeCreated(Struct, frozen=True):
@@ -194,23 +214,23 @@ class Belief(Struct, frozen=True, kw_only=True):
     agent_id: str
     role: str | None
     content: str
-    status: str
+    status: BeliefStatus
     confidence: float
-    op: str
+    op: BeliefOp
     target_belief_id: str | None
     rationale: str
     source_episodes: list[str]
-    provenance: str
+    provenance: Provenance
     review_reasons: list[str]
     proposed_by: ProposedBy
     version: int
-    created_at: str
-    updated_at: str
+    created_at: TimestampText
+    updated_at: TimestampText
     decided_by: str | None
-    decided_at: str | None
+    decided_at: TimestampText | None
     forgotten_reason: str | None
     injection_count: int
-    last_injected_at: str | None
+    last_injected_at: TimestampText | None
 
 
 class BeliefPage(Struct, frozen=True):
@@ -277,9 +297,9 @@ class AuditEntry(Struct, frozen=True, kw_only=True):
     belief_id: str
     action: str
     actor: str
-    at: str
-    before_status: str | None
-    after_status: str
+    at: TimestampText
+    before_status: BeliefStatus | None
+    after_status: BeliefStatus
     before_hash: str | None
     after_hash: str
     version: int
@@ -317,11 +337,11 @@ class ApiKey(Struct, frozen=True, kw_only=True):
     """An API key's metadata (never the secret)."""
 
     id: str
-    scope: str
+    scope: Scope
     agents: list[str] | None
     label: str
-    created_at: str
-    revoked_at: str | None
+    created_at: TimestampText
+    revoked_at: TimestampText | None
 
 
 class ApiKeyCreated(Struct, frozen=True, kw_only=True):
@@ -341,7 +361,7 @@ class Me(Struct, frozen=True, kw_only=True):
     """Who the caller is."""
 
     key_id: str
-    scope: str
+    scope: Scope
     agents: list[str] | None
     label: str
 
@@ -364,13 +384,13 @@ class PairingCode(Struct, frozen=True, kw_only=True):
 
     code: str
     url: str
-    expires_at: str
+    expires_at: TimestampText
 
 
 class Health(Struct, frozen=True):
     """Liveness or readiness."""
 
-    status: str
+    status: Literal["ok", "ready"]
     schema_version: int | None = None
 
 
@@ -396,7 +416,7 @@ class RelevantEpisode(Struct, frozen=True, kw_only=True):
 
     episode_id: str
     summary: str
-    finished_at: str
+    finished_at: TimestampText
     score: float
 
 
@@ -406,6 +426,10 @@ class MemoryContext(Struct, frozen=True, kw_only=True):
     memory_notes: list[MemoryNote]
     recent_relevant_episodes: list[RelevantEpisode]
     prompt_block: str
+
+
+# A content part: text, or an object such as {"type": "text", "text": ...}; nulls are skipped.
+ContentPart = str | dict[str, Any] | None
 
 
 class TurnMessageIn(Struct, frozen=True, kw_only=True):
@@ -419,10 +443,10 @@ class TurnMessageIn(Struct, frozen=True, kw_only=True):
 
     role: Annotated[str, Meta(max_length=40)] | None = None
     type: Annotated[str, Meta(max_length=100)] | None = None
-    content: Any = None
-    parts: Annotated[list[Any], Meta(max_length=1000)] | None = None
+    content: str | Annotated[list[ContentPart], Meta(max_length=1000)] | dict[str, Any] | None = None
+    parts: Annotated[list[ContentPart], Meta(max_length=1000)] | None = None
     name: Annotated[str, Meta(max_length=1000)] | None = None
-    tool_calls: Annotated[list[Any], Meta(max_length=1000)] | None = None
+    tool_calls: Annotated[list[dict[str, Any]], Meta(max_length=1000)] | None = None
     tool_call_id: Annotated[str, Meta(max_length=1000)] | None = None
     call_id: Annotated[str, Meta(max_length=1000)] | None = None
     function_call: dict[str, Any] | None = None
@@ -445,10 +469,10 @@ class AuditSummary(Struct, frozen=True, kw_only=True):
     """A belief's audit trail in brief; the full chain is at /beliefs/{id}/audit."""
 
     events: int
-    proposed_at: str | None
+    proposed_at: TimestampText | None
     last_action: str | None
     last_actor: str | None
-    last_at: str | None
+    last_at: TimestampText | None
     last_row_hash: str | None
 
 
@@ -459,16 +483,16 @@ class ExportedBelief(Struct, frozen=True, kw_only=True):
     role: str | None
     content: str
     confidence: float
-    provenance: str
-    op: str
+    provenance: Provenance
+    op: BeliefOp
     source_episodes: list[str]
     version: int
-    created_at: str
-    updated_at: str
+    created_at: TimestampText
+    updated_at: TimestampText
     decided_by: str | None
-    decided_at: str | None
+    decided_at: TimestampText | None
     injection_count: int
-    last_injected_at: str | None
+    last_injected_at: TimestampText | None
     audit: AuditSummary
 
 
@@ -478,7 +502,7 @@ class MemoryExport(Struct, frozen=True, kw_only=True):
     format_version: int
     agent_id: str
     agent_name: str
-    exported_at: str
+    exported_at: TimestampText
     beliefs: list[ExportedBelief]
 
 
@@ -522,6 +546,16 @@ class JobInputIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     ] = None
 
 
+class JobInput(Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A job's stored input: what it was submitted with (timestamps normalised to UTC)."""
+
+    agent_id: str
+    reflector: ReflectorName | None = None
+    stub_output: str | None = None
+    now: TimestampText | None = None
+    since: TimestampText | None = None
+
+
 class JobIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Submit a job."""
 
@@ -534,8 +568,8 @@ class JobStep(Struct, frozen=True, kw_only=True):
 
     name: StepName
     status: StepStatus
-    started_at: str | None
-    finished_at: str | None
+    started_at: TimestampText | None
+    finished_at: TimestampText | None
     duration_ms: float | None
     error: str | None
 
@@ -544,7 +578,7 @@ class JobResult(Struct, frozen=True, kw_only=True):
     """What the gate and the proposals logic made of one proposal."""
 
     index: int
-    op: str
+    op: BeliefOp
     belief: str
     confidence: float
     gate: GateVerdict
@@ -605,21 +639,21 @@ class Job(Struct, frozen=True, kw_only=True):
     """A run of a workflow for one agent."""
 
     id: str
-    workflow_id: str
+    workflow_id: WorkflowId
     agent_id: str
     trigger: JobTrigger
     window_key: str | None
     wake_id: str | None
     status: JobStatus
     steps: list[JobStep]
-    input_data: dict[str, Any]
+    input_data: JobInput
     output_data: JobOutput | None
     error: str | None
     attempts: int
-    created_at: str
-    started_at: str | None
-    finished_at: str | None
-    updated_at: str
+    created_at: TimestampText
+    started_at: TimestampText | None
+    finished_at: TimestampText | None
+    updated_at: TimestampText
 
 
 class JobPage(Struct, frozen=True):
@@ -721,18 +755,18 @@ class Wake(Struct, frozen=True, kw_only=True):
     """A wake that submits reflection jobs."""
 
     id: str
-    kind: str
-    workflow_id: str
+    kind: Literal["cron", "event"]
+    workflow_id: WorkflowId
     cron: str | None
     event: str | None
     agent_ids: list[str] | None
     enabled: bool
     description: str
-    input_data: dict[str, Any]
-    created_at: str
-    updated_at: str
-    last_fired_at: str | None
-    next_fire_at: str | None
+    input_data: WakeInput
+    created_at: TimestampText
+    updated_at: TimestampText
+    last_fired_at: TimestampText | None
+    next_fire_at: TimestampText | None
 
 
 class WakePage(Struct, frozen=True):

@@ -38,7 +38,20 @@ def patch_components(document: dict[str, Any]) -> dict[str, Any]:
     for name, schema in components.items():
         if name in schemas:
             schemas[name] = schema
+    _give_arrays_items(document)
     return document
+
+
+def _give_arrays_items(node: Any) -> None:
+    """``list[Any]`` comes out as an array without ``items``, which OpenAPI 3.1 tools reject."""
+    if isinstance(node, dict):
+        if node.get("type") == "array" and "items" not in node:
+            node["items"] = {}
+        for value in node.values():
+            _give_arrays_items(value)
+    elif isinstance(node, list):
+        for value in node:
+            _give_arrays_items(value)
 
 
 def openapi_dict(app: Any | None = None) -> dict[str, Any]:
@@ -53,6 +66,9 @@ def openapi_dict(app: Any | None = None) -> dict[str, Any]:
     }
     mark_public_operations(document, app)
     require_if_match(document)
+    describe_document(document)
+    type_response_headers(document)
+    simplify_optional_parameters(document)
     return patch_components(document)
 
 
@@ -76,6 +92,84 @@ def require_if_match(document: dict[str, Any]) -> None:
             if parameter.get("in") == "header" and parameter.get("name") == "If-Match":
                 parameter["required"] = True
                 parameter["schema"] = {"type": "string", "maxLength": 40}
+
+
+LICENSE = {"name": "Apache-2.0", "identifier": "Apache-2.0"}
+CONTACT = {"name": "Credence maintainers"}
+TAG_DESCRIPTIONS = {
+    "agents": "Agents whose memory Credence keeps, and their reflection settings.",
+    "episodes": "Finished turns an agent reports, and recall search over them.",
+    "beliefs": "Proposed and kept beliefs, their audit trail, and the four decisions.",
+    "agent integration": "What an agent calls on its prompt path: context, turns, export.",
+    "jobs": "Reflection jobs, the wakes that submit them, and events that trigger wakes.",
+    "admin": "API keys, pairing codes and the audit chain check (admin keys only).",
+    "auth": "Who the caller is, and pairing a device for a reviewer key.",
+    "push": "Web push subscriptions, notification channels and notification actions.",
+    "health": "Liveness and readiness probes for orchestrators (no authentication).",
+}
+# Every response that carries one of these headers declares it with this schema.
+HEADER_SCHEMAS = {
+    "ETag": {"type": "string", "pattern": '^"[0-9]+"$', "description": 'A strong ETag, e.g. "3"'},
+    "Location": {"type": "string", "format": "uri-reference"},
+    "Retry-After": {"type": "integer", "minimum": 0, "description": "Seconds to wait"},
+}
+ERROR_HEADERS = {
+    "412": {"ETag": "The belief's current version: reload, then decide again with it"},
+    "429": {"Retry-After": "Seconds until a request may succeed"},
+}
+
+
+def describe_document(document: dict[str, Any]) -> None:
+    """License, contact and a described tag for every tag an operation uses."""
+    document["info"]["license"] = LICENSE
+    document["info"]["contact"] = CONTACT
+    used = {tag for operation in _operations(document) for tag in operation.get("tags", [])}
+    missing = used - TAG_DESCRIPTIONS.keys()
+    if missing:
+        raise ValueError(f"describe these OpenAPI tags in TAG_DESCRIPTIONS: {sorted(missing)}")
+    document["tags"] = [
+        {"name": name, "description": text}
+        for name, text in TAG_DESCRIPTIONS.items()
+        if name in used
+    ]
+
+
+def type_response_headers(document: dict[str, Any]) -> None:
+    """Every response header has a schema; 412 and 429 declare the headers they send."""
+    for operation in _operations(document):
+        for status, response in operation.get("responses", {}).items():
+            headers = response.setdefault("headers", {})
+            for name, description in ERROR_HEADERS.get(status, {}).items():
+                headers.setdefault(name, {"description": description})
+            for name, header in headers.items():
+                for noise in ("required", "deprecated"):
+                    if header.get(noise) is False:
+                        del header[noise]
+                header.setdefault("schema", dict(HEADER_SCHEMAS.get(name, {"type": "string"})))
+            if not headers:
+                del response["headers"]
+
+
+def simplify_optional_parameters(document: dict[str, Any]) -> None:
+    """An optional parameter is simply absent, so its schema need not admit null.
+
+    Litestar writes ``T | None`` as a oneOf with null beside the constraints (so generators
+    lose the format) or as an enum with a null member (so each use becomes its own enum class).
+    """
+    for operation in _operations(document):
+        for parameter in operation.get("parameters", []):
+            schema = parameter.get("schema", {})
+            if parameter.get("required"):
+                continue
+            variants = [v for v in schema.get("oneOf", []) if v.get("type") != "null"]
+            if "oneOf" in schema and len(variants) == 1:
+                del schema["oneOf"]
+                schema.update(variants[0])
+            if isinstance(schema.get("type"), list):
+                types = [t for t in schema["type"] if t != "null"]
+                schema["type"] = types[0] if len(types) == 1 else types
+            if "enum" in schema:
+                schema["enum"] = [value for value in schema["enum"] if value is not None]
 
 
 def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:

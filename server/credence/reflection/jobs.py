@@ -13,7 +13,7 @@ from credence.clock import parse_rfc3339, rfc3339
 from credence.db.paging import newest_first, next_cursor
 from credence.ids import new_id
 from credence.memory.redact import redact
-from credence.models import Job, JobOutput, JobStep
+from credence.models import Job, JobInput, JobOutput, JobStep
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -59,7 +59,7 @@ def job_from_rows(row: Any, steps: Sequence[Any]) -> Job:
             )
             for step in sorted(steps, key=lambda s: s["position"])
         ],
-        input_data=json.loads(row["input_data"]),
+        input_data=msgspec.json.decode(row["input_data"], type=JobInput),
         output_data=msgspec.json.decode(output, type=JobOutput) if output else None,
         error=row["error"],
         attempts=row["attempts"],
