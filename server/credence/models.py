@@ -48,8 +48,7 @@ class ProblemExtra(Struct, frozen=True, kw_only=True):
     """Details of an error; which keys appear depends on the error (others may follow)."""
 
     current_etag: (
-        Annotated[str, Meta(description="412 and 428: the belief's current ETag, e.g. \"3\"")]
-        | None
+        Annotated[str, Meta(description='412 and 428: the belief\'s current ETag, e.g. "3"')] | None
     ) = None
     info: str | None = None
 
@@ -443,7 +442,9 @@ class TurnMessageIn(Struct, frozen=True, kw_only=True):
 
     role: Annotated[str, Meta(max_length=40)] | None = None
     type: Annotated[str, Meta(max_length=100)] | None = None
-    content: str | Annotated[list[ContentPart], Meta(max_length=1000)] | dict[str, Any] | None = None
+    content: str | Annotated[list[ContentPart], Meta(max_length=1000)] | dict[str, Any] | None = (
+        None
+    )
     parts: Annotated[list[ContentPart], Meta(max_length=1000)] | None = None
     name: Annotated[str, Meta(max_length=1000)] | None = None
     tool_calls: Annotated[list[dict[str, Any]], Meta(max_length=1000)] | None = None
@@ -514,6 +515,7 @@ JobTrigger = Literal["cron", "event", "manual"]
 StepName = Literal["pull", "propose", "check", "submit"]
 StepStatus = Literal["pending", "running", "succeeded", "failed"]
 GateVerdict = Literal["safe", "needs_review", "duplicate"]
+WakeKind = Literal["cron", "event"]
 WakeId = Annotated[str, Meta(pattern=SLUG_PATTERN, description="Wake slug: a-z, 0-9, _ and -")]
 EventName = Annotated[str, Meta(pattern=SLUG_PATTERN, description="Event slug")]
 CronExpression = Annotated[
@@ -721,7 +723,7 @@ class WakeIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Create a wake: ``cron`` (on a schedule) or ``event`` (on a named event)."""
 
     id: WakeId
-    kind: Literal["cron", "event"]
+    kind: WakeKind
     cron: Annotated[
         CronExpression | None,
         Meta(description="cron wakes: the schedule (UTC); null follows each agent's own cron"),
@@ -755,7 +757,7 @@ class Wake(Struct, frozen=True, kw_only=True):
     """A wake that submits reflection jobs."""
 
     id: str
-    kind: Literal["cron", "event"]
+    kind: WakeKind
     workflow_id: WorkflowId
     cron: str | None
     event: str | None

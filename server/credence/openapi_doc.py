@@ -39,7 +39,57 @@ def patch_components(document: dict[str, Any]) -> dict[str, Any]:
         if name in schemas:
             schemas[name] = schema
     _give_arrays_items(document)
+    share_enums(document)
     return document
+
+
+def _literal_aliases() -> dict[str, list[str]]:
+    """The named string Literals of the contract (BeliefStatus, Provenance, …) by value set."""
+    import typing
+
+    from credence import models
+
+    by_values: dict[frozenset[str], list[tuple[str, list[str]]]] = {}
+    for name, value in vars(models).items():
+        if typing.get_origin(value) is typing.Literal and name[0].isupper():
+            values = list(typing.get_args(value))
+            if all(isinstance(v, str) for v in values):
+                by_values.setdefault(frozenset(values), []).append((name, values))
+    # Two aliases with the same members would be ambiguous: neither is shared.
+    return {entries[0][0]: entries[0][1] for entries in by_values.values() if len(entries) == 1}
+
+
+def share_enums(document: dict[str, Any]) -> None:
+    """Every inline enum equal to a named Literal becomes a $ref to one shared component.
+
+    Generators make a class per inline enum (BeliefStatus, AuditEntryAfterStatus,
+    ListBeliefsStatus… all the same three values); a shared component gives them one.
+    """
+    aliases = _literal_aliases()
+    by_values = {frozenset(values): name for name, values in aliases.items()}
+    schemas = document["components"]["schemas"]
+    used: set[str] = set()
+
+    def visit(node: Any) -> Any:
+        if isinstance(node, list):
+            return [visit(value) for value in node]
+        if not isinstance(node, dict):
+            return node
+        enum = node.get("enum")
+        if isinstance(enum, list) and set(node) <= {"enum", "type", "description", "default"}:
+            name = by_values.get(frozenset(enum))
+            if name is not None and node.get("type", "string") == "string":
+                used.add(name)
+                shared = {"$ref": f"#/components/schemas/{name}"}
+                shared.update({k: node[k] for k in ("description", "default") if k in node})
+                return shared
+        return {key: visit(value) for key, value in node.items()}
+
+    document["paths"] = visit(document["paths"])
+    for name in list(schemas):
+        schemas[name] = visit(schemas[name])
+    for name in sorted(used):
+        schemas.setdefault(name, {"type": "string", "enum": aliases[name], "title": name})
 
 
 def _give_arrays_items(node: Any) -> None:

@@ -211,11 +211,13 @@ ONE = [{"role": "user", "content": "x"}]
         ({"session_id": "", "messages": ONE}, 400, "session_id"),
         ({"session_id": "s", "messages": ONE * 2001}, 400, "messages"),
         ({"session_id": "s", "messages": ONE, "finished_at": "yesterday"}, 400, "finished_at"),
+        ({"session_id": "s", "messages": [{"role": "user", "content": 5}]}, 400, "content"),
+        ({"session_id": "s", "messages": [{"role": "user", "parts": [5]}]}, 400, "parts"),
+        ({"session_id": "s", "messages": [{"role": "ai", "tool_calls": ["x"]}]}, 400, "tool_calls"),
         # Well-formed but not readable as a turn: 422 with the reason.
         ({"session_id": "s", "messages": [{}]}, 422, "no role"),
         ({"session_id": "s", "messages": [{"role": "assistant", "content": "hi"}]}, 422, "no user"),
         ({"session_id": "s", "messages": [{"role": "robot", "content": "x"}]}, 422, "unknown role"),
-        ({"session_id": "s", "messages": [{"role": "user", "content": 5}]}, 422, "content"),
     ],
 )
 def test_unusable_turns_are_4xx_with_a_reason(admin, body, status, detail) -> None:

@@ -212,9 +212,7 @@ class MarkdownExportOperation(Operation):
     def __post_init__(self) -> None:
         ok = (self.responses or {}).get("200")
         if getattr(ok, "content", None) is not None:
-            ok.content = {
-                "text/markdown": OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))
-            }
+            ok.content = {"text/markdown": OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))}
 
 
 async def _export(request: Request, agent_id: str) -> MemoryExport:
