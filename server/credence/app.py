@@ -33,7 +33,7 @@ from credence.api.security import (
     conditional_get_middleware,
     options_middleware,
 )
-from credence.api.strict import strict_json_body
+from credence.api.strict import strict_request
 from credence.auth import BearerAuth, KeyRing
 from credence.clock import Clock, system_clock
 from credence.db.store import Store
@@ -176,7 +176,7 @@ def create_app(
         },
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
-        before_request=strict_json_body,
+        before_request=strict_request,
         before_send=[add_security_headers],
         debug=False,
     )

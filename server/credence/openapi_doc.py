@@ -201,25 +201,51 @@ def type_response_headers(document: dict[str, Any]) -> None:
 
 
 def simplify_optional_parameters(document: dict[str, Any]) -> None:
-    """An optional parameter is simply absent, so its schema need not admit null.
+    """Optional parameters: constraints on the value itself, null only where it means absent.
 
-    Litestar writes ``T | None`` as a oneOf with null beside the constraints (so generators
-    lose the format) or as an enum with a null member (so each use becomes its own enum class).
+    Litestar writes ``T | None`` as a oneOf with null and the constraints beside it (generators
+    then lose the format) or as an enum with a null member (each use becomes its own enum
+    class). The server reads the text ``null`` as absent for enums and booleans, but as the
+    string itself for strings, so only the former keep a null branch.
     """
     for operation in _operations(document):
         for parameter in operation.get("parameters", []):
-            schema = parameter.get("schema", {})
             if parameter.get("required"):
                 continue
-            variants = [v for v in schema.get("oneOf", []) if v.get("type") != "null"]
-            if "oneOf" in schema and len(variants) == 1:
-                del schema["oneOf"]
-                schema.update(variants[0])
-            if isinstance(schema.get("type"), list):
-                types = [t for t in schema["type"] if t != "null"]
-                schema["type"] = types[0] if len(types) == 1 else types
-            if "enum" in schema:
-                schema["enum"] = [value for value in schema["enum"] if value is not None]
+            schema = parameter.get("schema", {})
+            value, nullable = _split_null(schema)
+            description = value.pop("description", None)
+            if nullable and (value.get("type") != "string" or "enum" in value):
+                schema = {"anyOf": [value, {"type": "null"}]}
+            else:
+                schema = value
+            if description is not None:
+                schema["description"] = description
+            parameter["schema"] = schema
+
+
+def _split_null(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """The non-null part of a schema, and whether it admitted null."""
+    value = {key: item for key, item in schema.items() if key not in ("oneOf", "anyOf")}
+    nullable = False
+    for key in ("oneOf", "anyOf"):
+        variants = schema.get(key)
+        if variants is None:
+            continue
+        others = [v for v in variants if v.get("type") != "null"]
+        nullable = nullable or len(others) < len(variants)
+        if len(others) != 1:
+            value[key] = others
+        else:
+            value.update(others[0])
+    if isinstance(value.get("type"), list):
+        types = [t for t in value["type"] if t != "null"]
+        nullable = nullable or len(types) < len(value["type"])
+        value["type"] = types[0] if len(types) == 1 else types
+    if None in value.get("enum", []):
+        nullable = True
+        value["enum"] = [item for item in value["enum"] if item is not None]
+    return value, nullable
 
 
 def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:

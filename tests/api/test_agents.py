@@ -51,7 +51,7 @@ def test_bodies_are_validated_strictly(admin) -> None:
     lenient = {"reflection": {"enabled": 0}}
     response = admin.patch("/api/v1/agents/coder", json=lenient)
     assert response.status_code == 400 and "enabled" in response.json()["detail"]
-    response = admin.patch("/api/v1/agents/coder", json={"reflection": {"recall_k": 10.0}})
+    response = admin.patch("/api/v1/agents/coder", json={"reflection": {"recall_k": 10.5}})
     assert response.status_code == 400
     assert admin.get("/api/v1/agents/coder").json()["reflection"]["enabled"] is True
 
