@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 from msgspec import Meta, Struct
@@ -33,6 +33,9 @@ Provenance = Literal["clean", "untrusted", "owner"]
 BeliefStatus = Literal["pending", "active", "forgotten"]
 BeliefOp = Literal["add", "strengthen", "weaken", "forget", "supersede"]
 Scope = Literal["admin", "reviewer", "agent"]
+# Rules that span fields go in a Struct's ``json_schema_rules``, merged into its schema by
+# openapi_doc (the handlers enforce them with a 422). They use if/then/else and not, which fuzzers
+# follow and client generators ignore: a oneOf would split the generated model into variants.
 ReflectorName = Literal["heuristic", "llm", "stub"]
 
 
@@ -325,7 +328,12 @@ class AuditVerification(Struct, frozen=True):
 
 
 class KeyIn(Struct, frozen=True, kw_only=True):
-    """Create an API key."""
+    """Create an API key; an agent key names exactly one agent."""
+
+    json_schema_rules: ClassVar[dict[str, Any]] = {
+        "if": {"properties": {"scope": {"const": "agent"}}},
+        "then": {"required": ["agents"], "properties": {"agents": {"minItems": 1, "maxItems": 1}}},
+    }
 
     scope: Scope
     agents: Annotated[list[AgentId], Meta(max_length=100)] | None = None
@@ -427,6 +435,35 @@ class MemoryContext(Struct, frozen=True, kw_only=True):
     prompt_block: str
 
 
+# The roles (and aliases) a turn message may name; memory.turns maps them to user, assistant…
+ROLE_NAMES = (
+    "user",
+    "human",
+    "assistant",
+    "ai",
+    "model",
+    "system",
+    "developer",
+    "tool",
+    "function",
+    "ipython",
+)
+# OpenAI Responses items name their kind in ``type`` instead of a role.
+ITEM_TYPES = (
+    "function_call_output",
+    "custom_tool_call_output",
+    "computer_call_output",
+    "reasoning",
+)
+# A turn is worth an episode only when some user message has words.
+USER_MESSAGE_WITH_WORDS = {
+    "type": "object",
+    "required": ["role", "content"],
+    "properties": {
+        "role": {"enum": ["user", "human"]},
+        "content": {"type": "string", "pattern": r"\S"},
+    },
+}
 # A content part: text, or an object such as {"type": "text", "text": ...}; nulls are skipped.
 ContentPart = str | dict[str, Any] | None
 
@@ -439,6 +476,17 @@ class TurnMessageIn(Struct, frozen=True, kw_only=True):
     string, a list of content parts (OpenAI, Anthropic blocks) or null; Gemini sends ``parts``.
     Other fields are ignored.
     """
+
+    json_schema_rules: ClassVar[dict[str, Any]] = {
+        "if": {"properties": {"role": {"type": "null"}}},
+        "then": {
+            "required": ["type"],
+            "properties": {
+                "type": {"anyOf": [{"enum": [*ROLE_NAMES, *ITEM_TYPES]}, {"pattern": "_call$"}]}
+            },
+        },
+        "else": {"properties": {"role": {"enum": list(ROLE_NAMES)}}},
+    }
 
     role: Annotated[str, Meta(max_length=40)] | None = None
     type: Annotated[str, Meta(max_length=100)] | None = None
@@ -458,7 +506,12 @@ class TurnIn(Struct, frozen=True, kw_only=True):
     """A finished turn as the agent framework has it; the server derives the episode."""
 
     session_id: Annotated[str, Meta(min_length=1, max_length=200, pattern=NO_NUL)]
-    messages: Annotated[list[TurnMessageIn], Meta(min_length=1, max_length=2000)]
+    messages: Annotated[
+        list[TurnMessageIn],
+        Meta(
+            min_length=1, max_length=2000, extra_json_schema={"contains": USER_MESSAGE_WITH_WORDS}
+        ),
+    ]
     role_label: Annotated[str, Meta(max_length=64, pattern=NO_NUL)] | None = None
     finished_at: Timestamp | None = None
     metadata: Annotated[dict[Annotated[str, Meta(max_length=100)], Any], Meta(max_length=40)] = (
@@ -525,7 +578,16 @@ MAX_STUB_OUTPUT = 200_000
 
 
 class JobInputIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """What a reflection job works on; everything but ``agent_id`` is optional."""
+    """What a reflection job works on; everything but ``agent_id`` is optional.
+
+    ``stub_output`` goes with the stub reflector (which it selects when ``reflector`` is absent).
+    """
+
+    json_schema_rules: ClassVar[dict[str, Any]] = {
+        "if": {"required": ["stub_output"], "properties": {"stub_output": {"type": "string"}}},
+        "then": {"properties": {"reflector": {"enum": ["stub", None]}}},
+        "else": {"properties": {"reflector": {"enum": ["heuristic", "llm", None]}}},
+    }
 
     agent_id: AgentId
     reflector: ReflectorName | None = None
@@ -720,7 +782,16 @@ class WakeInput(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
 
 
 class WakeIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Create a wake: ``cron`` (on a schedule) or ``event`` (on a named event)."""
+    """Create a wake: ``cron`` (on a schedule) or ``event`` (on a named event, no schedule)."""
+
+    json_schema_rules: ClassVar[dict[str, Any]] = {
+        "if": {"properties": {"kind": {"const": "event"}}},
+        "then": {
+            "required": ["event"],
+            "properties": {"event": {"type": "string"}, "cron": {"type": "null"}},
+        },
+        "else": {"properties": {"event": {"type": "null"}}},
+    }
 
     id: WakeId
     kind: WakeKind
@@ -742,6 +813,24 @@ class WakeIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
 
 class WakePatch(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Edit a wake; absent fields stay as they are (send ``agent_ids: null`` via ``all_agents``)."""
+
+    json_schema_rules: ClassVar[dict[str, Any]] = {
+        "not": {
+            "anyOf": [
+                {
+                    "required": ["cron", "follow_agent_cron"],
+                    "properties": {
+                        "cron": {"type": "string"},
+                        "follow_agent_cron": {"const": True},
+                    },
+                },
+                {
+                    "required": ["agent_ids", "all_agents"],
+                    "properties": {"agent_ids": {"type": "array"}, "all_agents": {"const": True}},
+                },
+            ]
+        }
+    }
 
     cron: CronExpression | None = None
     follow_agent_cron: bool | None = None

@@ -32,12 +32,15 @@ def _credence_structs(names: set[str]) -> list[type]:
 def patch_components(document: dict[str, Any]) -> dict[str, Any]:
     """Replace the component schemas of our Structs with msgspec's exact ones."""
     schemas = document.setdefault("components", {}).setdefault("schemas", {})
+    structs = _credence_structs(set(schemas))
     _, components = msgspec.json.schema_components(
-        _credence_structs(set(schemas)), ref_template="#/components/schemas/{name}"
+        structs, ref_template="#/components/schemas/{name}"
     )
     for name, schema in components.items():
         if name in schemas:
             schemas[name] = schema
+    for struct in structs:
+        _add_rules(schemas[struct.__name__], getattr(struct, "json_schema_rules", {}))
     _give_arrays_items(document)
     share_enums(document)
     return document
@@ -90,6 +93,16 @@ def share_enums(document: dict[str, Any]) -> None:
         schemas[name] = visit(schemas[name])
     for name in sorted(used):
         schemas.setdefault(name, {"type": "string", "enum": aliases[name], "title": name})
+
+
+def _add_rules(schema: dict[str, Any], rules: dict[str, Any]) -> None:
+    """Merge a Struct's ``json_schema_rules`` (rules across fields) into its schema."""
+    for key, value in rules.items():
+        if key == "properties":
+            for field, extra in value.items():
+                schema["properties"][field].update(extra)
+        else:
+            schema[key] = value
 
 
 def _give_arrays_items(node: Any) -> None:

@@ -235,3 +235,10 @@ def test_a_deeply_nested_body_is_400_not_500(admin) -> None:
     assert response.status_code == 400
     broken = admin.post(TURNS, content=b"{not json", headers={"content-type": "application/json"})
     assert broken.status_code == 400
+
+
+def test_the_documented_role_names_are_the_ones_the_reader_knows() -> None:
+    from credence.memory.turns import _ROLE_ALIASES
+    from credence.models import ROLE_NAMES
+
+    assert set(ROLE_NAMES) == set(_ROLE_ALIASES)
