@@ -39,6 +39,38 @@ Scope = Literal["admin", "reviewer", "agent"]
 ReflectorName = Literal["heuristic", "llm", "stub"]
 
 
+def _cron_field(value: str, *alone: str) -> str:
+    """One cron field: a list of values, ranges and steps, or one of the ``alone`` tokens."""
+    item = rf"(?:\*|{value}(?:-{value})?)(?:/[1-9][0-9]?)?"
+    return "(?:" + "|".join([rf"{item}(?:,{item})*", *alone]) + ")"
+
+
+def _names(*names: str) -> str:
+    return "|".join([*names, *(name.upper() for name in names)])
+
+
+_DAYS = _names("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+_MONTHS = _names(
+    *["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+)
+# Five cron fields (minute hour day-of-month month day-of-week) with values in range: stars,
+# numbers and names, ranges, steps, lists, and croniter's ? L and # alone. A schedule with no fire
+# time (31 February) still parses; the server refuses it with a 422.
+CRON_PATTERN = (
+    "^"
+    + " ".join(
+        (
+            _cron_field("(?:[0-9]|[1-5][0-9])"),
+            _cron_field("(?:[0-9]|1[0-9]|2[0-3])"),
+            _cron_field("(?:[1-9]|[12][0-9]|3[01])", r"\?", "L"),
+            _cron_field(f"(?:[1-9]|1[0-2]|{_MONTHS})"),
+            _cron_field(f"(?:[0-7]|{_DAYS})", r"\?", "[0-7]#[1-5]"),
+        )
+    )
+    + "$"
+)
+
+
 class ValidationIssue(Struct, frozen=True, kw_only=True):
     """One reason a request failed validation."""
 
@@ -71,7 +103,9 @@ class ReflectionSettings(Struct, frozen=True, kw_only=True):
     """How and when an agent's episodes are reflected on."""
 
     enabled: bool = True
-    cron: Annotated[str, Meta(max_length=100, pattern=NO_NUL)] = "0 3 * * *"
+    cron: Annotated[
+        str, Meta(max_length=100, pattern=CRON_PATTERN, description="5-field cron, UTC")
+    ] = "0 3 * * *"
     lambda_per_day: Annotated[float, Meta(ge=0.0, le=10.0)] = 0.02
     max_diffs: Annotated[int, Meta(ge=1, le=10)] = 10
     recall_k: Annotated[int, Meta(ge=1, le=200)] = 50
@@ -328,11 +362,15 @@ class AuditVerification(Struct, frozen=True):
 
 
 class KeyIn(Struct, frozen=True, kw_only=True):
-    """Create an API key; an agent key names exactly one agent."""
+    """Create an API key; an agent key names exactly one agent, an admin key none."""
 
     json_schema_rules: ClassVar[dict[str, Any]] = {
         "if": {"properties": {"scope": {"const": "agent"}}},
         "then": {"required": ["agents"], "properties": {"agents": {"minItems": 1, "maxItems": 1}}},
+        "else": {
+            "if": {"properties": {"scope": {"const": "admin"}}},
+            "then": {"properties": {"agents": {"anyOf": [{"type": "null"}, {"maxItems": 0}]}}},
+        },
     }
 
     scope: Scope
@@ -572,7 +610,7 @@ WakeKind = Literal["cron", "event"]
 WakeId = Annotated[str, Meta(pattern=SLUG_PATTERN, description="Wake slug: a-z, 0-9, _ and -")]
 EventName = Annotated[str, Meta(pattern=SLUG_PATTERN, description="Event slug")]
 CronExpression = Annotated[
-    str, Meta(min_length=9, max_length=100, pattern=NO_NUL, description="5-field cron, UTC")
+    str, Meta(min_length=9, max_length=100, pattern=CRON_PATTERN, description="5-field cron, UTC")
 ]
 MAX_STUB_OUTPUT = 200_000
 

@@ -31,7 +31,7 @@ def test_duplicate_agent_is_a_conflict_and_bad_input_is_refused(admin) -> None:
     bad_cron = admin.post(
         "/api/v1/agents", json={"id": "c2", "name": "x", "reflection": {"cron": "every day"}}
     )
-    assert bad_cron.status_code == 422 and "cron" in bad_cron.json()["detail"]
+    assert bad_cron.status_code == 400 and "cron" in bad_cron.json()["detail"]
     assert admin.get("/api/v1/agents/c2").status_code == 404
 
 
