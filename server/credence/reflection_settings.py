@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from croniter import croniter
 from litestar.exceptions import ClientException
+
+from credence.reflection.wakes import is_schedulable
 
 
 def check_cron(expression: str) -> None:
     """Refuse a cron expression croniter cannot schedule (422 naming the field)."""
-    if len(expression.split()) != 5 or not croniter.is_valid(expression):
+    if not is_schedulable(expression):
         raise ClientException(
             status_code=422,
             detail=f"reflection.cron: {expression!r} is not a 5-field cron expression",

@@ -32,6 +32,9 @@ def test_duplicate_agent_is_a_conflict_and_bad_input_is_refused(admin) -> None:
         "/api/v1/agents", json={"id": "c2", "name": "x", "reflection": {"cron": "every day"}}
     )
     assert bad_cron.status_code == 400 and "cron" in bad_cron.json()["detail"]
+    never = {"id": "c2", "name": "x", "reflection": {"cron": "0 0 31 2 *"}}
+    unschedulable = admin.post("/api/v1/agents", json=never)
+    assert unschedulable.status_code == 422 and "cron" in unschedulable.json()["detail"]
     assert admin.get("/api/v1/agents/c2").status_code == 404
 
 

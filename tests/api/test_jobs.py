@@ -255,6 +255,9 @@ def test_wakes_are_created_edited_and_deleted(server, admin) -> None:
         # The schema's cron pattern refuses these: 400.
         ({"id": "w", "kind": "cron", "cron": "not a cron"}, 400),
         ({"id": "w", "kind": "cron", "cron": "61 * * * *"}, 400),
+        # Well-formed but never fires (30 February; last day of month on the first Monday).
+        ({"id": "w", "kind": "cron", "cron": "0 0 30 2 *"}, 422),
+        ({"id": "w", "kind": "cron", "cron": "3 */8 L JUN/30,*/2 5#1"}, 422),
         ({"id": "w", "kind": "cron", "cron": "0 3 * * *", "event": "x"}, 422),
         ({"id": "w", "kind": "event"}, 422),
         ({"id": "w", "kind": "event", "event": "x", "cron": "0 3 * * *"}, 422),

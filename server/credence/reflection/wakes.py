@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 import msgspec
-from croniter import croniter
+from croniter import CroniterBadDateError, croniter
 
 from credence.clock import parse_rfc3339, rfc3339
 from credence.models import Job, ReflectionSettings, Wake, WakeIn, WakeInput, WakePatch
@@ -31,10 +31,23 @@ class WakeConflict(ValueError):
     """A wake with this id already exists."""
 
 
+def is_schedulable(expression: str) -> bool:
+    """A 5-field cron expression that parses and has fire times both ways (not 31 February)."""
+    if len(expression.split()) != 5 or not croniter.is_valid(expression):
+        return False
+    now = datetime.now(UTC)
+    try:
+        next_window(expression, now)
+        latest_window(expression, now)
+    except (CroniterBadDateError, ValueError):
+        return False
+    return True
+
+
 def check_cron(expression: str, field: str = "cron") -> None:
     """Refuse anything but a 5-field cron expression croniter can schedule."""
-    if len(expression.split()) != 5 or not croniter.is_valid(expression):
-        raise WakeRejected(f"{field}: {expression!r} is not a 5-field cron expression")
+    if not is_schedulable(expression):
+        raise WakeRejected(f"{field}: {expression!r} is not a schedulable 5-field cron expression")
 
 
 def latest_window(expression: str, now: datetime) -> datetime:
