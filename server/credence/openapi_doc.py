@@ -130,6 +130,7 @@ def openapi_dict(app: Any | None = None) -> dict[str, Any]:
     mark_public_operations(document, app)
     require_if_match(document)
     describe_document(document)
+    declare_malformed_requests(document)
     type_response_headers(document)
     simplify_optional_parameters(document)
     return patch_components(document)
@@ -195,6 +196,20 @@ def describe_document(document: dict[str, Any]) -> None:
         for name, text in TAG_DESCRIPTIONS.items()
         if name in used
     ]
+
+
+def declare_malformed_requests(document: dict[str, Any]) -> None:
+    """Every route can answer 400: the strict-request hook refuses e.g. a repeated parameter."""
+    for operation in _operations(document):
+        operation["responses"].setdefault(
+            "400",
+            {
+                "description": "The request is malformed (e.g. a query parameter given twice).",
+                "content": {
+                    "application/json": {"schema": {"$ref": "#/components/schemas/Problem"}}
+                },
+            },
+        )
 
 
 def type_response_headers(document: dict[str, Any]) -> None:
