@@ -188,14 +188,12 @@ def describe_document(document: dict[str, Any]) -> None:
     document["info"]["license"] = LICENSE
     document["info"]["contact"] = CONTACT
     used = {tag for operation in _operations(document) for tag in operation.get("tags", [])}
-    missing = used - TAG_DESCRIPTIONS.keys()
-    if missing:
-        raise ValueError(f"describe these OpenAPI tags in TAG_DESCRIPTIONS: {sorted(missing)}")
+    # A tag missing from TAG_DESCRIPTIONS is listed bare; tests/contract fails until it is added.
     document["tags"] = [
         {"name": name, "description": text}
         for name, text in TAG_DESCRIPTIONS.items()
         if name in used
-    ]
+    ] + [{"name": name} for name in sorted(used - TAG_DESCRIPTIONS.keys())]
 
 
 def declare_malformed_requests(document: dict[str, Any]) -> None:
