@@ -59,7 +59,10 @@ def job_from_rows(row: Any, steps: Sequence[Any]) -> Job:
             )
             for step in sorted(steps, key=lambda s: s["position"])
         ],
-        input_data=msgspec.json.decode(row["input_data"], type=JobInput),
+        # The job's agent is its row's; stored input written before it was typed may omit it.
+        input_data=msgspec.convert(
+            {"agent_id": row["agent_id"], **json.loads(row["input_data"])}, JobInput
+        ),
         output_data=msgspec.json.decode(output, type=JobOutput) if output else None,
         error=row["error"],
         attempts=row["attempts"],
