@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-fast bench openapi lint clean screenshots
+.PHONY: install demo test test-fast bench openapi openapi-lint lint clean screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +16,12 @@ $(STAMP): $(BIN)/python pyproject.toml
 
 install: $(STAMP)
 
+# The pinned npm linters and TypeScript generator the contract tests run.
+NODE_TOOLS := tests/contract/node_modules/.installed
+$(NODE_TOOLS): tests/contract/package-lock.json
+	npm ci --prefix tests/contract --no-audit --no-fund
+	touch $(NODE_TOOLS)
+
 demo: $(STAMP)
 	$(BIN)/credence demo
 
@@ -23,6 +29,7 @@ test: $(STAMP)
 	$(BIN)/ruff check server tests benchmarks examples
 	$(BIN)/python tests/browser/ensure_chromium.py
 	test -f tests/browser/axe/node_modules/axe-core/axe.min.js || npm ci --prefix tests/browser/axe
+	$(MAKE) openapi-lint
 	$(BIN)/pytest -q
 
 # Rewrite the README's (and the manifest's) screenshots; a normal test run only compares them.
@@ -37,6 +44,12 @@ bench: $(STAMP)
 
 openapi: $(STAMP)
 	$(BIN)/credence openapi --output openapi.yaml
+
+# openapi.yaml under the three validators (tests/contract also asserts zero problems).
+openapi-lint: $(STAMP) $(NODE_TOOLS)
+	$(BIN)/openapi-spec-validator openapi.yaml
+	cd tests/contract && node_modules/.bin/redocly lint ../../openapi.yaml
+	cd tests/contract && node_modules/.bin/spectral lint ../../openapi.yaml --ruleset .spectral.yaml
 
 lint: $(STAMP)
 	$(BIN)/ruff check server tests benchmarks examples

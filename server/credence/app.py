@@ -39,7 +39,7 @@ from credence.api.security import (
     options_middleware,
     pwa_assets_only,
 )
-from credence.api.strict import strict_json_body
+from credence.api.strict import strict_request
 from credence.auth import BearerAuth, KeyRing
 from credence.clock import Clock, system_clock
 from credence.db.store import Store
@@ -229,7 +229,7 @@ def create_app(
         },
         openapi_config=openapi_config(),
         request_max_body_size=settings.max_body_bytes,
-        before_request=strict_json_body,
+        before_request=strict_request,
         before_send=[add_security_headers],
         # The PWA's text files go out gzipped; API answers (and streams) stay as they are.
         compression_config=CompressionConfig(

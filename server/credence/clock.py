@@ -21,7 +21,9 @@ def fixed_clock(at: datetime) -> Clock:
 
 def rfc3339(moment: datetime) -> str:
     """Format a datetime as RFC 3339 in UTC with microseconds and a trailing Z."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    utc = moment.astimezone(UTC)
+    # strftime's %Y does not pad years before 1000, which RFC 3339 requires to be 4 digits.
+    return f"{utc.year:04d}-{utc:%m-%dT%H:%M:%S.%f}Z"
 
 
 def parse_rfc3339(text: str) -> datetime:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 from msgspec import Meta, Struct
@@ -28,6 +28,8 @@ BeliefText = Annotated[
 ]
 LongText = Annotated[str, Meta(max_length=20000, pattern=NO_NUL)]
 Timestamp = Annotated[datetime, Meta(tz=True, description="RFC 3339 date-time with an offset")]
+# Stored timestamps go out as the RFC 3339 text they are kept as (clock.rfc3339).
+TimestampText = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
 Confidence = Annotated[float, Meta(ge=0.0, le=1.0)]
 Trigger = Literal["steer", "denial", "followup"]
 Origin = Literal["clean", "untrusted"]
@@ -35,7 +37,59 @@ Provenance = Literal["clean", "untrusted", "owner", "unsourced"]
 BeliefStatus = Literal["pending", "active", "forgotten", "superseded"]
 BeliefOp = Literal["add", "strengthen", "weaken", "forget", "supersede"]
 Scope = Literal["admin", "reviewer", "agent"]
+# Rules that span fields go in a Struct's ``json_schema_rules``, merged into its schema by
+# openapi_doc (the handlers enforce them with a 422). They use if/then/else and not, which fuzzers
+# follow and client generators ignore: a oneOf would split the generated model into variants.
 ReflectorName = Literal["heuristic", "llm", "stub"]
+
+
+def _cron_field(value: str, *alone: str) -> str:
+    """One cron field: a list of values, ranges and steps, or one of the ``alone`` tokens."""
+    item = rf"(?:\*|{value}(?:-{value})?)(?:/[1-9][0-9]?)?"
+    return "(?:" + "|".join([rf"{item}(?:,{item})*", *alone]) + ")"
+
+
+def _names(*names: str) -> str:
+    return "|".join([*names, *(name.upper() for name in names)])
+
+
+_DAYS = _names("sun", "mon", "tue", "wed", "thu", "fri", "sat")
+_MONTHS = _names(
+    *["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+)
+# Five cron fields (minute hour day-of-month month day-of-week) with values in range: stars,
+# numbers and names, ranges, steps, lists, and croniter's ? L and # alone. A schedule with no fire
+# time (31 February) still parses; the server refuses it with a 422.
+CRON_PATTERN = (
+    "^"
+    + " ".join(
+        (
+            _cron_field("(?:[0-9]|[1-5][0-9])"),
+            _cron_field("(?:[0-9]|1[0-9]|2[0-3])"),
+            _cron_field("(?:[1-9]|[12][0-9]|3[01])", r"\?", "L"),
+            _cron_field(f"(?:[1-9]|1[0-2]|{_MONTHS})"),
+            _cron_field(f"(?:[0-7]|{_DAYS})", r"\?", "[0-7]#[1-5]"),
+        )
+    )
+    + "$"
+)
+
+
+class ValidationIssue(Struct, frozen=True, kw_only=True):
+    """One reason a request failed validation."""
+
+    message: str
+    key: str | None = None
+    source: str | None = None
+
+
+class ProblemExtra(Struct, frozen=True, kw_only=True):
+    """Details of an error; which keys appear depends on the error (others may follow)."""
+
+    current_etag: (
+        Annotated[str, Meta(description='412 and 428: the belief\'s current ETag, e.g. "3"')] | None
+    ) = None
+    info: str | None = None
 
 
 class Problem(Struct, frozen=True):
@@ -43,7 +97,7 @@ class Problem(Struct, frozen=True):
 
     status_code: int
     detail: str
-    extra: dict[str, Any] | list[Any] | None = None
+    extra: ProblemExtra | list[ValidationIssue] | None = None
 
 
 # --- agents -------------------------------------------------------------------------------
@@ -53,7 +107,9 @@ class ReflectionSettings(Struct, frozen=True, kw_only=True):
     """How and when an agent's episodes are reflected on."""
 
     enabled: bool = True
-    cron: Annotated[str, Meta(max_length=100, pattern=NO_NUL)] = "0 3 * * *"
+    cron: Annotated[
+        str, Meta(max_length=100, pattern=CRON_PATTERN, description="5-field cron, UTC")
+    ] = "0 3 * * *"
     lambda_per_day: Annotated[float, Meta(ge=0.0, le=10.0)] = 0.02
     max_diffs: Annotated[int, Meta(ge=1, le=10)] = 10
     recall_k: Annotated[int, Meta(ge=1, le=200)] = 50
@@ -91,8 +147,8 @@ class Agent(Struct, frozen=True, kw_only=True):
     name: str
     roles: list[str]
     reflection: ReflectionSettings
-    created_at: str
-    updated_at: str
+    created_at: TimestampText
+    updated_at: TimestampText
 
 
 class AgentPage(Struct, frozen=True):
@@ -137,7 +193,7 @@ class EpisodeBatchIn(Struct, frozen=True):
 class Intervention(Struct, frozen=True):
     """A stored intervention."""
 
-    trigger: str
+    trigger: Trigger
     text: str
 
 
@@ -148,15 +204,15 @@ class Episode(Struct, frozen=True, kw_only=True):
     agent_id: str
     session_id: str
     role_label: str | None
-    finished_at: str
+    finished_at: TimestampText
     summary: str
     interventions: list[Intervention]
-    origin: str
+    origin: Origin
     untrusted_reasons: list[str]
     metadata: dict[str, Any]
     redactions: int
-    reflected_at: str | None
-    created_at: str
+    reflected_at: TimestampText | None
+    created_at: TimestampText
 
 
 class EpisodeCreated(Struct, frozen=True):
@@ -198,9 +254,9 @@ class Belief(Struct, frozen=True, kw_only=True):
     agent_id: str
     role: str | None
     content: str
-    status: str
+    status: BeliefStatus
     confidence: float
-    op: str
+    op: BeliefOp
     target_belief_id: str | None
     rationale: str
     source_episodes: list[str]
@@ -208,13 +264,13 @@ class Belief(Struct, frozen=True, kw_only=True):
     review_reasons: list[str]
     proposed_by: ProposedBy
     version: int
-    created_at: str
-    updated_at: str
+    created_at: TimestampText
+    updated_at: TimestampText
     decided_by: str | None
-    decided_at: str | None
+    decided_at: TimestampText | None
     forgotten_reason: str | None
     injection_count: int
-    last_injected_at: str | None
+    last_injected_at: TimestampText | None
     superseded_by: str | None
 
 
@@ -300,9 +356,9 @@ class AuditEntry(Struct, frozen=True, kw_only=True):
     belief_id: str
     action: str
     actor: str
-    at: str
-    before_status: str | None
-    after_status: str
+    at: TimestampText
+    before_status: BeliefStatus | None
+    after_status: BeliefStatus
     before_hash: str | None
     after_hash: str
     version: int
@@ -366,7 +422,16 @@ AgentList = Annotated[
 
 
 class KeyIn(Struct, frozen=True, kw_only=True):
-    """Create an API key."""
+    """Create an API key; an agent key names exactly one agent, an admin key none."""
+
+    json_schema_rules: ClassVar[dict[str, Any]] = {
+        "if": {"properties": {"scope": {"const": "agent"}}},
+        "then": {"required": ["agents"], "properties": {"agents": {"minItems": 1, "maxItems": 1}}},
+        "else": {
+            "if": {"properties": {"scope": {"const": "admin"}}},
+            "then": {"properties": {"agents": {"anyOf": [{"type": "null"}, {"maxItems": 0}]}}},
+        },
+    }
 
     scope: Scope
     agents: AgentList = None
@@ -377,11 +442,11 @@ class ApiKey(Struct, frozen=True, kw_only=True):
     """An API key's metadata (never the secret)."""
 
     id: str
-    scope: str
+    scope: Scope
     agents: list[str] | None
     label: str
-    created_at: str
-    revoked_at: str | None
+    created_at: TimestampText
+    revoked_at: TimestampText | None
 
 
 class ApiKeyCreated(Struct, frozen=True, kw_only=True):
@@ -401,7 +466,7 @@ class Me(Struct, frozen=True, kw_only=True):
     """Who the caller is."""
 
     key_id: str
-    scope: str
+    scope: Scope
     agents: list[str] | None
     label: str
 
@@ -424,13 +489,13 @@ class PairingCode(Struct, frozen=True, kw_only=True):
 
     code: str
     url: str
-    expires_at: str
+    expires_at: TimestampText
 
 
 class Health(Struct, frozen=True):
     """Liveness or readiness."""
 
-    status: str
+    status: Literal["ok", "ready"]
     schema_version: int | None = None
 
 
@@ -461,7 +526,7 @@ class RelevantEpisode(Struct, frozen=True, kw_only=True):
 
     episode_id: str
     summary: str
-    finished_at: str
+    finished_at: TimestampText
     score: float
 
 
@@ -473,6 +538,39 @@ class MemoryContext(Struct, frozen=True, kw_only=True):
     prompt_block: str
 
 
+# The roles (and aliases) a turn message may name; memory.turns maps them to user, assistant…
+ROLE_NAMES = (
+    "user",
+    "human",
+    "assistant",
+    "ai",
+    "model",
+    "system",
+    "developer",
+    "tool",
+    "function",
+    "ipython",
+)
+# OpenAI Responses items name their kind in ``type`` instead of a role.
+ITEM_TYPES = (
+    "function_call_output",
+    "custom_tool_call_output",
+    "computer_call_output",
+    "reasoning",
+)
+# A turn is worth an episode only when some user message has words.
+USER_MESSAGE_WITH_WORDS = {
+    "type": "object",
+    "required": ["role", "content"],
+    "properties": {
+        "role": {"enum": ["user", "human"]},
+        "content": {"type": "string", "pattern": r"\S"},
+    },
+}
+# A content part: text, or an object such as {"type": "text", "text": ...}; nulls are skipped.
+ContentPart = str | dict[str, Any] | None
+
+
 class TurnMessageIn(Struct, frozen=True, kw_only=True):
     """One message of a turn, in any of the shapes the common agent frameworks use.
 
@@ -482,12 +580,25 @@ class TurnMessageIn(Struct, frozen=True, kw_only=True):
     Other fields are ignored.
     """
 
+    json_schema_rules: ClassVar[dict[str, Any]] = {
+        "if": {"properties": {"role": {"type": "null"}}},
+        "then": {
+            "required": ["type"],
+            "properties": {
+                "type": {"anyOf": [{"enum": [*ROLE_NAMES, *ITEM_TYPES]}, {"pattern": "_call$"}]}
+            },
+        },
+        "else": {"properties": {"role": {"enum": list(ROLE_NAMES)}}},
+    }
+
     role: Annotated[str, Meta(max_length=40)] | None = None
     type: Annotated[str, Meta(max_length=100)] | None = None
-    content: Any = None
-    parts: Annotated[list[Any], Meta(max_length=1000)] | None = None
+    content: str | Annotated[list[ContentPart], Meta(max_length=1000)] | dict[str, Any] | None = (
+        None
+    )
+    parts: Annotated[list[ContentPart], Meta(max_length=1000)] | None = None
     name: Annotated[str, Meta(max_length=1000)] | None = None
-    tool_calls: Annotated[list[Any], Meta(max_length=1000)] | None = None
+    tool_calls: Annotated[list[dict[str, Any]], Meta(max_length=1000)] | None = None
     tool_call_id: Annotated[str, Meta(max_length=1000)] | None = None
     call_id: Annotated[str, Meta(max_length=1000)] | None = None
     function_call: dict[str, Any] | None = None
@@ -498,7 +609,12 @@ class TurnIn(Struct, frozen=True, kw_only=True):
     """A finished turn as the agent framework has it; the server derives the episode."""
 
     session_id: Annotated[str, Meta(min_length=1, max_length=200, pattern=NO_NUL)]
-    messages: Annotated[list[TurnMessageIn], Meta(min_length=1, max_length=2000)]
+    messages: Annotated[
+        list[TurnMessageIn],
+        Meta(
+            min_length=1, max_length=2000, extra_json_schema={"contains": USER_MESSAGE_WITH_WORDS}
+        ),
+    ]
     role_label: Annotated[str, Meta(max_length=64, pattern=NO_NUL)] | None = None
     finished_at: Timestamp | None = None
     metadata: Annotated[dict[Annotated[str, Meta(max_length=100)], Any], Meta(max_length=40)] = (
@@ -510,10 +626,10 @@ class AuditSummary(Struct, frozen=True, kw_only=True):
     """A belief's audit trail in brief; the full chain is at /beliefs/{id}/audit."""
 
     events: int
-    proposed_at: str | None
+    proposed_at: TimestampText | None
     last_action: str | None
     last_actor: str | None
-    last_at: str | None
+    last_at: TimestampText | None
     last_row_hash: str | None
 
 
@@ -523,19 +639,19 @@ class ExportedBelief(Struct, frozen=True, kw_only=True):
     id: str
     role: str | None
     content: str
-    status: str
+    status: BeliefStatus
     superseded_by: str | None
     confidence: float
     provenance: Provenance
-    op: str
+    op: BeliefOp
     source_episodes: list[str]
     version: int
-    created_at: str
-    updated_at: str
+    created_at: TimestampText
+    updated_at: TimestampText
     decided_by: str | None
-    decided_at: str | None
+    decided_at: TimestampText | None
     injection_count: int
-    last_injected_at: str | None
+    last_injected_at: TimestampText | None
     audit: AuditSummary
 
 
@@ -545,7 +661,7 @@ class MemoryExport(Struct, frozen=True, kw_only=True):
     format_version: int
     agent_id: str
     agent_name: str
-    exported_at: str
+    exported_at: TimestampText
     beliefs: list[ExportedBelief]
 
 
@@ -557,16 +673,26 @@ JobTrigger = Literal["cron", "event", "manual"]
 StepName = Literal["pull", "propose", "check", "submit"]
 StepStatus = Literal["pending", "running", "succeeded", "failed"]
 GateVerdict = Literal["safe", "needs_review", "duplicate"]
+WakeKind = Literal["cron", "event"]
 WakeId = Annotated[str, Meta(pattern=SLUG_PATTERN, description="Wake slug: a-z, 0-9, _ and -")]
 EventName = Annotated[str, Meta(pattern=SLUG_PATTERN, description="Event slug")]
 CronExpression = Annotated[
-    str, Meta(min_length=9, max_length=100, pattern=NO_NUL, description="5-field cron, UTC")
+    str, Meta(min_length=9, max_length=100, pattern=CRON_PATTERN, description="5-field cron, UTC")
 ]
 MAX_STUB_OUTPUT = 200_000
 
 
 class JobInputIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """What a reflection job works on; everything but ``agent_id`` is optional."""
+    """What a reflection job works on; everything but ``agent_id`` is optional.
+
+    ``stub_output`` goes with the stub reflector (which it selects when ``reflector`` is absent).
+    """
+
+    json_schema_rules: ClassVar[dict[str, Any]] = {
+        "if": {"required": ["stub_output"], "properties": {"stub_output": {"type": "string"}}},
+        "then": {"properties": {"reflector": {"enum": ["stub", None]}}},
+        "else": {"properties": {"reflector": {"enum": ["heuristic", "llm", None]}}},
+    }
 
     agent_id: AgentId
     reflector: ReflectorName | None = None
@@ -589,6 +715,16 @@ class JobInputIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     ] = None
 
 
+class JobInput(Struct, frozen=True, kw_only=True, omit_defaults=True):
+    """A job's stored input: what it was submitted with (timestamps normalised to UTC)."""
+
+    agent_id: str
+    reflector: ReflectorName | None = None
+    stub_output: str | None = None
+    now: TimestampText | None = None
+    since: TimestampText | None = None
+
+
 class JobIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Submit a job."""
 
@@ -601,8 +737,8 @@ class JobStep(Struct, frozen=True, kw_only=True):
 
     name: StepName
     status: StepStatus
-    started_at: str | None
-    finished_at: str | None
+    started_at: TimestampText | None
+    finished_at: TimestampText | None
     duration_ms: float | None
     error: str | None
 
@@ -611,7 +747,7 @@ class JobResult(Struct, frozen=True, kw_only=True):
     """What the gate and the proposals logic made of one proposal."""
 
     index: int
-    op: str
+    op: BeliefOp
     belief: str
     confidence: float
     gate: GateVerdict
@@ -672,21 +808,21 @@ class Job(Struct, frozen=True, kw_only=True):
     """A run of a workflow for one agent."""
 
     id: str
-    workflow_id: str
+    workflow_id: WorkflowId
     agent_id: str
     trigger: JobTrigger
     window_key: str | None
     wake_id: str | None
     status: JobStatus
     steps: list[JobStep]
-    input_data: dict[str, Any]
+    input_data: JobInput
     output_data: JobOutput | None
     error: str | None
     attempts: int
-    created_at: str
-    started_at: str | None
-    finished_at: str | None
-    updated_at: str
+    created_at: TimestampText
+    started_at: TimestampText | None
+    finished_at: TimestampText | None
+    updated_at: TimestampText
 
 
 class JobPage(Struct, frozen=True):
@@ -751,10 +887,19 @@ class WakeInput(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
 
 
 class WakeIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
-    """Create a wake: ``cron`` (on a schedule) or ``event`` (on a named event)."""
+    """Create a wake: ``cron`` (on a schedule) or ``event`` (on a named event, no schedule)."""
+
+    json_schema_rules: ClassVar[dict[str, Any]] = {
+        "if": {"properties": {"kind": {"const": "event"}}},
+        "then": {
+            "required": ["event"],
+            "properties": {"event": {"type": "string"}, "cron": {"type": "null"}},
+        },
+        "else": {"properties": {"event": {"type": "null"}}},
+    }
 
     id: WakeId
-    kind: Literal["cron", "event"]
+    kind: WakeKind
     cron: Annotated[
         CronExpression | None,
         Meta(description="cron wakes: the schedule (UTC); null follows each agent's own cron"),
@@ -774,6 +919,24 @@ class WakeIn(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
 class WakePatch(Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
     """Edit a wake; absent fields stay as they are (send ``agent_ids: null`` via ``all_agents``)."""
 
+    json_schema_rules: ClassVar[dict[str, Any]] = {
+        "not": {
+            "anyOf": [
+                {
+                    "required": ["cron", "follow_agent_cron"],
+                    "properties": {
+                        "cron": {"type": "string"},
+                        "follow_agent_cron": {"const": True},
+                    },
+                },
+                {
+                    "required": ["agent_ids", "all_agents"],
+                    "properties": {"agent_ids": {"type": "array"}, "all_agents": {"const": True}},
+                },
+            ]
+        }
+    }
+
     cron: CronExpression | None = None
     follow_agent_cron: bool | None = None
     event: EventName | None = None
@@ -788,18 +951,18 @@ class Wake(Struct, frozen=True, kw_only=True):
     """A wake that submits reflection jobs."""
 
     id: str
-    kind: str
-    workflow_id: str
+    kind: WakeKind
+    workflow_id: WorkflowId
     cron: str | None
     event: str | None
     agent_ids: list[str] | None
     enabled: bool
     description: str
-    input_data: dict[str, Any]
-    created_at: str
-    updated_at: str
-    last_fired_at: str | None
-    next_fire_at: str | None
+    input_data: WakeInput
+    created_at: TimestampText
+    updated_at: TimestampText
+    last_fired_at: TimestampText | None
+    next_fire_at: TimestampText | None
 
 
 class WakePage(Struct, frozen=True):

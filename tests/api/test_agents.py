@@ -31,7 +31,10 @@ def test_duplicate_agent_is_a_conflict_and_bad_input_is_refused(admin) -> None:
     bad_cron = admin.post(
         "/api/v1/agents", json={"id": "c2", "name": "x", "reflection": {"cron": "every day"}}
     )
-    assert bad_cron.status_code == 422 and "cron" in bad_cron.json()["detail"]
+    assert bad_cron.status_code == 400 and "cron" in bad_cron.json()["detail"]
+    never = {"id": "c2", "name": "x", "reflection": {"cron": "0 0 31 2 *"}}
+    unschedulable = admin.post("/api/v1/agents", json=never)
+    assert unschedulable.status_code == 422 and "cron" in unschedulable.json()["detail"]
     assert admin.get("/api/v1/agents/c2").status_code == 404
 
 
@@ -51,7 +54,7 @@ def test_bodies_are_validated_strictly(admin) -> None:
     lenient = {"reflection": {"enabled": 0}}
     response = admin.patch("/api/v1/agents/coder", json=lenient)
     assert response.status_code == 400 and "enabled" in response.json()["detail"]
-    response = admin.patch("/api/v1/agents/coder", json={"reflection": {"recall_k": 10.0}})
+    response = admin.patch("/api/v1/agents/coder", json={"reflection": {"recall_k": 10.5}})
     assert response.status_code == 400
     assert admin.get("/api/v1/agents/coder").json()["reflection"]["enabled"] is True
 

@@ -164,3 +164,15 @@ async def test_two_reviewers_on_the_same_version_get_one_200_and_one_412(server,
     assert sorted(r.status_code for r in responses) == [200, 412]
     trail = admin.get(f"/api/v1/beliefs/{belief['id']}/audit").json()["items"]
     assert len(trail) == 2
+
+
+def test_a_decision_without_if_match_is_428_even_with_a_used_idempotency_key(admin) -> None:
+    make_agent(admin)
+    belief = pending_belief(admin)
+    assert decide(admin, belief, "keep").status_code == 200
+    url = f"/api/v1/beliefs/{belief['id']}/reopen"
+    stale = admin.post(url, headers={"If-Match": '"1"', "Idempotency-Key": "k-428"})
+    assert stale.status_code == 412
+    missing = admin.post(url, headers={"Idempotency-Key": "k-428"})
+    assert missing.status_code == 428, missing.text
+    assert missing.json()["extra"]["current_etag"] == '"2"'

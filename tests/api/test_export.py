@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import time
 
-import pytest
-
 from tests.helpers import decide, make_agent, pending_belief, post_episode
 from tests.livesrv import cli_key
 
 EXPORT = "/api/v1/agents/coder/memory/export"
+MARKDOWN = f"{EXPORT}/markdown"
 
 
 def test_json_export_has_active_beliefs_with_provenance_and_audit(admin) -> None:
@@ -74,7 +73,7 @@ def test_markdown_export_is_literal_text_grouped_by_role(admin) -> None:
     belief = pending_belief(admin, text="placeholder")
     decide(admin, belief, "edit", {"content": hostile + "\n## Fake heading"})
     decide(admin, pending_belief(admin, text="Ask for a test", role="reviewer"), "keep")
-    response = admin.get(EXPORT, params={"format": "markdown"})
+    response = admin.get(MARKDOWN)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/markdown")
     text = response.text
@@ -93,7 +92,7 @@ def test_markdown_export_is_literal_text_grouped_by_role(admin) -> None:
 def test_empty_memory_exports_cleanly(admin) -> None:
     make_agent(admin)
     assert admin.get(EXPORT).json()["beliefs"] == []
-    assert "_No active beliefs._" in admin.get(EXPORT, params={"format": "markdown"}).text
+    assert "_No active beliefs._" in admin.get(MARKDOWN).text
 
 
 def test_agent_keys_export_their_own_agent_only(server, admin) -> None:
@@ -106,7 +105,10 @@ def test_agent_keys_export_their_own_agent_only(server, admin) -> None:
     assert admin.get("/api/v1/agents/ghost/memory/export").status_code == 404
 
 
-@pytest.mark.parametrize("fmt", ["xml", "", "JSON"])
-def test_unknown_format_is_400(admin, fmt) -> None:
+def test_markdown_export_is_scoped_like_the_json_one(server, admin) -> None:
     make_agent(admin)
-    assert admin.get(EXPORT, params={"format": fmt}).status_code == 400
+    own = cli_key(server.settings.data_dir, "agent", "coder")
+    with server.client(own) as client:
+        assert client.get(MARKDOWN).status_code == 200
+        assert client.get("/api/v1/agents/other/memory/export/markdown").status_code == 404
+    assert admin.get("/api/v1/agents/ghost/memory/export/markdown").status_code == 404

@@ -211,11 +211,13 @@ ONE = [{"role": "user", "content": "x"}]
         ({"session_id": "", "messages": ONE}, 400, "session_id"),
         ({"session_id": "s", "messages": ONE * 2001}, 400, "messages"),
         ({"session_id": "s", "messages": ONE, "finished_at": "yesterday"}, 400, "finished_at"),
+        ({"session_id": "s", "messages": [{"role": "user", "content": 5}]}, 400, "content"),
+        ({"session_id": "s", "messages": [{"role": "user", "parts": [5]}]}, 400, "parts"),
+        ({"session_id": "s", "messages": [{"role": "ai", "tool_calls": ["x"]}]}, 400, "tool_calls"),
         # Well-formed but not readable as a turn: 422 with the reason.
         ({"session_id": "s", "messages": [{}]}, 422, "no role"),
         ({"session_id": "s", "messages": [{"role": "assistant", "content": "hi"}]}, 422, "no user"),
         ({"session_id": "s", "messages": [{"role": "robot", "content": "x"}]}, 422, "unknown role"),
-        ({"session_id": "s", "messages": [{"role": "user", "content": 5}]}, 422, "content"),
     ],
 )
 def test_unusable_turns_are_4xx_with_a_reason(admin, body, status, detail) -> None:
@@ -233,3 +235,10 @@ def test_a_deeply_nested_body_is_400_not_500(admin) -> None:
     assert response.status_code == 400
     broken = admin.post(TURNS, content=b"{not json", headers={"content-type": "application/json"})
     assert broken.status_code == 400
+
+
+def test_the_documented_role_names_are_the_ones_the_reader_knows() -> None:
+    from credence.memory.turns import _ROLE_ALIASES
+    from credence.models import ROLE_NAMES
+
+    assert set(ROLE_NAMES) == set(_ROLE_ALIASES)

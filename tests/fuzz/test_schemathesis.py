@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import random
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -15,10 +17,20 @@ from tests.helpers import decide, make_agent, pending_belief, post_episode
 from tests.livesrv import cli_key, running
 
 ROOT = Path(__file__).resolve().parents[2]
+FIXED_SEED = tomllib.loads((ROOT / "schemathesis.toml").read_text(encoding="utf-8"))["seed"]
+
+
+def _fresh_seed() -> int:
+    """A new seed each run (CREDENCE_FUZZ_SEED replays one), printed so a failure can be rerun."""
+    seed = int(os.environ.get("CREDENCE_FUZZ_SEED") or random.SystemRandom().randrange(2**31))
+    print(f"schemathesis fresh seed: {seed} (replay: CREDENCE_FUZZ_SEED={seed})")
+    return seed
 
 
 @pytest.mark.slow
-def test_schemathesis_finds_no_failures(tmp_path: Path, monkeypatch) -> None:
+@pytest.mark.parametrize("which", ["fixed", "fresh"])
+def test_schemathesis_finds_no_failures(tmp_path: Path, monkeypatch, which: str) -> None:
+    seed = FIXED_SEED if which == "fixed" else _fresh_seed()
     settings = Settings(
         data_dir=tmp_path / "data",
         scheduler=False,
@@ -50,14 +62,19 @@ def test_schemathesis_finds_no_failures(tmp_path: Path, monkeypatch) -> None:
                 os.environ.get("CREDENCE_FUZZ_EXAMPLES", "25"),
                 "--workers",
                 "1",
+                "--seed",
+                str(seed),
                 "--no-color",
             ],
             catch_exceptions=False,
         )
         output = result.output
+        if log := os.environ.get("CREDENCE_FUZZ_LOG"):
+            Path(log).write_text(output, encoding="utf-8")
         server_errors = re.findall(r"\[5\d\d\]", output)
-    assert "Seed: 20261201" in output
-    assert not server_errors, output[-6000:]
-    assert result.exit_code == 0, output[-6000:]
+    replay = f"seed {seed} (replay: CREDENCE_FUZZ_SEED={seed})\n"
+    assert f"Seed: {seed}" in output
+    assert not server_errors, replay + output[-6000:]
+    assert result.exit_code == 0, replay + output[-6000:]
     for phase in ("Coverage", "Fuzzing", "Stateful"):
-        assert re.search(rf"✅ +{phase}", output), f"{phase} phase did not pass:\n{output[-3000:]}"
+        assert re.search(rf"✅ +{phase}", output), f"{phase} did not pass, {replay}{output[-3000:]}"

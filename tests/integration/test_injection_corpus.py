@@ -217,8 +217,8 @@ def test_hostile_corpus_through_reflection_review_and_the_read_path(
             assert not served & untrusted_ids
 
     # 4. No secret anywhere: the store (every table, the raw files), exports, the model's input.
-    for fmt in ("json", "markdown"):
-        exported = admin.get(f"/api/v1/agents/{AGENT}/memory/export", params={"format": fmt})
+    for suffix in ("", "/markdown"):
+        exported = admin.get(f"/api/v1/agents/{AGENT}/memory/export{suffix}")
         assert exported.status_code == 200 and not leaks(exported.text)
     episodes = admin.get(f"/api/v1/agents/{AGENT}/episodes", params={"limit": 200})
     assert not leaks(episodes.text)

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 from urllib.parse import parse_qsl
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.exceptions import ClientException, NotFoundException
-from litestar.openapi.datastructures import ResponseSpec
 from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, Schema
 from litestar.params import JSONBody, QueryParameter
 from litestar.types import ASGIApp, Receive, Scope, Send
@@ -69,10 +68,6 @@ IncludeUntrusted = Annotated[
     QueryParameter(
         description="Also return episodes third-party content reached (beliefs never change)"
     ),
-]
-ExportFormat = Annotated[
-    Literal["json", "markdown"],
-    QueryParameter(name="format", description="json (default) or markdown"),
 ]
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 
@@ -214,14 +209,22 @@ def fast_context(app: ASGIApp) -> ASGIApp:
 
 
 @dataclass
-class ExportOperation(Operation):
-    """The export's OpenAPI operation: its 200 also answers text/markdown (format=markdown)."""
+class MarkdownExportOperation(Operation):
+    """The markdown export's 200 is text/markdown, so generated clients read it as text."""
 
     def __post_init__(self) -> None:
         ok = (self.responses or {}).get("200")
-        content = getattr(ok, "content", None)
-        if content is not None:
-            content["text/markdown"] = OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))
+        if getattr(ok, "content", None) is not None:
+            ok.content = {"text/markdown": OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))}
+
+
+async def _export(request: Request, agent_id: str) -> MemoryExport:
+    principal_of(request).require_agent(agent_id)
+    services = services_of(request)
+    try:
+        return await export_memory(services.store, services.clock, agent_id)
+    except AgentMissing:
+        raise NotFoundException(f"agent {agent_id!r} not found") from None
 
 
 class ContextController(Controller):
@@ -266,36 +269,30 @@ class ContextController(Controller):
         except AgentMissing:
             raise NotFoundException(f"agent {agent_id!r} not found") from None
 
+    @get("/memory/export", operation_id="exportMemory", responses=errors(404))
+    async def export(self, request: Request, agent_id: AgentIdPath) -> MemoryExport:
+        """Active beliefs with provenance and an audit summary, for backups or a memory file.
+
+        The same export as markdown, for agents that load memory from a file, is at
+        ``/memory/export/markdown``.
+        """
+        return await _export(request, agent_id)
+
     @get(
-        "/memory/export",
-        operation_id="exportMemory",
-        operation_class=ExportOperation,
-        responses={
-            **errors(404),
-            200: ResponseSpec(
-                data_container=MemoryExport,
-                description="The active memory: JSON, or text/markdown with format=markdown",
-                generate_examples=False,
-            ),
-        },
+        "/memory/export/markdown",
+        operation_id="exportMemoryMarkdown",
+        operation_class=MarkdownExportOperation,
+        media_type="text/markdown; charset=utf-8",
+        responses=errors(404),
     )
-    async def export(
-        self, request: Request, agent_id: AgentIdPath, export_format: ExportFormat = "json"
-    ) -> Response[MemoryExport]:
-        """Active beliefs with provenance and an audit summary, for backups or a memory file."""
-        principal_of(request).require_agent(agent_id)
-        services = services_of(request)
-        try:
-            exported = await export_memory(services.store, services.clock, agent_id)
-        except AgentMissing:
-            raise NotFoundException(f"agent {agent_id!r} not found") from None
-        if export_format == "markdown":
-            return Response(
-                render_markdown(exported),
-                media_type="text/markdown; charset=utf-8",
-                headers={"Content-Disposition": f'inline; filename="{agent_id}-memory.md"'},
-            )
-        return Response(exported)
+    async def export_markdown(self, request: Request, agent_id: AgentIdPath) -> Response[str]:
+        """The export as a markdown memory file (``text/markdown``), one section per belief."""
+        exported = await _export(request, agent_id)
+        return Response(
+            render_markdown(exported),
+            media_type="text/markdown; charset=utf-8",
+            headers={"Content-Disposition": f'inline; filename="{agent_id}-memory.md"'},
+        )
 
     @post("/turns", operation_id="createTurn", status_code=201, responses=errors(404, 422))
     async def create_turn(

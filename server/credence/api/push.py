@@ -24,7 +24,17 @@ from credence.auth import Principal, admin_only, reviewer_or_admin
 from credence.clock import rfc3339
 from credence.ids import new_id
 from credence.memory.beliefs import etag
-from credence.models import END, ID_PATTERN, MAX_SAFE_INT, NO_NUL, AgentId, Belief, Label, Problem
+from credence.models import (
+    END,
+    ID_PATTERN,
+    MAX_SAFE_INT,
+    NO_NUL,
+    AgentId,
+    Belief,
+    Label,
+    Problem,
+    TimestampText,
+)
 from credence.notify import outbox, tokens, worker
 from credence.notify.payload import opens_only
 from credence.notify.webpush import MAX_ENDPOINT_LENGTH, parse_subscription
@@ -74,8 +84,8 @@ class PushSubscription(Struct, frozen=True, kw_only=True):
     key_id: str
     endpoint: str
     expiration_time: int | None
-    created_at: str
-    last_seen_at: str
+    created_at: TimestampText
+    last_seen_at: TimestampText
 
 
 class PushSubscriptionPage(Struct, frozen=True):
@@ -116,7 +126,7 @@ class PushChannel(Struct, frozen=True, kw_only=True):
     url: str
     label: str
     agents: list[str] | None
-    created_at: str
+    created_at: TimestampText
 
 
 class PushChannelPage(Struct, frozen=True):

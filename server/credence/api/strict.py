@@ -1,8 +1,10 @@
-"""Strict request bodies: JSON only, validated with msgspec's strict mode before a handler runs.
+"""Strict requests: JSON bodies only, validated strictly, and no query parameter repeated.
 
 Litestar converts bodies leniently (``0`` passes as ``false``, ``1.0`` as an integer), which makes
 the API accept what its own schema refuses. This hook decodes the raw body once more, strictly,
 against the handler's declared body type and answers 400 naming the field when it does not fit.
+Every query parameter is a single value, so ``?status=a&status=b`` is refused rather than read
+as one of them.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import msgspec
 from litestar import Request
 from litestar.exceptions import ClientException, ValidationException
 from litestar.handlers import HTTPRouteHandler
+
+from credence.models import MAX_SAFE_INT
 
 
 def is_json_media_type(content_type: str | None) -> bool:
@@ -34,8 +38,16 @@ def _decoder(handler: HTTPRouteHandler) -> msgspec.json.Decoder | None:
     return msgspec.json.Decoder(type=field.annotation, strict=True)
 
 
+async def strict_request(request: Request[Any, Any, Any]) -> None:
+    """before_request hook: refuse repeated query parameters and leniently-typed bodies."""
+    for name, values in request.query_params.dict().items():
+        if len(values) > 1:
+            raise ValidationException(f"query parameter {name!r} is given more than once")
+    await strict_json_body(request)
+
+
 async def strict_json_body(request: Request[Any, Any, Any]) -> None:
-    """before_request hook: refuse bodies that only a lenient conversion would accept."""
+    """Refuse bodies that only a lenient conversion would accept."""
     if request.method in ("GET", "HEAD", "OPTIONS", "DELETE"):
         return
     decoder = _decoder(request.route_handler)
@@ -54,5 +66,28 @@ async def strict_json_body(request: Request[Any, Any, Any]) -> None:
         raise ValidationException("a JSON request body is required")
     try:
         decoder.decode(body)
-    except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+    except msgspec.ValidationError as exc:
+        if "got `float`" not in str(exc) or not _fits_with_integral_floats(request, body):
+            raise ValidationException(f"invalid request body: {exc}") from None
+    except msgspec.DecodeError as exc:
         raise ValidationException(f"invalid request body: {exc}") from None
+
+
+def _fits_with_integral_floats(request: Request[Any, Any, Any], body: bytes) -> bool:
+    """JSON Schema counts ``5.0`` as an integer, so an integral float may fill an int field."""
+    try:
+        value = _integral_floats_as_ints(msgspec.json.decode(body))
+        msgspec.convert(value, request.route_handler.parsed_data_field.annotation, strict=True)
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        return False
+    return True
+
+
+def _integral_floats_as_ints(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer() and abs(value) <= MAX_SAFE_INT:
+        return int(value)
+    if isinstance(value, list):
+        return [_integral_floats_as_ints(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _integral_floats_as_ints(item) for key, item in value.items()}
+    return value

@@ -344,8 +344,12 @@ class BeliefService:
         now = rfc3339(self.clock())
         touched: list[str] = []
 
+        # A request without If-Match is answered 428 whatever its Idempotency-Key: replaying
+        # the answer to another request that had one would hide what is missing.
+        remembered = idempotency_key is not None and if_match is not None
+
         async def work(conn: aiosqlite.Connection) -> Outcome:
-            if idempotency_key is not None:
+            if remembered:
                 seen = await one(
                     conn,
                     "SELECT fingerprint, status_code, body, headers FROM idempotency"
@@ -361,7 +365,7 @@ class BeliefService:
             outcome = await self._apply(
                 conn, belief_id, action, principal, if_match, payload, new_embedding, now, touched
             )
-            if idempotency_key is not None and outcome.status_code != 428:
+            if remembered:
                 await conn.execute(
                     "INSERT INTO idempotency(key_id, idem_key, fingerprint, status_code, body,"
                     " headers, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",

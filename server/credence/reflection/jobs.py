@@ -13,7 +13,7 @@ from credence.clock import parse_rfc3339, rfc3339
 from credence.db.paging import newest_first, next_cursor
 from credence.ids import new_id
 from credence.memory.redact import REDACTION_SECRET, redact
-from credence.models import Job, JobOutput, JobStep
+from credence.models import Job, JobInput, JobOutput, JobStep
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -59,7 +59,10 @@ def job_from_rows(row: Any, steps: Sequence[Any]) -> Job:
             )
             for step in sorted(steps, key=lambda s: s["position"])
         ],
-        input_data=json.loads(row["input_data"]),
+        # The job's agent is its row's; stored input written before it was typed may omit it.
+        input_data=msgspec.convert(
+            {"agent_id": row["agent_id"], **json.loads(row["input_data"])}, JobInput
+        ),
         output_data=msgspec.json.decode(output, type=JobOutput) if output else None,
         error=row["error"],
         attempts=row["attempts"],

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from credence.clock import parse_rfc3339, rfc3339
-from credence.models import Job, ReflectionSettings, Wake, WakeIn, WakePatch
+from credence.models import Job, ReflectionSettings, Wake, WakeIn, WakeInput, WakePatch
 from credence.reflection import jobs
 from credence.reflection.cron import CronRejected, check_cron, latest_window, next_window
 
@@ -57,7 +57,7 @@ def wake_from_row(row: Any, now: datetime) -> Wake:
         agent_ids=json.loads(row["agent_ids"]) if row["agent_ids"] is not None else None,
         enabled=bool(row["enabled"]),
         description=row["description"],
-        input_data=json.loads(row["input_data"]),
+        input_data=msgspec.json.decode(row["input_data"], type=WakeInput),
         created_at=row["created_at"],
         updated_at=row["updated_at"],
         last_fired_at=row["last_fired_at"],

@@ -1,0 +1,1 @@
+"""Contract tests: the OpenAPI document validates and generates complete, typed clients."""
