@@ -217,18 +217,23 @@ export function createReview(ctx) {
     focusNext = action;
     render();
     const idem = db.randomKey();
+    // On the undo stack at once: an Undo pressed while the decision is in flight waits for it.
+    let settle;
+    const entry = { action, before: item, ready: new Promise((resolve) => (settle = resolve)) };
+    undoStack.push(entry);
     try {
       const { body: after } = await post(item, action, idem, body);
       forgetCachedBelief(item.id);
       for (const id of body?.retire || []) forgetCachedBelief(id);
       stats[action] += 1;
-      undoStack.push({ action, before: item, after });
+      entry.after = after;
       toast(DONE[action], { action: "Undo", onAction: undo, tone: action });
     } catch (error) {
+      if (!(error instanceof OfflineError) && undoStack.includes(entry)) undoStack.splice(undoStack.indexOf(entry), 1);
       if (error instanceof OfflineError) {
         await enqueue(item, action, idem, body);
         stats[action] += 1;
-        undoStack.push({ action, before: item, queued: idem });
+        entry.queued = idem;
         ctx.outboxChanged({ sync: true });
         const back = error.offline ? "you are back online" : "the server answers again";
         toast(`${DONE[action]} on this device: it syncs when ${back}`, { action: "Undo", onAction: undo, tone: "offline" });
@@ -236,6 +241,8 @@ export function createReview(ctx) {
       else if (error.status === 404) toast("This belief is gone, or no longer yours to review.", { tone: "warn" });
       else if (error.status === 409 && body?.retire) putBack(item, `Nothing was decided: ${error.detail}. Keep both, or decide again.`);
       else if (error.status !== 401) putBack(item, error.detail);
+    } finally {
+      settle();
     }
     renderCounts();
   }
@@ -264,6 +271,8 @@ export function createReview(ctx) {
   async function undo() {
     const last = undoStack.pop();
     if (!last) return toast("Nothing to undo");
+    await last.ready;
+    if (!last.after && !last.queued) return toast("Nothing to undo: that decision did not go through");
     if (last.queued) {
       if ((await db.outbox()).some((entry) => entry.id === last.queued)) {
         await db.dequeue(last.queued);

@@ -71,7 +71,7 @@ CRON_PATTERN = (
             _cron_field(f"(?:[0-7]|{_DAYS})", r"\?", "[0-7]#[1-5]"),
         )
     )
-    + "$"
+    + END
 )
 
 
@@ -384,7 +384,7 @@ class AuditEvent(Struct, frozen=True, kw_only=True):
     action: str
     actor: str
     actor_label: str
-    at: str
+    at: TimestampText
     before_status: str | None
     after_status: str
     version: int

@@ -134,6 +134,7 @@ def openapi_dict(app: Any | None = None) -> dict[str, Any]:
     declare_malformed_requests(document)
     type_response_headers(document)
     simplify_optional_parameters(document)
+    optional_bodies(document)
     return patch_components(document)
 
 
@@ -186,7 +187,11 @@ TAG_DESCRIPTIONS = {
 }
 # Every response that carries one of these headers declares it with this schema.
 HEADER_SCHEMAS = {
-    "ETag": {"type": "string", "pattern": '^"[0-9]+"$', "description": 'A strong ETag, e.g. "3"'},
+    "ETag": {
+        "type": "string",
+        "pattern": '^"[0-9]+"' + models.END,
+        "description": 'A strong ETag, e.g. "3"',
+    },
     "Location": {"type": "string", "format": "uri-reference"},
     "Retry-After": {"type": "integer", "minimum": 0, "description": "Seconds to wait"},
 }
@@ -261,6 +266,23 @@ def simplify_optional_parameters(document: dict[str, Any]) -> None:
             if description is not None:
                 schema["description"] = description
             parameter["schema"] = schema
+
+
+def optional_bodies(document: dict[str, Any]) -> None:
+    """An optional body (``JSONBody[T | None] = None``) is documented as T that may be left out.
+
+    Litestar writes it as a required oneOf with null; the decision handlers treat a missing body
+    as an empty one (a bare Keep or Forget). Generated clients mishandle an optional union body
+    (openapi-python-client sends its "unset" marker), so the document offers omission instead.
+    """
+    for operation in _operations(document):
+        media = operation.get("requestBody", {}).get("content", {}).get("application/json")
+        if media is None:
+            continue
+        value, nullable = _split_null(media.get("schema", {}))
+        if nullable:
+            media["schema"] = value
+            operation["requestBody"]["required"] = False
 
 
 def _split_null(schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:

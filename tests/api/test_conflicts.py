@@ -162,7 +162,7 @@ def test_export_lists_superseded_beliefs_apart_from_active_memory(admin, yarn) -
     assert by_id[bun["id"]]["status"] == "active"
     assert by_id[yarn["id"]]["status"] == "superseded"
     assert by_id[yarn["id"]]["superseded_by"] == bun["id"]
-    markdown = admin.get("/api/v1/agents/coder/memory/export", params={"format": "markdown"})
+    markdown = admin.get("/api/v1/agents/coder/memory/export/markdown")
     active, _, retired = markdown.text.partition("## Superseded")
     assert "Use bun for the frontend" in active and "Use yarn" not in active
     assert "Use yarn for the frontend" in retired

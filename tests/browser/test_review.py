@@ -448,3 +448,21 @@ def test_csp_probe_catches_a_violation(app: App) -> None:
     assert any("Content Security Policy" in text for text in app.watch.console_errors)
     app.watch.csp_violations.clear()
     app.watch.console_errors.clear()
+
+
+def test_undo_pressed_while_the_keep_is_in_flight_waits_for_it_and_reopens(app: App) -> None:
+    held: list = []
+    app.page.route("**/api/v1/beliefs/*/keep", lambda route: held.append(route))
+    app.pair()
+    page = app.page
+    first = app.top_id()
+    page.keyboard.press("k")
+    while not held:
+        page.wait_for_timeout(20)
+    page.keyboard.press("u")  # the Keep has not reached the server yet
+    page.wait_for_timeout(200)
+    assert app.status(first) == "pending"
+    held[0].continue_()
+    app.wait_status(first, "active")
+    app.wait_status(first, "pending")
+    assert seed.audit_actions(app.admin, first) == ["proposed", "kept", "reopened"]

@@ -19,6 +19,7 @@ from credence.auth import Principal
 from credence.memory import audit
 from credence.memory.beliefs import Outcome, belief_from_row, etag
 from credence.models import (
+    END,
     SLUG_PATTERN,
     AuditEntry,
     AuditEvent,
@@ -44,7 +45,7 @@ AgentFilter = Annotated[
 ]
 AuditCursor = Annotated[
     str | None,
-    QueryParameter(pattern=r"^[0-9]{1,18}$", description="Opaque cursor from next_cursor"),
+    QueryParameter(pattern=r"^[0-9]{1,18}" + END, description="Opaque cursor from next_cursor"),
 ]
 ETAG_HEADER = [
     ResponseHeader(
