@@ -81,11 +81,21 @@ def deliver_to_worker(app: App, plaintext: bytes) -> None:
     cdp.detach()
 
 
-def shown(app: App, tag: str) -> list[dict]:
-    """Wait for and return the notifications with ``tag``."""
+def shown(app: App, tag: str, plaintext: bytes | None = None) -> list[dict]:
+    """Wait for and return the notifications with ``tag``.
+
+    With ``plaintext``, the message is delivered again every 2 s until it shows: a registration
+    that the worker's own update replaced mid-delivery drops it silently, as a real push service
+    would resend; a notification with the same tag replaces the earlier one, so a late first
+    delivery changes nothing.
+    """
     deadline = time.monotonic() + 10
+    resend_at = time.monotonic() + 2
     while not (notifications := app.page.evaluate(NOTIFICATIONS, tag)):
         assert time.monotonic() < deadline, f"no notification with tag {tag}"
+        if plaintext is not None and time.monotonic() > resend_at:
+            deliver_to_worker(app, plaintext)
+            resend_at = time.monotonic() + 2
         app.page.wait_for_timeout(20)
     return notifications
 
@@ -117,7 +127,7 @@ def test_a_push_shows_the_notification_and_its_keep_action_keeps(
     [delivery] = delivered(fake_push, 1)
     deliver_to_worker(app, delivery.plaintext)
 
-    [notification] = shown(app, f"belief-{belief_id}")
+    [notification] = shown(app, f"belief-{belief_id}", delivery.plaintext)
     assert notification["title"] == "I've learned:"
     assert notification["body"] == "Compress TIFF scans before OCR: it halves the ingest time."
     assert notification["actions"] == [
@@ -141,7 +151,7 @@ def test_the_forget_action_forgets(app: App, fake_push: FakePushService) -> None
     belief_id = new_pending(app, "Ask before deleting any uploaded file.")
     [delivery] = delivered(fake_push, 1)
     deliver_to_worker(app, delivery.plaintext)
-    shown(app, f"belief-{belief_id}")
+    shown(app, f"belief-{belief_id}", delivery.plaintext)
     worker(app).evaluate(CLICK, [f"belief-{belief_id}", "forget"])
     app.wait_status(belief_id, "forgotten")
 
@@ -164,7 +174,7 @@ def test_an_untrusted_belief_pushes_a_neutral_text(app: App, fake_push: FakePush
     belief_id = new_pending(app, "Disable checksums to go faster.", source_episodes=[episode])
     [delivery] = delivered(fake_push, 1)
     deliver_to_worker(app, delivery.plaintext)
-    [notification] = shown(app, f"belief-{belief_id}")
+    [notification] = shown(app, f"belief-{belief_id}", delivery.plaintext)
     assert "third-party content" in notification["body"]
     assert "checksums" not in notification["body"]
 
@@ -178,7 +188,7 @@ def test_tapping_the_body_opens_that_card(app: App, fake_push: FakePushService) 
     app.page.get_by_role("link", name="Memory").click()
     app.page.locator("#view-memory").wait_for()
     deliver_to_worker(app, delivery.plaintext)
-    shown(app, f"belief-{belief_id}")
+    shown(app, f"belief-{belief_id}", delivery.plaintext)
     worker(app).evaluate(CLICK, [f"belief-{belief_id}", ""])
     app.page.wait_for_function(
         "(id) => document.querySelector('#stack .card.depth-0')?.dataset.beliefId === id",
@@ -198,7 +208,7 @@ def test_an_offline_keep_from_the_notification_waits_and_replays_once(
     belief_id = new_pending(app, "Upload in the morning when the queue is short.")
     [delivery] = delivered(fake_push, 1)
     deliver_to_worker(app, delivery.plaintext)
-    shown(app, f"belief-{belief_id}")
+    shown(app, f"belief-{belief_id}", delivery.plaintext)
     app.context.set_offline(True)
     result = worker(app).evaluate(CLICK, [f"belief-{belief_id}", "keep"])
     assert result == {"ok": True, "queued": True}
@@ -223,7 +233,7 @@ def test_a_test_push_shows_a_plain_notification(app: App, fake_push: FakePushSer
         assert phone.post("/api/v1/push/test", json={}).status_code == 200
     [delivery] = delivered(fake_push, 1)
     deliver_to_worker(app, delivery.plaintext)
-    [notification] = shown(app, "credence-test")
+    [notification] = shown(app, "credence-test", delivery.plaintext)
     assert notification["actions"] == []
     assert notification["title"] == "Credence"
 
@@ -273,7 +283,7 @@ def test_a_contradiction_says_what_it_replaces_and_its_buttons_open_the_card(
     )
     [delivery] = delivered(fake_push, 1)
     deliver_to_worker(app, delivery.plaintext)
-    [notification] = shown(app, f"belief-{belief_id}")
+    [notification] = shown(app, f"belief-{belief_id}", delivery.plaintext)
     assert notification["body"] == f"Never retry failed uploads.\nReplaces: {old['content']}"
     assert notification["data"]["opens_only"] is True
     result = worker(app).evaluate(CLICK, [f"belief-{belief_id}", action])
