@@ -22,6 +22,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check server tests benchmarks examples
 	$(BIN)/python tests/browser/ensure_chromium.py
+	$(BIN)/python tests/ensure_postgres.py
 	$(BIN)/pytest -q
 
 test-fast: $(STAMP)
