@@ -357,6 +357,50 @@ async def test_belief_checks_refuse_values_outside_their_sets(db) -> None:
     assert await scalar(db, "SELECT count(*) FROM beliefs") == 0
 
 
+async def test_a_superseded_belief_names_its_superseder_and_feeds_the_change_log(db) -> None:
+    await add_agent(db)
+    await add_belief(db, "old", status="active")
+    await add_belief(db, "new", status="active")
+    with pytest.raises(errors.CheckViolation, match="beliefs_superseded_check"):
+        await db.execute("UPDATE beliefs SET status = 'superseded' WHERE id = 'old'")
+    with pytest.raises(errors.ForeignKeyViolation):
+        await db.execute(
+            "UPDATE beliefs SET status = 'superseded', superseded_by = 'nobody' WHERE id = 'old'"
+        )
+    await db.execute("DELETE FROM belief_change_log")
+    await db.execute(
+        "UPDATE beliefs SET status = 'superseded', superseded_by = 'new' WHERE id = 'old'"
+    )
+    await db.execute("UPDATE beliefs SET superseded_by = 'new' WHERE id = 'old'")
+    cursor = await db.execute("SELECT belief_id FROM belief_change_log ORDER BY seq")
+    assert await cursor.fetchall() == [("old",), ("old",)]
+
+
+async def test_an_unsourced_belief_may_be_kept(db) -> None:
+    await add_agent(db)
+    await add_belief(db, "b1", provenance="unsourced")
+    await db.execute("UPDATE beliefs SET status = 'active' WHERE id = 'b1'")
+    assert await scalar(db, "SELECT status FROM beliefs WHERE id = 'b1'") == "active"
+
+
+BELIEF_SEARCH = (
+    "SELECT id FROM beliefs WHERE agent_id = 'a1'"
+    " AND search_vector @@ websearch_to_tsquery('english', %s) ORDER BY id"
+)
+
+
+async def test_belief_search_stems_follows_edits_and_takes_hostile_text(db) -> None:
+    await add_agent(db)
+    await add_belief(db, "b1", content="Prefers tabs for indentation")
+    await add_belief(db, "b2", content="Deploys on Fridays")
+    assert await (await db.execute(BELIEF_SEARCH, ("preferring tab",))).fetchall() == [("b1",)]
+    await db.execute("UPDATE beliefs SET content = 'Never deploys on Friday' WHERE id = 'b1'")
+    assert await (await db.execute(BELIEF_SEARCH, ("tabs",))).fetchall() == []
+    assert await (await db.execute(BELIEF_SEARCH, ('"friday" -never',))).fetchall() == [("b2",)]
+    for text in ['"open', "a & | ! b", "):*(", "' OR 1=1 --"]:
+        assert await (await db.execute(BELIEF_SEARCH, (text,))).fetchall() == []
+
+
 # --- episodes ---------------------------------------------------------------------------------
 
 
