@@ -84,7 +84,8 @@ class PostgresServer:
         command = [str(self.bindir / args[0]), *args[1:]]
         if self._as_user:
             # PostgreSQL refuses to run as root; runuser keeps the environment minimal.
-            command = ["runuser", "-u", SUPERUSER, "--", *command]
+            runuser = shutil.which("runuser", path=f"{os.environ.get('PATH', '')}:/usr/sbin:/sbin")
+            command = [runuser or "runuser", "-u", SUPERUSER, "--", *command]
         try:
             return subprocess.run(command, capture_output=True, text=True, check=False)
         except OSError as exc:
@@ -157,11 +158,20 @@ class PostgresServer:
         """A libpq URL for one database on this cluster, as the superuser."""
         return f"postgresql://{SUPERUSER}:{self.password}@127.0.0.1:{self.port}/{dbname}"
 
-    def create_database(self, prefix: str) -> str:
-        """A new empty database named ``prefix`` plus a random suffix; returns its name."""
+    def create_database(self, prefix: str, template: str | None = None) -> str:
+        """A new database named ``prefix`` plus a random suffix, empty or a copy of ``template``.
+
+        Copying a migrated template is much cheaper than migrating each test's database.
+        """
         name = f"{_identifier(prefix)}_{secrets.token_hex(4)}"
+        statement = sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name))
+        if template is not None:
+            statement += sql.SQL(" TEMPLATE {}").format(sql.Identifier(template))
+        # FILE_COPY (PostgreSQL 15+) copies the files after a checkpoint, which fsync=off makes
+        # cheap; the default WAL_LOG writes every block through the WAL and is ~5× slower here.
+        statement += sql.SQL(" STRATEGY FILE_COPY")
         with psycopg.connect(self.url(), autocommit=True) as conn:
-            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+            conn.execute(statement)
         return name
 
     def drop_database(self, name: str) -> None:
@@ -172,9 +182,9 @@ class PostgresServer:
             )
 
     @contextmanager
-    def database(self, prefix: str) -> Iterator[str]:
+    def database(self, prefix: str, template: str | None = None) -> Iterator[str]:
         """A fresh database for the block; yields its URL and drops it afterwards."""
-        name = self.create_database(prefix)
+        name = self.create_database(prefix, template)
         try:
             yield self.url(name)
         finally:

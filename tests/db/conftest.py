@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterator
 
+import psycopg
 import pytest
 
+from credence.db import pg_migrate
 from tests.pg import PostgresServer, PostgresUnavailable, throwaway_postgres
 
 
@@ -21,6 +24,28 @@ def postgres() -> Iterator[PostgresServer]:
         if os.environ.get("CI") == "true":
             pytest.fail(reason, pytrace=False)
         pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def pg_migrated_template(postgres: PostgresServer) -> str:
+    """A database with every PostgreSQL migration applied, for tests to copy."""
+    name = postgres.create_database("migrated_template")
+    asyncio.run(_migrate(postgres.url(name)))
+    return name
+
+
+async def _migrate(url: str) -> None:
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await pg_migrate.migrate(conn)
+
+
+@pytest.fixture
+def pg_migrated_url(
+    postgres: PostgresServer, pg_migrated_template: str, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    """The URL of a migrated database of its own for one test (a copy of the template)."""
+    with postgres.database(request.node.name, template=pg_migrated_template) as url:
+        yield url
 
 
 @pytest.fixture

@@ -36,12 +36,12 @@ async def connect(url: str) -> psycopg.AsyncConnection:
 
 
 @pytest.fixture
-async def open_conn(pg_url: str) -> AsyncIterator[Callable[[], Awaitable[psycopg.AsyncConnection]]]:
-    """Opens further connections to the test's database; all are closed after the test."""
+async def open_conn() -> AsyncIterator[Callable[[str], Awaitable[psycopg.AsyncConnection]]]:
+    """Opens further connections for a test; all are closed after it, whatever happened."""
     opened: list[psycopg.AsyncConnection] = []
 
-    async def opener() -> psycopg.AsyncConnection:
-        opened.append(await connect(pg_url))
+    async def opener(url: str) -> psycopg.AsyncConnection:
+        opened.append(await connect(url))
         return opened[-1]
 
     yield opener
@@ -50,10 +50,9 @@ async def open_conn(pg_url: str) -> AsyncIterator[Callable[[], Awaitable[psycopg
 
 
 @pytest.fixture
-async def db(pg_url: str) -> AsyncIterator[psycopg.AsyncConnection]:
+async def db(pg_migrated_url: str) -> AsyncIterator[psycopg.AsyncConnection]:
     """A connection to a database with every PostgreSQL migration applied."""
-    conn = await connect(pg_url)
-    await pg_migrate.migrate(conn)
+    conn = await connect(pg_migrated_url)
     yield conn
     await conn.close()
 
@@ -156,10 +155,10 @@ async def test_postgres_tables_match_the_sqlite_tables_column_for_column(pg_url:
     assert postgres == expected
 
 
-async def test_concurrent_runners_take_turns(open_conn) -> None:
-    holder = await open_conn()
+async def test_concurrent_runners_take_turns(open_conn, pg_url: str) -> None:
+    holder = await open_conn(pg_url)
     await holder.execute("SELECT pg_advisory_lock(%s)", (pg_migrate.MIGRATION_LOCK_KEY,))
-    runners = [await open_conn() for _ in range(2)]
+    runners = [await open_conn(pg_url) for _ in range(2)]
     tasks = [asyncio.create_task(pg_migrate.migrate(conn)) for conn in runners]
     try:
         for _ in range(200):
@@ -282,8 +281,10 @@ async def test_rows_hashed_by_memory_audit_are_accepted_and_forgeries_refused(db
     assert audit.verify_rows(await audit_rows(db)) == (True, 2, None)
 
 
-async def test_concurrent_appenders_keep_one_unbroken_chain(db, open_conn) -> None:
-    writers = [await open_conn() for _ in range(3)]
+async def test_concurrent_appenders_keep_one_unbroken_chain(
+    db, open_conn, pg_migrated_url: str
+) -> None:
+    writers = [await open_conn(pg_migrated_url) for _ in range(3)]
 
     async def append_many(conn: psycopg.AsyncConnection, name: str) -> None:
         for index in range(15):
