@@ -106,11 +106,16 @@ async def test_every_sqlite_migration_has_a_postgres_twin_with_the_same_tables()
     assert sqlite_versions <= {m.version for m in pg_migrate.migrations()}
 
 
-def _sqlite_schema(versions: set[int]) -> dict[str, dict[str, tuple[str, bool]]]:
+def _sqlite_with(versions: set[int]) -> sqlite3.Connection:
     conn = sqlite3.connect(":memory:")
     for version, _, script in sqlite_migrations():
         if version in versions:
             conn.executescript(script)
+    return conn
+
+
+def _sqlite_schema(versions: set[int]) -> dict[str, dict[str, tuple[str, bool]]]:
+    conn = _sqlite_with(versions)
     names = [
         row[0]
         for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
@@ -153,6 +158,29 @@ async def test_postgres_tables_match_the_sqlite_tables_column_for_column(pg_url:
     # tsvector columns index the rows themselves.
     expected.pop("belief_text", None)
     assert postgres == expected
+
+
+async def test_postgres_has_every_sqlite_index_and_trigger_by_name(pg_url: str) -> None:
+    versions = {version for version, _, _ in sqlite_migrations()}
+    conn = _sqlite_with(versions)
+    # FTS5's own triggers and the belief_text rowid map are replaced by generated tsvectors.
+    expected = {
+        (kind, name)
+        for kind, name, table in conn.execute("SELECT type, name, tbl_name FROM sqlite_master")
+        if kind in ("index", "trigger")
+        and not name.startswith("sqlite_autoindex")
+        and "_fts" not in name
+        and table != "belief_text"
+    }
+    conn.close()
+    async with await connect(pg_url) as pg:
+        await pg_migrate.migrate(pg, [m for m in pg_migrate.migrations() if m.version in versions])
+        cursor = await pg.execute(
+            "SELECT 'index', indexname FROM pg_indexes WHERE schemaname = 'public'"
+            " UNION SELECT 'trigger', tgname FROM pg_trigger WHERE NOT tgisinternal"
+        )
+        postgres = set(await cursor.fetchall())
+    assert expected - postgres == set()
 
 
 async def test_concurrent_runners_take_turns(open_conn, pg_url: str) -> None:
