@@ -183,6 +183,31 @@ async def test_postgres_has_every_sqlite_index_and_trigger_by_name(pg_url: str) 
     assert expected - postgres == set()
 
 
+async def test_postgres_checks_allow_the_same_value_sets_as_sqlite(pg_url: str) -> None:
+    versions = {version for version, _, _ in sqlite_migrations()}
+    conn = _sqlite_with(versions)
+    expected = {
+        (table, column): sorted(re.findall(r"'([^']*)'", values))
+        for table, sql in conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'table'")
+        if sql and "_fts" not in table
+        for column, values in re.findall(r"(\w+) IN \(([^)]*)\)", sql)
+    }
+    conn.close()
+    async with await connect(pg_url) as pg:
+        await pg_migrate.migrate(pg, [m for m in pg_migrate.migrations() if m.version in versions])
+        cursor = await pg.execute(
+            "SELECT conrelid::regclass::text, pg_get_constraintdef(oid) FROM pg_constraint"
+            " WHERE contype = 'c' AND conrelid <> 0"
+        )
+        postgres = {
+            (table, column): sorted(re.findall(r"'([^']*)'::text", values))
+            for table, definition in await cursor.fetchall()
+            for column, values in re.findall(r"\((\w+) = ANY \(ARRAY\[([^\]]*)\]\)\)", definition)
+        }
+    assert len(expected) >= 14
+    assert postgres == expected
+
+
 async def test_concurrent_runners_take_turns(open_conn, pg_url: str) -> None:
     holder = await open_conn(pg_url)
     await holder.execute("SELECT pg_advisory_lock(%s)", (pg_migrate.MIGRATION_LOCK_KEY,))
