@@ -29,6 +29,7 @@ test-fast: $(STAMP)
 	$(BIN)/pytest -q -m "not browser and not slow"
 
 bench: $(STAMP)
+	$(BIN)/python tests/ensure_postgres.py
 	$(BIN)/python -m benchmarks
 
 openapi: $(STAMP)
