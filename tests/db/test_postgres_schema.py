@@ -274,6 +274,23 @@ async def test_an_applied_migration_that_changed_is_refused(pg_url: str) -> None
             await pg_migrate.migrate(conn, [Migration(1, "one", "CREATE TABLE t2 (x int);")])
 
 
+async def test_a_transactional_connection_is_given_back_as_it_came(pg_url: str) -> None:
+    async with await psycopg.AsyncConnection.connect(pg_url) as conn:
+        assert await pg_migrate.migrate(conn, [Migration(1, "one", "CREATE TABLE t1 (x int);")])
+        assert conn.autocommit is False
+        await conn.execute("INSERT INTO t1 VALUES (1)")
+        await conn.rollback()
+        assert await scalar(conn, "SELECT count(*) FROM t1") == 0
+
+
+async def test_status_names_versions_this_code_does_not_know(pg_url: str) -> None:
+    shipped = [Migration(1, "one", "SELECT 1;")]
+    async with await connect(pg_url) as conn:
+        await pg_migrate.migrate(conn, [*shipped, Migration(99, "future", "SELECT 1;")])
+        state = await pg_migrate.status(conn, shipped)
+    assert (state.applied, state.pending, state.unknown) == ([1, 99], [], [99])
+
+
 # --- audit chain ------------------------------------------------------------------------------
 
 
