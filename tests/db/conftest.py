@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterator
 
 import psycopg
 import pytest
 
 from credence.db import pg_migrate
-from tests.pg import PostgresServer, PostgresUnavailable, throwaway_postgres
+from tests.pg import PostgresServer, PostgresUnavailable, refuse_or_skip, throwaway_postgres
 
 
 @pytest.fixture(scope="session")
@@ -20,10 +19,7 @@ def postgres() -> Iterator[PostgresServer]:
         with throwaway_postgres() as server:
             yield server
     except PostgresUnavailable as exc:
-        reason = f"PostgreSQL unavailable: {exc}"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason, pytrace=False)
-        pytest.skip(reason)
+        refuse_or_skip(f"PostgreSQL unavailable: {exc}")
 
 
 @pytest.fixture(scope="session")

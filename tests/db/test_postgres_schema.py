@@ -18,7 +18,7 @@ from credence.db import pg_migrate
 from credence.db.pg_migrate import Migration, MigrationError
 from credence.db.store import migrations as sqlite_migrations
 from credence.memory import audit
-from tests.pg import PostgresServer, PostgresUnavailable
+from tests.pg import PostgresServer, PostgresUnavailable, refuse_or_skip
 
 NOW = "2026-12-01T20:00:00.000Z"
 HOSTILE = [
@@ -546,6 +546,15 @@ async def test_seeded_wakes_carry_sqlite_style_timestamps(db) -> None:
 
 
 # --- the harness ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("ci", "outcome"), [("true", pytest.fail.Exception), ("", pytest.skip.Exception)]
+)
+def test_no_postgres_fails_under_ci_and_skips_elsewhere(monkeypatch, ci, outcome) -> None:
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="no binaries"):
+        refuse_or_skip("no binaries")
 
 
 def test_a_cluster_that_cannot_start_says_why(tmp_path) -> None:
