@@ -20,9 +20,9 @@ demo: $(STAMP)
 	$(BIN)/credence demo
 
 test: $(STAMP)
+	$(BIN)/python tests/ensure_postgres.py
 	$(BIN)/ruff check server tests benchmarks examples
 	$(BIN)/python tests/browser/ensure_chromium.py
-	$(BIN)/python tests/ensure_postgres.py
 	$(BIN)/pytest -q
 
 test-fast: $(STAMP)
