@@ -26,6 +26,7 @@ demo: $(STAMP)
 	$(BIN)/credence demo
 
 test: $(STAMP)
+	$(BIN)/python tests/ensure_postgres.py
 	$(BIN)/ruff check server tests benchmarks examples
 	$(BIN)/python tests/browser/ensure_chromium.py
 	test -f tests/browser/axe/node_modules/axe-core/axe.min.js || npm ci --prefix tests/browser/axe
@@ -40,6 +41,7 @@ test-fast: $(STAMP)
 	$(BIN)/pytest -q -m "not browser and not slow"
 
 bench: $(STAMP)
+	$(BIN)/python tests/ensure_postgres.py
 	$(BIN)/python -m benchmarks
 
 openapi: $(STAMP)

@@ -1,0 +1,1 @@
+"""PostgreSQL forward migrations, numbered like the SQLite ones, applied by db/pg_migrate."""
