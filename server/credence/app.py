@@ -57,6 +57,7 @@ from credence.openapi_doc import cached_openapi_dict
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
 from credence.reflection.cron import CronRejected
 from credence.reflection.engine import reflection_component
+from credence.reflection.jobs import JobInputRejected
 from credence.services import Component, Services
 from credence.settings import Settings, SettingsError
 
@@ -225,6 +226,7 @@ def create_app(
             HTTPException: http_exception_handler,
             RecursionError: too_deep_handler,
             CronRejected: unacceptable_handler,
+            JobInputRejected: unacceptable_handler,
             Exception: unexpected_exception_handler,
         },
         openapi_config=openapi_config(),
