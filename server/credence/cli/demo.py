@@ -17,7 +17,7 @@ from credence.reflection.seed import Manifest, apply_manifest, strip_comments
 from credence.services import Services
 from credence.settings import Settings
 
-DEMO_MANIFEST = Path(__file__).resolve().parents[2] / "examples" / "demo.json"
+DEMO_MANIFEST = Path(__file__).resolve().parents[3] / "examples" / "demo.json"
 DEMO_ACTOR = Principal(key_id="demo-seed", scope="admin", agents=None, label="demo seed")
 JOB_TIMEOUT_S = 120.0
 

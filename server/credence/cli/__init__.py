@@ -282,7 +282,7 @@ def audit_command(args: argparse.Namespace) -> int:
 
 
 def _reflect_flags(parser: argparse.ArgumentParser) -> None:
-    from credence.reflection.commands import reflect_arguments
+    from credence.cli.reflect import reflect_arguments
 
     reflect_arguments(parser)
     _data_flag(parser)
@@ -291,13 +291,13 @@ def _reflect_flags(parser: argparse.ArgumentParser) -> None:
 @command("reflect", "run one reflection job for an agent and print its summary", _reflect_flags)
 def reflect(args: argparse.Namespace) -> int:
     """Run one agent-reflection job in-process; exit 0 when it succeeded."""
-    from credence.reflection.commands import reflect_command
+    from credence.cli.reflect import reflect_command
 
     return reflect_command(settings_from(args), args)
 
 
 def _seed_flags(parser: argparse.ArgumentParser) -> None:
-    from credence.reflection.commands import seed_arguments
+    from credence.cli.reflect import seed_arguments
 
     seed_arguments(parser)
     _data_flag(parser)
@@ -306,7 +306,7 @@ def _seed_flags(parser: argparse.ArgumentParser) -> None:
 @command("seed", "create or update agents and wakes from a JSON manifest", _seed_flags)
 def seed(args: argparse.Namespace) -> int:
     """Apply an annotated manifest idempotently (see examples/reflection.json)."""
-    from credence.reflection.commands import seed_command
+    from credence.cli.reflect import seed_command
 
     return seed_command(settings_from(args), args)
 
@@ -389,7 +389,7 @@ def demo(args: argparse.Namespace) -> int:
     import uvicorn
 
     from credence.app import create_app
-    from credence.demo import DEMO_MANIFEST, prepare
+    from credence.cli.demo import DEMO_MANIFEST, prepare
     from credence.files import restrict_umask
     from credence.serving import uvicorn_config
 
@@ -432,7 +432,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())
