@@ -256,9 +256,10 @@ def _openapi_flags(parser: argparse.ArgumentParser) -> None:
 @command("openapi", "write the OpenAPI document the app serves", _openapi_flags)
 def openapi(args: argparse.Namespace) -> int:
     """Regenerate openapi.yaml from the app's routes and types."""
+    from credence.app import openapi_document
     from credence.openapi_doc import render_openapi
 
-    args.output.write_text(render_openapi(), encoding="utf-8")
+    args.output.write_text(render_openapi(openapi_document()), encoding="utf-8")
     print(f"wrote {args.output}")
     return 0
 
