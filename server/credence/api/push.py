@@ -36,6 +36,7 @@ from credence.models import (
     TimestampText,
 )
 from credence.notify import outbox, tokens, worker
+from credence.notify.channels import mask_channel_url
 from credence.notify.payload import opens_only
 from credence.notify.webpush import MAX_ENDPOINT_LENGTH, parse_subscription
 
@@ -446,7 +447,7 @@ class PushChannelController(Controller):
         """Add an apprise URL (e.g. ntfy://, mailto://, tgram://, json://)."""
         url = data.url.strip()
         try:
-            masked = worker.mask_channel_url(url)
+            masked = mask_channel_url(url)
         except ValueError as exc:
             raise ClientException(f"url: {exc}", status_code=422) from None
         services = services_of(request)

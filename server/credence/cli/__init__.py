@@ -15,7 +15,6 @@ from credence.settings import (
     Settings,
     SettingsError,
     check_listen,
-    check_startup,
     load_settings,
 )
 
@@ -91,7 +90,7 @@ def serve(args: argparse.Namespace) -> int:
 
     from credence.app import create_app
     from credence.files import restrict_umask
-    from credence.serving import uvicorn_config
+    from credence.serving import check_startup, uvicorn_config
 
     restrict_umask()
     settings = settings_from(args)
@@ -323,9 +322,10 @@ def _push_flags(parser: argparse.ArgumentParser) -> None:
 def push_command(args: argparse.Namespace) -> int:
     """Send a test push now to every subscribed device (or one key's) and every channel."""
     from credence.clock import system_clock
+    from credence.notify.channels import mask_channel_url
     from credence.notify.endpoints import policy_from, push_client
     from credence.notify.outbox import sync_env_channels
-    from credence.notify.worker import load_runtime, mask_channel_url, send_test
+    from credence.notify.worker import load_runtime, send_test
 
     settings = settings_from(args)
     if missing_data(settings):
@@ -392,7 +392,7 @@ def demo(args: argparse.Namespace) -> int:
     from credence.app import create_app
     from credence.cli.demo import DEMO_MANIFEST, prepare
     from credence.files import restrict_umask
-    from credence.serving import uvicorn_config
+    from credence.serving import check_startup, uvicorn_config
 
     restrict_umask()
     if args.data is None and not os.environ.get("CREDENCE_DATA_DIR"):
