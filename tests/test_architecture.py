@@ -88,7 +88,7 @@ def _targets(node: ast.Import | ast.ImportFrom, package: str) -> list[str]:
 
 
 def imports_of(path: Path) -> list[Import]:
-    """Every credence import in a file: module level, inside functions and under TYPE_CHECKING."""
+    """Every import in a file: module level, inside functions and under TYPE_CHECKING."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
     found: list[Import] = []
@@ -96,8 +96,7 @@ def imports_of(path: Path) -> list[Import]:
     def visit(node: ast.AST, type_only: bool) -> None:
         if isinstance(node, ast.Import | ast.ImportFrom):
             for target in _targets(node, package):
-                if target == "credence" or target.startswith("credence."):
-                    found.append(Import(name, node.lineno, target, type_only))
+                found.append(Import(name, node.lineno, target, type_only))
         if isinstance(node, ast.If) and _is_type_checking(node.test):
             for child in node.body:
                 visit(child, True)
@@ -111,7 +110,10 @@ def imports_of(path: Path) -> list[Import]:
     return found
 
 
-ALL_IMPORTS = [found for path in sorted(ROOT.rglob("*.py")) for found in imports_of(path)]
+EVERY_IMPORT = [found for path in sorted(ROOT.rglob("*.py")) for found in imports_of(path)]
+ALL_IMPORTS = [
+    i for i in EVERY_IMPORT if i.target == "credence" or i.target.startswith("credence.")
+]
 
 
 def area(dotted: str) -> str:
@@ -129,6 +131,11 @@ DOMAIN = ("credence.memory", "credence.reflection", "credence.notify")
 DOMAIN_IMPORTS = [i for i in ALL_IMPORTS if area(i.module) in DOMAIN and area(i.target) in DOMAIN]
 LAYER_IMPORTS = [i for i in ALL_IMPORTS if area(i.module) in RANKS]
 KERNEL_IMPORTS = [i for i in ALL_IMPORTS if area(i.module) in KERNEL]
+# The web framework (and its HTTP errors) stays at the edge: api, the app, the CLI and the
+# HTTP middleware of auth and ratelimit; services and the layers under them never see it.
+WEB_IMPORTS = [
+    i for i in EVERY_IMPORT if i.target.split(".")[0] == "litestar" and area(i.module) in RANKS
+]
 
 
 def test_the_walker_sees_every_kind_of_import() -> None:
@@ -189,6 +196,13 @@ def test_shared_modules_import_no_layer_above_db(found: Import) -> None:
     assert imported in KERNEL or imported in ("credence", "credence.db"), (
         f"{found}: a shared module imports {imported}"
     )
+
+
+@pytest.mark.parametrize("found", WEB_IMPORTS, ids=_ids(WEB_IMPORTS))
+def test_only_the_edge_knows_the_web_framework(found: Import) -> None:
+    """Domain code raises domain errors; the app's exception handlers give them HTTP statuses."""
+    importer = area(found.module)
+    assert importer == "credence.api", f"{found}: {importer} imports the web framework"
 
 
 def test_type_only_allowances_are_still_needed() -> None:
