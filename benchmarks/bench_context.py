@@ -36,7 +36,7 @@ from credence.db.store import Store
 from credence.embed import WordLlamaEmbedder
 from credence.ids import new_id
 from credence.memory.context import ContextService, recall_episode_search
-from credence.reflection.text import normalise
+from credence.memory.text import normalise
 
 SEED = 20261201
 AGENT = "bench"

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import accumulate
 
 import numpy
-from tests.reflection.gate_corpus import (
+from tests.memory.gate_corpus import (
     CATEGORIES,
     EXACT_DUPLICATE,
     NEGATION_CONTRADICTION,
@@ -21,7 +21,7 @@ from tests.reflection.gate_corpus import (
 
 from benchmarks.figures import figure
 from credence.embed import WordLlamaEmbedder
-from credence.reflection.gate import BeliefIndex, LiveBelief, Proposal, gate
+from credence.memory.gate import BeliefIndex, LiveBelief, Proposal, gate
 
 BELIEFS = 10_000
 PROPOSALS = 10

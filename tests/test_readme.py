@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from credence.demo import prepare
+from credence.cli.demo import prepare
 from credence.settings import Settings
 from tests.livesrv import running
 

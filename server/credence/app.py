@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx
@@ -53,10 +55,11 @@ from credence.notify.endpoints import Resolver, policy_from, push_client
 from credence.notify.tokens import SECRET_FILENAME
 from credence.notify.vapid import VAPID_KEY_FILENAME
 from credence.notify.worker import push_component
-from credence.openapi_doc import cached_openapi_dict
+from credence.openapi_doc import openapi_dict
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
 from credence.reflection.cron import CronRejected
 from credence.reflection.engine import reflection_component
+from credence.reflection.jobs import JobInputRejected
 from credence.services import Component, Services
 from credence.settings import Settings, SettingsError
 
@@ -100,7 +103,13 @@ def api_handlers() -> list:
 )
 async def openapi_json() -> dict:
     """The OpenAPI document (the same one committed as openapi.yaml)."""
-    return cached_openapi_dict()
+    return openapi_document()
+
+
+@functools.cache
+def openapi_document() -> dict[str, Any]:
+    """The OpenAPI document, built once per process from an app that opens no store."""
+    return openapi_dict(create_app(Settings(data_dir=Path("/nonexistent")), components=[]))
 
 
 def private_paths(settings: Settings) -> list[Path]:
@@ -225,6 +234,7 @@ def create_app(
             HTTPException: http_exception_handler,
             RecursionError: too_deep_handler,
             CronRejected: unacceptable_handler,
+            JobInputRejected: unacceptable_handler,
             Exception: unexpected_exception_handler,
         },
         openapi_config=openapi_config(),

@@ -10,16 +10,13 @@ without null clutter, shared enums, and cross-field rules (``json_schema_rules``
 
 from __future__ import annotations
 
-import functools
 import typing
-from pathlib import Path
 from typing import Any
 
 import msgspec
 import yaml
 
 from credence import models
-from credence.settings import Settings
 
 
 def _credence_structs(names: set[str]) -> list[type]:
@@ -117,12 +114,8 @@ def _give_arrays_items(node: Any) -> None:
             _give_arrays_items(value)
 
 
-def openapi_dict(app: Any | None = None) -> dict[str, Any]:
-    """The OpenAPI document as plain data, built from the app without opening a store."""
-    if app is None:
-        from credence.app import create_app
-
-        app = create_app(Settings(data_dir=Path("/nonexistent")), components=[])
+def openapi_dict(app: Any) -> dict[str, Any]:
+    """The OpenAPI document of ``app`` as plain data (its routes and types; no store opened)."""
     document = msgspec.to_builtins(app.openapi_schema.to_schema())
     document["paths"] = {
         path: item for path, item in document["paths"].items() if not path.startswith("/schema")
@@ -318,12 +311,6 @@ def _operations(document: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-@functools.cache
-def cached_openapi_dict() -> dict[str, Any]:
-    """The document, built once per process (the routes never change at run time)."""
-    return openapi_dict()
-
-
-def render_openapi() -> str:
+def render_openapi(document: dict[str, Any]) -> str:
     """The OpenAPI document as YAML with a stable key order."""
-    return yaml.safe_dump(openapi_dict(), sort_keys=True, allow_unicode=True, width=100)
+    return yaml.safe_dump(document, sort_keys=True, allow_unicode=True, width=100)

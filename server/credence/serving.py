@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import ipaddress
+import logging
 from typing import Any
 
 import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from credence.logs import uvicorn_log_config
-from credence.settings import Settings, SettingsError
+from credence.settings import Settings, SettingsError, check_data_dir
 
 
 def trusted_proxies(settings: Settings) -> str:
@@ -88,3 +89,30 @@ def uvicorn_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Co
     }
     options.update(overrides)
     return uvicorn.Config(app, **options)
+
+
+def check_startup(settings: Settings) -> None:
+    """Before the server starts: the data dir is writable, the PWA dir exists, push can sign.
+
+    Raises SettingsError naming the variable, so `credence serve` fails in one line instead of
+    a traceback from inside the server's start-up.
+    """
+    from credence.notify.channels import mask_channel_url
+    from credence.notify.worker import load_runtime
+
+    check_data_dir(settings.data_dir)
+    if settings.pwa_dir is not None and not settings.pwa_dir.is_dir():
+        raise SettingsError(f"CREDENCE_PWA_DIR must be a directory, got {str(settings.pwa_dir)!r}")
+    apprise_log = logging.getLogger("apprise")
+    quiet, apprise_log.disabled = apprise_log.disabled, True  # our one line says it instead
+    try:
+        for position, url in enumerate(settings.apprise_urls, start=1):
+            try:
+                mask_channel_url(url)
+            except ValueError as exc:
+                # Never the URL itself: apprise URLs carry their service's credentials.
+                raise SettingsError(f"CREDENCE_APPRISE_URLS entry {position}: {exc}") from None
+    finally:
+        apprise_log.disabled = quiet
+    # Last, as it may generate the VAPID key pair: the subject and key, and the token secret.
+    load_runtime(settings)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import errno
-import logging
 import os
 import socket
 import tempfile
@@ -118,7 +117,7 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
     """Build Settings from the environment, then explicit overrides (e.g. CLI flags).
 
     Each value is checked on its own, so a SettingsError names the variable and what is wrong
-    with it in one line; check_startup() adds the checks that look at the machine.
+    with it in one line; serving.check_startup() adds the checks that look at the machine.
     """
     env = os.environ if env is None else env
     types = {field.name: field.type for field in msgspec.structs.fields(Settings)}
@@ -186,32 +185,6 @@ def _check_values(settings: Settings) -> None:
         )
 
 
-def check_startup(settings: Settings) -> None:
-    """Before the server starts: the data dir is writable, the PWA dir exists, push can sign.
-
-    Raises SettingsError naming the variable, so `credence serve` fails in one line instead of
-    a traceback from inside the server's start-up.
-    """
-    from credence.notify.worker import load_runtime, mask_channel_url
-
-    _check_data_dir(settings.data_dir)
-    if settings.pwa_dir is not None and not settings.pwa_dir.is_dir():
-        raise SettingsError(f"CREDENCE_PWA_DIR must be a directory, got {str(settings.pwa_dir)!r}")
-    apprise_log = logging.getLogger("apprise")
-    quiet, apprise_log.disabled = apprise_log.disabled, True  # our one line says it instead
-    try:
-        for position, url in enumerate(settings.apprise_urls, start=1):
-            try:
-                mask_channel_url(url)
-            except ValueError as exc:
-                # Never the URL itself: apprise URLs carry their service's credentials.
-                raise SettingsError(f"CREDENCE_APPRISE_URLS entry {position}: {exc}") from None
-    finally:
-        apprise_log.disabled = quiet
-    # Last, as it may generate the VAPID key pair: the subject and key, and the token secret.
-    load_runtime(settings)
-
-
 def check_listen(settings: Settings) -> None:
     """Before serving: CREDENCE_HOST is an address of this machine and CREDENCE_PORT is free."""
     host, port = settings.host, settings.port
@@ -233,7 +206,8 @@ def check_listen(settings: Settings) -> None:
             ) from None
 
 
-def _check_data_dir(path: Path) -> None:
+def check_data_dir(path: Path) -> None:
+    """The data dir exists (created if need be) and is writable; SettingsError otherwise."""
     var = _ENV_FIELDS["data_dir"]
     try:
         path.mkdir(parents=True, exist_ok=True)

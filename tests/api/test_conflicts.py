@@ -7,7 +7,7 @@ import sqlite3
 import httpx
 import pytest
 
-from credence.reflection import live
+from credence.memory import live
 from tests.helpers import decide, make_agent, pending_belief, propose
 
 YARN = "Use yarn for the frontend"

@@ -44,9 +44,9 @@ def test_a_non_integral_value_is_still_refused_for_an_integer_field(admin, recal
 
 
 def test_every_route_refuses_a_repeated_parameter_as_its_document_says(server) -> None:
-    from credence.openapi_doc import openapi_dict
+    from credence.app import openapi_document
 
-    health = openapi_dict()["paths"]["/healthz"]["get"]["responses"]
+    health = openapi_document()["paths"]["/healthz"]["get"]["responses"]
     assert health["400"]["content"]["application/json"]["schema"]["$ref"].endswith("/Problem")
     with server.client() as anonymous:
         assert anonymous.get("/healthz?probe=1&probe=2").status_code == 400

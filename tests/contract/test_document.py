@@ -9,7 +9,7 @@ import pytest
 import yaml
 from openapi_spec_validator import validate
 
-from credence.openapi_doc import openapi_dict
+from credence.app import openapi_document
 from tests.contract.tools import OPENAPI, json_output, run_node_tool
 
 
@@ -55,7 +55,7 @@ def _schemas(node: Any, path: str = "#") -> list[tuple[str, dict[str, Any]]]:
 
 
 def test_timestamps_are_date_times_wherever_they_appear() -> None:
-    components = openapi_dict()["components"]["schemas"]
+    components = openapi_document()["components"]["schemas"]
     for name, schema in components.items():
         for field, prop in schema.get("properties", {}).items():
             if field == "at" or field.endswith("_at"):
@@ -65,7 +65,7 @@ def test_timestamps_are_date_times_wherever_they_appear() -> None:
 
 
 def test_no_format_or_constraint_sits_beside_a_one_of() -> None:
-    for path, node in _schemas(openapi_dict()):
+    for path, node in _schemas(openapi_document()):
         if "oneOf" in node or "anyOf" in node:
             beside = {"format", "pattern", "maxLength", "minLength", "minimum", "maximum"} & set(
                 node
@@ -76,7 +76,7 @@ def test_no_format_or_constraint_sits_beside_a_one_of() -> None:
 
 
 def test_every_response_header_has_a_schema_and_errors_declare_theirs() -> None:
-    document = openapi_dict()
+    document = openapi_document()
     for path, item in document["paths"].items():
         for method, operation in item.items():
             for status, response in operation["responses"].items():
@@ -91,7 +91,7 @@ def test_every_response_header_has_a_schema_and_errors_declare_theirs() -> None:
 
 
 def test_enums_are_shared_components_not_copies() -> None:
-    document = openapi_dict()
+    document = openapi_document()
     schemas = document["components"]["schemas"]
     assert schemas["Belief"]["properties"]["status"]["$ref"] == "#/components/schemas/BeliefStatus"
     assert schemas["Episode"]["properties"]["origin"]["$ref"] == "#/components/schemas/Origin"
@@ -108,7 +108,7 @@ def test_enums_are_shared_components_not_copies() -> None:
 
 
 def test_document_is_described_for_integrators() -> None:
-    document = openapi_dict()
+    document = openapi_document()
     assert document["info"]["license"]["identifier"] == "Apache-2.0"
     assert document["info"]["contact"]["name"]
     used = {
@@ -119,7 +119,7 @@ def test_document_is_described_for_integrators() -> None:
 
 
 def test_job_and_wake_input_data_are_typed_by_their_structs() -> None:
-    schemas = openapi_dict()["components"]["schemas"]
+    schemas = openapi_document()["components"]["schemas"]
     assert schemas["Job"]["properties"]["input_data"] == {"$ref": "#/components/schemas/JobInput"}
     assert schemas["Wake"]["properties"]["input_data"] == {"$ref": "#/components/schemas/WakeInput"}
     problem_extra = schemas["Problem"]["properties"]["extra"]["anyOf"]

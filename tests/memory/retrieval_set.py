@@ -23,7 +23,7 @@ import numpy as np
 from credence.clock import rfc3339
 from credence.embed import wordllama_files
 from credence.memory.prompt_block import block_nonce, parse_prompt_block
-from credence.reflection.text import normalise
+from credence.memory.text import normalise
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer

@@ -31,9 +31,9 @@ from credence.memory.context import (
     relevance_order,
 )
 from credence.memory.episodes import AgentMissing, EpisodeService
+from credence.memory.gate import decayed_confidence
 from credence.memory.prompt_block import FOR_QUERY, STANDING, block_nonce, parse_prompt_block
 from credence.models import EpisodeIn, MemoryNote, ProposalIn, ProposedBy
-from credence.reflection.gate import decayed_confidence
 from credence.services import Services
 from credence.settings import Settings
 

@@ -13,8 +13,8 @@ import pytest
 from credence.clock import rfc3339
 from credence.db.store import Store
 from credence.embed import WordLlamaEmbedder
-from credence.reflection import gate, live
-from credence.reflection.gate import BeliefIndex, Proposal
+from credence.memory import gate, live
+from credence.memory.gate import BeliefIndex, Proposal
 
 EMBEDDER = WordLlamaEmbedder()
 SUBJECTS = (

@@ -11,7 +11,7 @@ import httpx
 import numpy as np
 import pytest
 
-from credence.reflection.gate import LiveBelief
+from credence.memory.gate import LiveBelief
 from credence.reflection.llm import (
     ChatClient,
     LLMError,

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy
 import pytest
 
-from credence.reflection.gate import LiveBelief, Proposal
+from credence.memory.gate import LiveBelief, Proposal
 from credence.reflection.heuristic import (
     HeuristicEpisode,
     drop_refused,

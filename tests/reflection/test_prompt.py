@@ -6,7 +6,7 @@ import json
 import re
 from datetime import UTC, datetime
 
-from credence.reflection.gate import LiveBelief
+from credence.memory.gate import LiveBelief
 from credence.reflection.prompt import (
     PromptEpisode,
     build_messages,

@@ -15,7 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from credence.settings import check_startup, load_settings
+from credence.serving import check_startup
+from credence.settings import load_settings
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVE = [sys.executable, "-m", "credence.cli", "serve"]

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import httpx
 
-from credence.demo import load_demo_manifest, prepare
+from credence.cli.demo import load_demo_manifest, prepare
 from credence.settings import Settings
 from tests.livesrv import cli_key
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
-from litestar.exceptions import ClientException, NotFoundException
+from litestar.exceptions import NotFoundException
 from litestar.params import JSONBody, PathParameter, QueryParameter
 
 from credence.api.agents import load_agent
@@ -14,7 +14,7 @@ from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import Cursor, Limit
 from credence.clock import rfc3339
-from credence.memory.redact import REDACTION_SECRET, redact
+from credence.memory.redact import REDACTION_SECRET
 from credence.models import ID_PATTERN, SLUG_PATTERN, Job, JobIn, JobPage, JobStatus
 from credence.reflection import jobs
 from credence.reflection.engine import runner_of
@@ -25,41 +25,6 @@ JobAgentFilter = Annotated[
     str | None,
     QueryParameter(pattern=SLUG_PATTERN, max_length=64, description="Only this agent's jobs"),
 ]
-
-
-def _refuse(detail: str) -> ClientException:
-    return ClientException(status_code=422, detail=detail)
-
-
-def job_input(data: JobIn, llm_configured: bool, digest_key: bytes) -> dict[str, Any]:
-    """The stored input_data of a manual job, checked for combinations that cannot run.
-
-    ``digest_key`` keys the placeholders of secrets redacted from the stub output.
-    """
-    given = data.input_data
-    reflector = given.reflector
-    if reflector is None and given.stub_output is not None:
-        reflector = "stub"
-    if reflector == "stub" and given.stub_output is None:
-        raise _refuse("input_data.stub_output: the stub reflector returns it, so it is required")
-    if reflector not in (None, "stub") and given.stub_output is not None:
-        raise _refuse("input_data.stub_output: only the stub reflector uses it")
-    if reflector == "llm" and not llm_configured:
-        raise _refuse("input_data.reflector: llm needs CREDENCE_LLM_URL on the server")
-    stored: dict[str, Any] = {"agent_id": given.agent_id}
-    if reflector is not None:
-        stored["reflector"] = reflector
-    if given.stub_output is not None:
-        # Raw model text is stored, so secrets in it are redacted first, like any episode.
-        stored["stub_output"] = redact(given.stub_output, digest_key=digest_key).text
-    for name in ("now", "since"):
-        moment = getattr(given, name)
-        if moment is not None:
-            try:
-                stored[name] = rfc3339(moment)
-            except (ValueError, OverflowError) as exc:
-                raise _refuse(f"input_data.{name}: {exc}") from None
-    return stored
 
 
 class JobController(Controller):
@@ -82,7 +47,7 @@ class JobController(Controller):
         """Queue an agent-reflection job; it runs in the background (poll GET /jobs/{id})."""
         await load_agent(request, data.input_data.agent_id)
         services = services_of(request)
-        stored = job_input(
+        stored = jobs.manual_input(
             data, bool(services.settings.llm_url), services.store.secret(REDACTION_SECRET)
         )
         job = await jobs.submit(

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import functools
 import re
 
+from litestar import Litestar
 from litestar.datastructures import Headers, MutableScopeHeaders
 from litestar.exceptions import NotFoundException
+from litestar.routes import HTTPRoute
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 CSP = (
@@ -51,8 +52,8 @@ def pwa_assets_only(app: ASGIApp) -> ASGIApp:
     return middleware
 
 
-def _options_answer(scope: Scope, allow_for) -> Message | None:
-    allowed = allow_for(scope["path"])
+def _options_answer(scope: Scope) -> Message | None:
+    allowed = allowed_methods(scope["litestar_app"], scope["path"])
     if allowed is None:
         return None
     return {
@@ -75,11 +76,11 @@ async def add_security_headers(message: Message, scope: Scope) -> None:
 
 
 def options_middleware(app: ASGIApp) -> ASGIApp:
-    """Answer OPTIONS on API paths from the documented routes, before auth and guards run."""
+    """Answer OPTIONS on API paths from the running app's documented routes, before auth runs."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "OPTIONS":
-            start = _options_answer(scope, allowed_methods)
+            start = _options_answer(scope)
             if start is not None and scope["path"].startswith("/api/"):
                 await send(start)
                 await send({"type": "http.response.body", "body": b""})
@@ -89,21 +90,35 @@ def options_middleware(app: ASGIApp) -> ASGIApp:
     return middleware
 
 
-@functools.cache
-def _route_patterns() -> list[tuple[re.Pattern[str], tuple[str, ...]]]:
-    from credence.openapi_doc import cached_openapi_dict
+RoutePatterns = list[tuple[re.Pattern[str], tuple[str, ...]]]
+# The route table never changes once the app is built, so the patterns are kept in its state.
+_STATE_KEY = "documented_route_patterns"
 
+
+def route_patterns(app: Litestar) -> RoutePatterns:
+    """(path regex, methods) of each documented route in the app's route table, built once."""
+    if _STATE_KEY in app.state:
+        return app.state[_STATE_KEY]
     patterns = []
-    for path, operations in cached_openapi_dict()["paths"].items():
-        regex = "^" + re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(path)) + "$"
-        methods = sorted({m.upper() for m in operations if m != "parameters"} | {"OPTIONS"})
-        patterns.append((re.compile(regex), tuple(methods)))
+    for route in app.routes:
+        if not isinstance(route, HTTPRoute):
+            continue
+        documented = {
+            method
+            for handler in route.route_handlers
+            if handler.resolve_include_in_schema()
+            for method in handler.http_methods
+        }
+        if documented and not route.path_format.startswith("/schema"):
+            regex = "^" + re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(route.path_format)) + "$"
+            patterns.append((re.compile(regex), tuple(sorted(documented | {"OPTIONS"}))))
+    app.state[_STATE_KEY] = patterns
     return patterns
 
 
-def allowed_methods(path: str) -> tuple[str, ...] | None:
-    """The methods the OpenAPI document lists for ``path``, or None for an unknown path."""
-    for pattern, methods in _route_patterns():
+def allowed_methods(app: Litestar, path: str) -> tuple[str, ...] | None:
+    """The methods the app documents for ``path``, or None for an unknown path."""
+    for pattern, methods in route_patterns(app):
         if pattern.match(path):
             return methods
     return None

@@ -15,13 +15,12 @@ from credence.clock import Clock, rfc3339
 from credence.db.paging import newest_first, next_cursor
 from credence.db.store import one, rows
 from credence.ids import new_id
-from credence.memory import audit
+from credence.memory import audit, live
+from credence.memory import gate as gate_rules
+from credence.memory.gate import GateResult, Proposal
 from credence.memory.redact import REDACTION_SECRET, redact
+from credence.memory.text import normalise
 from credence.models import Belief, ProposalIn, ProposalResult, ProposedBy
-from credence.reflection import gate as gate_rules
-from credence.reflection import live
-from credence.reflection.gate import GateResult, Proposal
-from credence.reflection.text import normalise
 
 if TYPE_CHECKING:
     import aiosqlite

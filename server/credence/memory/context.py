@@ -21,6 +21,7 @@ from credence.clock import Clock, parse_rfc3339
 from credence.embed import EmbeddingUnavailable
 from credence.memory import recall
 from credence.memory.episodes import AgentMissing
+from credence.memory.gate import decayed_confidence
 from credence.memory.injection import InjectionRecorder, flush_forever, stop_flushing
 from credence.memory.prompt_block import (
     BlockEpisode,
@@ -32,7 +33,6 @@ from credence.memory.prompt_block import (
     notes_section,
 )
 from credence.models import MemoryContext, MemoryNote, RelevantEpisode
-from credence.reflection.gate import decayed_confidence
 
 if TYPE_CHECKING:
     import aiosqlite

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from credence.embed import EmbeddingUnavailable
-from credence.reflection.text import NEGATION_WORDS, STOP_WORDS
+from credence.memory.text import NEGATION_WORDS, STOP_WORDS
 
 if TYPE_CHECKING:
     from credence.db.store import Store

@@ -16,6 +16,18 @@ log = logging.getLogger(__name__)
 DEFAULT_TIMEOUT_SECONDS = 30.0
 
 
+def mask_channel_url(url: str) -> str:
+    """apprise's privacy-masked form of a channel URL; ValueError when apprise can't use it."""
+    notifier = apprise.Apprise()
+    try:
+        added = notifier.add(url)
+    except Exception as exc:  # apprise parses arbitrary user input
+        raise ValueError(f"not a usable apprise URL ({type(exc).__name__})") from None
+    if not added or len(notifier) == 0:
+        raise ValueError("not a supported apprise URL")
+    return notifier[0].url(privacy=True).split("?", 1)[0]
+
+
 class ChannelResult(msgspec.Struct, frozen=True):
     """One channel's outcome; ``url`` is apprise's privacy-masked form, safe to log or show."""
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import msgspec
 
 from credence import secret_files
+from credence.models import MAX_TOKEN_LENGTH
 
 SECRET_FILENAME = "push_token_secret"
 SECRET_BYTES = 32
 VERSION = "v1"
-MAX_TOKEN_LENGTH = 256
 # Separates these MACs from any other use the secret might ever get.
 _DOMAIN = b"credence/push-action/v1\x00"
 _ID = r"[a-z]{1,4}_[0-9a-z]{26}"

@@ -16,6 +16,7 @@ import msgspec
 from cryptography.hazmat.primitives.asymmetric import ec
 from pywebpush import WebPusher, WebPushException
 
+from credence.models import MAX_ENDPOINT_LENGTH
 from credence.notify.endpoints import AllowedHosts, EndpointRefused
 from credence.notify.payload import MAX_PAYLOAD_BYTES
 from credence.notify.vapid import VapidKeys, audience_for, b64url_decode, vapid_headers
@@ -30,7 +31,6 @@ MAX_TTL_SECONDS = 28 * 24 * 3600
 # Shorter than the 24 h maximum so a push service whose clock runs ahead still accepts it.
 VAPID_EXPIRES_IN = 12 * 3600
 URGENCIES = ("very-low", "low", "normal", "high")
-MAX_ENDPOINT_LENGTH = 2048
 _TOPIC = re.compile(r"[A-Za-z0-9_-]{1,32}")
 _DETAIL_LIMIT = 300
 _BODY_LIMIT = 16384

@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-import apprise
 import httpx
 
 from credence.clock import Clock, parse_rfc3339, rfc3339
 from credence.ids import new_id
 from credence.notify import outbox, tokens, vapid, webpush
-from credence.notify.channels import notify_channels
+from credence.notify.channels import mask_channel_url, notify_channels
 from credence.notify.payload import TEST_BODY, TEST_TITLE, build_test_payload
 from credence.notify.webpush import Outcome, SendResult, Subscription
 from credence.settings import SettingsError
@@ -45,18 +44,6 @@ PRUNE_INTERVAL_SECONDS = 3600.0
 STALE_SUBSCRIPTION = timedelta(days=60)
 KEEP_FINISHED = timedelta(days=7)
 MAX_SUBSCRIPTIONS_PER_KEY = 20
-
-
-def mask_channel_url(url: str) -> str:
-    """apprise's privacy-masked form of a channel URL; ValueError when apprise can't use it."""
-    notifier = apprise.Apprise()
-    try:
-        added = notifier.add(url)
-    except Exception as exc:  # apprise parses arbitrary user input
-        raise ValueError(f"not a usable apprise URL ({type(exc).__name__})") from None
-    if not added or len(notifier) == 0:
-        raise ValueError("not a supported apprise URL")
-    return notifier[0].url(privacy=True).split("?", 1)[0]
 
 
 @dataclass

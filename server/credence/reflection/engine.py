@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from credence.clock import fixed_clock, parse_rfc3339, rfc3339
 from credence.ids import new_id
+from credence.memory import live
 from credence.models import Job
-from credence.reflection import jobs, live, wakes
+from credence.reflection import jobs, wakes
 from credence.reflection.steps import STEP_FUNCTIONS, JobContext, StepError, job_output
 
 try:  # process liveness via advisory locks; absent on platforms without fcntl

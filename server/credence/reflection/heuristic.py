@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import msgspec
 import numpy
 
-from credence.reflection.gate import NEAR_DUPLICATE_COSINE, LiveBelief, Proposal
-from credence.reflection.text import analyse, is_negative, jaccard, normalise
+from credence.memory.gate import NEAR_DUPLICATE_COSINE, LiveBelief, Proposal
+from credence.memory.text import analyse, is_negative, jaccard, normalise
 
 TRIGGERS = ("steer", "denial", "followup")
 MIN_SUPPORT = 2

@@ -13,7 +13,7 @@ from credence.clock import parse_rfc3339, rfc3339
 from credence.db.paging import newest_first, next_cursor
 from credence.ids import new_id
 from credence.memory.redact import REDACTION_SECRET, redact
-from credence.models import Job, JobInput, JobOutput, JobStep
+from credence.models import Job, JobIn, JobInput, JobOutput, JobStep
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -31,6 +31,43 @@ MAX_ERROR_CHARS = 2000
 
 class LeaseLost(RuntimeError):
     """This worker no longer holds the job's lease (another worker recovered it)."""
+
+
+class JobInputRejected(ValueError):
+    """A manual job's input names a combination that cannot run; the message says why."""
+
+
+def manual_input(data: JobIn, llm_configured: bool, digest_key: bytes) -> dict[str, Any]:
+    """The stored input_data of a manual job; JobInputRejected for combinations that cannot run.
+
+    ``digest_key`` keys the placeholders of secrets redacted from the stub output.
+    """
+    given = data.input_data
+    reflector = given.reflector
+    if reflector is None and given.stub_output is not None:
+        reflector = "stub"
+    if reflector == "stub" and given.stub_output is None:
+        raise JobInputRejected(
+            "input_data.stub_output: the stub reflector returns it, so it is required"
+        )
+    if reflector not in (None, "stub") and given.stub_output is not None:
+        raise JobInputRejected("input_data.stub_output: only the stub reflector uses it")
+    if reflector == "llm" and not llm_configured:
+        raise JobInputRejected("input_data.reflector: llm needs CREDENCE_LLM_URL on the server")
+    stored: dict[str, Any] = {"agent_id": given.agent_id}
+    if reflector is not None:
+        stored["reflector"] = reflector
+    if given.stub_output is not None:
+        # Raw model text is stored, so secrets in it are redacted first, like any episode.
+        stored["stub_output"] = redact(given.stub_output, digest_key=digest_key).text
+    for name in ("now", "since"):
+        moment = getattr(given, name)
+        if moment is not None:
+            try:
+                stored[name] = rfc3339(moment)
+            except (ValueError, OverflowError) as exc:
+                raise JobInputRejected(f"input_data.{name}: {exc}") from None
+    return stored
 
 
 def _cut(text: str, limit: int = MAX_ERROR_CHARS) -> str:

@@ -16,8 +16,8 @@ import numpy as np
 from credence.clock import Clock
 from credence.embed import count_tokens
 from credence.memory.feedback import ReviewerFeedback
+from credence.memory.gate import LiveBelief
 from credence.reflection.cluster import greedy_clusters
-from credence.reflection.gate import LiveBelief
 from credence.reflection.prompt import PromptEpisode, build_messages, fit_feedback
 
 MAX_ATTEMPTS = 4

@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from credence.reflection.gate import OPS, Proposal
+from credence.memory.gate import OPS, Proposal
 
 MAX_ANSWER_CHARS = 200_000
 MAX_BELIEF_CHARS = 2000

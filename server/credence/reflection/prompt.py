@@ -11,7 +11,7 @@ from importlib import resources
 import msgspec
 
 from credence.memory.feedback import ReviewerFeedback
-from credence.reflection.gate import LiveBelief
+from credence.memory.gate import LiveBelief
 
 # Only episodes known to be free of third-party content may show their summary; any other
 # origin (including one this module has never heard of) is treated as untrusted.

@@ -14,8 +14,8 @@ import numpy as np
 from credence.clock import Clock
 from credence.embed import Embedder
 from credence.memory.feedback import ReviewerFeedback
+from credence.memory.gate import LiveBelief, Proposal
 from credence.reflection import heuristic
-from credence.reflection.gate import LiveBelief, Proposal
 from credence.reflection.llm import ChatClient, LLMError, Sleep, plan_prompt
 from credence.reflection.prompt import PromptEpisode
 from credence.settings import Settings

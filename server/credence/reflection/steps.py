@@ -11,10 +11,13 @@ import numpy as np
 
 from credence.clock import Clock, parse_rfc3339, rfc3339
 from credence.embed import EmbeddingUnavailable
-from credence.memory import recall
+from credence.memory import gate as gate_module
+from credence.memory import live, recall
 from credence.memory.beliefs import BeliefService
 from credence.memory.feedback import ReviewerFeedback, recent_feedback
+from credence.memory.gate import Decayed, GateResult, LiveBelief
 from credence.memory.redact import REDACTION_SECRET, redact
+from credence.memory.text import normalise
 from credence.models import (
     JobDecayed,
     JobDropped,
@@ -26,12 +29,9 @@ from credence.models import (
     ProposedBy,
     ReflectionSettings,
 )
-from credence.reflection import gate as gate_module
-from credence.reflection import jobs, live, reflectors
-from credence.reflection.gate import Decayed, GateResult, LiveBelief
+from credence.reflection import jobs, reflectors
 from credence.reflection.parse import ParseError, ParseResult, parse_proposals
 from credence.reflection.reflectors import PulledEpisode, Reflection, ReflectorError
-from credence.reflection.text import normalise
 
 if TYPE_CHECKING:
     from credence.reflection.llm import Sleep

@@ -17,7 +17,7 @@ from credence.reflection.seed import Manifest, apply_manifest, strip_comments
 from credence.services import Services
 from credence.settings import Settings
 
-DEMO_MANIFEST = Path(__file__).resolve().parents[2] / "examples" / "demo.json"
+DEMO_MANIFEST = Path(__file__).resolve().parents[3] / "examples" / "demo.json"
 DEMO_ACTOR = Principal(key_id="demo-seed", scope="admin", agents=None, label="demo seed")
 JOB_TIMEOUT_S = 120.0
 
@@ -118,7 +118,6 @@ async def seed_beliefs(services: Services, manifest: DemoManifest) -> int:
 
 async def reflect_all(services: Services, agent_ids: list[str]) -> list[str]:
     """Run one reflection job per agent with the default reflector; one summary line each."""
-    from credence.api.jobs import job_input
     from credence.memory.redact import REDACTION_SECRET
     from credence.reflection import jobs
     from credence.reflection.engine import runner_of
@@ -133,7 +132,7 @@ async def reflect_all(services: Services, agent_ids: list[str]) -> list[str]:
             services.store,
             agent_id=agent_id,
             trigger="manual",
-            input_data=job_input(
+            input_data=jobs.manual_input(
                 request,
                 bool(services.settings.llm_url),
                 services.store.secret(REDACTION_SECRET),

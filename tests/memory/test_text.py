@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from credence.reflection.text import (
+from credence.memory.text import (
     Change,
     aligned_spans,
     analyse,

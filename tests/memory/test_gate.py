@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 import numpy
 import pytest
 
-from credence.reflection.gate import (
+from credence.memory.gate import (
     BeliefIndex,
     Decayed,
     GateResult,
@@ -19,7 +19,7 @@ from credence.reflection.gate import (
     decayed_confidence,
     gate,
 )
-from credence.reflection.text import analyse, content_tokens, is_negative, polarity_conflict
+from credence.memory.text import analyse, content_tokens, is_negative, polarity_conflict
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -10,7 +10,7 @@ from datetime import datetime
 import msgspec
 import numpy
 
-from credence.reflection.text import (
+from credence.memory.text import (
     Change,
     Statement,
     analyse,
@@ -411,7 +411,7 @@ def gate(
     gate ``duplicate``; any other reason ``needs_review``; no reason at all is ``safe``.
 
     A value change is a pair with one polarity that agrees except for short aligned spans
-    holding values of one kind (:func:`~credence.reflection.text.value_changes`): "Use yarn
+    holding values of one kind (:func:`~credence.memory.text.value_changes`): "Use yarn
     for the frontend" → "Use bun for the frontend". It is a contradiction, never a duplicate.
 
     A negation contradiction needs opposite polarity (a negation marker in exactly one of the
@@ -420,7 +420,7 @@ def gate(
     and belief embeddings are both present — a paraphrase signal: cosine ≥
     ``cosine_threshold`` with at least ``cosine_jaccard_floor`` token overlap, or cosine ≥
     ``strong_cosine``, and in both cases the same action on the same object
-    (:func:`~credence.reflection.text.shares_core`). Negation barely moves a sentence
+    (:func:`~credence.memory.text.shares_core`). Negation barely moves a sentence
     embedding, so a high cosine between texts of opposite polarity means "same topic, opposite
     advice" even when the wording differs ("Do not use tabs for indentation" / "Indent with
     tabs" overlap only 1/3); sharing one word is not enough ("Never approve a refund without a

@@ -15,7 +15,6 @@ from credence.settings import (
     Settings,
     SettingsError,
     check_listen,
-    check_startup,
     load_settings,
 )
 
@@ -91,7 +90,7 @@ def serve(args: argparse.Namespace) -> int:
 
     from credence.app import create_app
     from credence.files import restrict_umask
-    from credence.serving import uvicorn_config
+    from credence.serving import check_startup, uvicorn_config
 
     restrict_umask()
     settings = settings_from(args)
@@ -256,9 +255,10 @@ def _openapi_flags(parser: argparse.ArgumentParser) -> None:
 @command("openapi", "write the OpenAPI document the app serves", _openapi_flags)
 def openapi(args: argparse.Namespace) -> int:
     """Regenerate openapi.yaml from the app's routes and types."""
+    from credence.app import openapi_document
     from credence.openapi_doc import render_openapi
 
-    args.output.write_text(render_openapi(), encoding="utf-8")
+    args.output.write_text(render_openapi(openapi_document()), encoding="utf-8")
     print(f"wrote {args.output}")
     return 0
 
@@ -282,7 +282,7 @@ def audit_command(args: argparse.Namespace) -> int:
 
 
 def _reflect_flags(parser: argparse.ArgumentParser) -> None:
-    from credence.reflection.commands import reflect_arguments
+    from credence.cli.reflect import reflect_arguments
 
     reflect_arguments(parser)
     _data_flag(parser)
@@ -291,13 +291,13 @@ def _reflect_flags(parser: argparse.ArgumentParser) -> None:
 @command("reflect", "run one reflection job for an agent and print its summary", _reflect_flags)
 def reflect(args: argparse.Namespace) -> int:
     """Run one agent-reflection job in-process; exit 0 when it succeeded."""
-    from credence.reflection.commands import reflect_command
+    from credence.cli.reflect import reflect_command
 
     return reflect_command(settings_from(args), args)
 
 
 def _seed_flags(parser: argparse.ArgumentParser) -> None:
-    from credence.reflection.commands import seed_arguments
+    from credence.cli.reflect import seed_arguments
 
     seed_arguments(parser)
     _data_flag(parser)
@@ -306,7 +306,7 @@ def _seed_flags(parser: argparse.ArgumentParser) -> None:
 @command("seed", "create or update agents and wakes from a JSON manifest", _seed_flags)
 def seed(args: argparse.Namespace) -> int:
     """Apply an annotated manifest idempotently (see examples/reflection.json)."""
-    from credence.reflection.commands import seed_command
+    from credence.cli.reflect import seed_command
 
     return seed_command(settings_from(args), args)
 
@@ -322,9 +322,10 @@ def _push_flags(parser: argparse.ArgumentParser) -> None:
 def push_command(args: argparse.Namespace) -> int:
     """Send a test push now to every subscribed device (or one key's) and every channel."""
     from credence.clock import system_clock
+    from credence.notify.channels import mask_channel_url
     from credence.notify.endpoints import policy_from, push_client
     from credence.notify.outbox import sync_env_channels
-    from credence.notify.worker import load_runtime, mask_channel_url, send_test
+    from credence.notify.worker import load_runtime, send_test
 
     settings = settings_from(args)
     if missing_data(settings):
@@ -389,9 +390,9 @@ def demo(args: argparse.Namespace) -> int:
     import uvicorn
 
     from credence.app import create_app
-    from credence.demo import DEMO_MANIFEST, prepare
+    from credence.cli.demo import DEMO_MANIFEST, prepare
     from credence.files import restrict_umask
-    from credence.serving import uvicorn_config
+    from credence.serving import check_startup, uvicorn_config
 
     restrict_umask()
     if args.data is None and not os.environ.get("CREDENCE_DATA_DIR"):
@@ -432,7 +433,3 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from credence.clock import parse_rfc3339
-from credence.reflection.gate import (
+from credence.memory.gate import (
     COSINE_THRESHOLD,
     JACCARD_THRESHOLD,
     LiveBelief,
     Proposal,
     structural_candidates,
 )
-from credence.reflection.text import analyse, statement
+from credence.memory.text import analyse, statement
 
 if TYPE_CHECKING:
     import aiosqlite

@@ -389,7 +389,7 @@ def run_corpus(embed) -> list[tuple[str, str, str, str, tuple[str, ...]]]:
     """
     from datetime import UTC, datetime
 
-    from credence.reflection.gate import BeliefIndex, LiveBelief, Proposal, gate
+    from credence.memory.gate import BeliefIndex, LiveBelief, Proposal, gate
 
     now = datetime(2026, 6, 1, tzinfo=UTC)
     olds = sorted({old for _, old, _ in CORPUS})

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from credence.embed import WordLlamaEmbedder
-from credence.reflection.gate import BeliefIndex, LiveBelief, Proposal, gate
-from credence.reflection.text import analyse, polarity_conflict
-from tests.reflection.gate_corpus import (
+from credence.memory.gate import BeliefIndex, LiveBelief, Proposal, gate
+from credence.memory.text import analyse, polarity_conflict
+from tests.memory.gate_corpus import (
     CATEGORIES,
     COMPATIBLE,
     CORPUS,

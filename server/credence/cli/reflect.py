@@ -86,9 +86,6 @@ def _input(args: argparse.Namespace) -> dict[str, Any]:
 
 
 async def _reflect(settings: Settings, args: argparse.Namespace) -> tuple[int, Job | None]:
-    from litestar.exceptions import HTTPException
-
-    from credence.api.jobs import job_input
     from credence.app import create_app
     from credence.clock import rfc3339
     from credence.memory.redact import REDACTION_SECRET
@@ -109,9 +106,9 @@ async def _reflect(settings: Settings, args: argparse.Namespace) -> tuple[int, J
             return EXIT_USAGE, None
         try:
             key = services.store.secret(REDACTION_SECRET)
-            stored = job_input(request, bool(settings.llm_url), key)
-        except HTTPException as exc:
-            print(f"error: {exc.detail}", file=sys.stderr)
+            stored = jobs.manual_input(request, bool(settings.llm_url), key)
+        except jobs.JobInputRejected as exc:
+            print(f"error: {exc}", file=sys.stderr)
             return EXIT_USAGE, None
         job = await jobs.submit(
             services.store,

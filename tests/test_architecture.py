@@ -1,0 +1,213 @@
+"""Dependencies point inward: api → services → memory / reflection / notify → db."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+import credence
+
+ROOT = Path(credence.__file__).parent
+# Inner layers rank lower; a module may import its own layer or lower ones, never higher.
+RANKS = {
+    "credence.api": 3,
+    "credence.services": 2,
+    "credence.memory": 1,
+    "credence.reflection": 1,
+    "credence.notify": 1,
+    "credence.db": 0,
+}
+ENTRY_POINTS = ("credence.api", "credence.app", "credence.cli")
+MAY_IMPORT_ENTRY_POINTS = ("credence.app", "credence.cli")
+# Plain shared modules every layer uses; they import no layer above db themselves.
+KERNEL = (
+    "credence.auth",
+    "credence.clock",
+    "credence.embed",
+    "credence.files",
+    "credence.ids",
+    "credence.logs",
+    "credence.models",
+    "credence.ratelimit",
+    "credence.secret_files",
+    "credence.settings",
+)
+# Components are started with the Services container and annotate it; only for type checking.
+TYPE_ONLY_SERVICES = {
+    "credence.memory.context",
+    "credence.notify.worker",
+    "credence.reflection.engine",
+    "credence.reflection.steps",
+}
+
+
+class Import(NamedTuple):
+    """One import statement's target, where it is and whether it only serves type checking."""
+
+    module: str
+    line: int
+    target: str
+    type_only: bool
+
+    def __str__(self) -> str:
+        return f"{self.module}:{self.line} imports {self.target}"
+
+
+def module_name(path: Path) -> str:
+    """The dotted name of a source file under the credence package."""
+    parts = ("credence", *path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _targets(node: ast.Import | ast.ImportFrom, package: str) -> list[str]:
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if node.level:
+        base = package.split(".")[: len(package.split(".")) - node.level + 1]
+        module = ".".join([*base, node.module] if node.module else base)
+    else:
+        module = node.module or ""
+    if module != "credence":
+        return [module]  # `from x.y import f` depends on x.y
+    # `from credence import models` names a submodule; `from credence import __version__` not.
+    return [
+        f"credence.{alias.name}"
+        if (ROOT / f"{alias.name}.py").is_file() or (ROOT / alias.name).is_dir()
+        else "credence"
+        for alias in node.names
+    ]
+
+
+def imports_of(path: Path) -> list[Import]:
+    """Every import in a file: module level, inside functions and under TYPE_CHECKING."""
+    name = module_name(path)
+    package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: list[Import] = []
+
+    def visit(node: ast.AST, type_only: bool) -> None:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            for target in _targets(node, package):
+                found.append(Import(name, node.lineno, target, type_only))
+        if isinstance(node, ast.If) and _is_type_checking(node.test):
+            for child in node.body:
+                visit(child, True)
+            for child in node.orelse:
+                visit(child, type_only)
+            return
+        for child in ast.iter_child_nodes(node):
+            visit(child, type_only)
+
+    visit(ast.parse(path.read_text(encoding="utf-8"), str(path)), False)
+    return found
+
+
+EVERY_IMPORT = [found for path in sorted(ROOT.rglob("*.py")) for found in imports_of(path)]
+ALL_IMPORTS = [
+    i for i in EVERY_IMPORT if i.target == "credence" or i.target.startswith("credence.")
+]
+
+
+def area(dotted: str) -> str:
+    """The top-level part of credence a module is in (``credence.memory``, ``credence.app``)."""
+    return ".".join(dotted.split(".")[:2])
+
+
+def _ids(imports: list[Import]) -> list[str]:
+    return [f"{i.module}:{i.line}->{i.target}" for i in imports]
+
+
+ENTRY_IMPORTS = [i for i in ALL_IMPORTS if area(i.target) in ENTRY_POINTS]
+RANKED_IMPORTS = [i for i in ALL_IMPORTS if area(i.module) in RANKS and area(i.target) in RANKS]
+DOMAIN = ("credence.memory", "credence.reflection", "credence.notify")
+DOMAIN_IMPORTS = [i for i in ALL_IMPORTS if area(i.module) in DOMAIN and area(i.target) in DOMAIN]
+LAYER_IMPORTS = [i for i in ALL_IMPORTS if area(i.module) in RANKS]
+KERNEL_IMPORTS = [i for i in ALL_IMPORTS if area(i.module) in KERNEL]
+# The web framework (and its HTTP errors) stays at the edge: api, the app, the CLI and the
+# HTTP middleware of auth and ratelimit; services and the layers under them never see it.
+WEB_IMPORTS = [
+    i for i in EVERY_IMPORT if i.target.split(".")[0] == "litestar" and area(i.module) in RANKS
+]
+
+
+def test_the_walker_sees_every_kind_of_import() -> None:
+    """Module-level, function-level and TYPE_CHECKING imports are all found, relative ones too."""
+    by_module = {(i.module, i.target): i for i in ALL_IMPORTS}
+    assert ("credence.app", "credence.api.security") in by_module  # module level
+    assert ("credence.cli", "credence.app") in by_module  # inside a function
+    assert by_module[("credence.reflection.engine", "credence.services")].type_only
+    assert ("credence.db.store", "credence.secret_files") in by_module  # from credence import x
+    assert ("credence.api.mcp", "credence") in by_module  # from credence import __version__
+    assert len(RANKED_IMPORTS) > 50 and len(ENTRY_IMPORTS) > 10
+
+
+@pytest.mark.parametrize("found", ENTRY_IMPORTS, ids=_ids(ENTRY_IMPORTS))
+def test_nothing_imports_api_app_or_cli(found: Import) -> None:
+    """Only the app and the CLI compose the entry points; api modules may import each other."""
+    importer, imported = area(found.module), area(found.target)
+    allowed = importer in MAY_IMPORT_ENTRY_POINTS or importer == imported == "credence.api"
+    assert allowed, f"{found}: only app and cli may import {imported}"
+
+
+@pytest.mark.parametrize("found", RANKED_IMPORTS, ids=_ids(RANKED_IMPORTS))
+def test_dependencies_point_inward(found: Import) -> None:
+    """api → services → memory / reflection / notify → db, never the other way."""
+    importer, imported = area(found.module), area(found.target)
+    if RANKS[imported] <= RANKS[importer]:
+        return
+    type_only_container = (
+        imported == "credence.services" and found.type_only and found.module in TYPE_ONLY_SERVICES
+    )
+    assert type_only_container, f"{found}: {importer} is inside {imported}"
+
+
+@pytest.mark.parametrize("found", DOMAIN_IMPORTS, ids=_ids(DOMAIN_IMPORTS))
+def test_only_reflection_crosses_into_another_domain_package(found: Import) -> None:
+    """Reflection builds on memory; memory knows neither reflection nor notify, nor notify them."""
+    importer, imported = area(found.module), area(found.target)
+    allowed = importer == imported or (importer, imported) == (
+        "credence.reflection",
+        "credence.memory",
+    )
+    assert allowed, f"{found}: {importer} may not import {imported}"
+
+
+@pytest.mark.parametrize("found", LAYER_IMPORTS, ids=_ids(LAYER_IMPORTS))
+def test_layers_import_only_layers_and_shared_modules(found: Import) -> None:
+    """A layer never reaches for a composition module (openapi_doc, serving, mcp_bridge...)."""
+    imported = area(found.target)
+    assert imported in RANKS or imported in KERNEL or imported in ("credence", *ENTRY_POINTS), (
+        f"{found}: a layer imports the composition module {imported}"
+    )
+
+
+@pytest.mark.parametrize("found", KERNEL_IMPORTS, ids=_ids(KERNEL_IMPORTS))
+def test_shared_modules_import_no_layer_above_db(found: Import) -> None:
+    """Settings, models, clock and friends sit under every layer, so they import none of them."""
+    imported = area(found.target)
+    assert imported in KERNEL or imported in ("credence", "credence.db"), (
+        f"{found}: a shared module imports {imported}"
+    )
+
+
+@pytest.mark.parametrize("found", WEB_IMPORTS, ids=_ids(WEB_IMPORTS))
+def test_only_the_edge_knows_the_web_framework(found: Import) -> None:
+    """Domain code raises domain errors; the app's exception handlers give them HTTP statuses."""
+    importer = area(found.module)
+    assert importer == "credence.api", f"{found}: {importer} imports the web framework"
+
+
+def test_type_only_allowances_are_still_needed() -> None:
+    """Each TYPE_CHECKING allowance matches an import that exists, so none outlives its reason."""
+    used = {
+        i.module for i in RANKED_IMPORTS if i.type_only and i.target.startswith("credence.services")
+    }
+    assert used == TYPE_ONLY_SERVICES
