@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 URGENCY = "normal"
 CHANNEL_TEXT_BYTES = 1500
 KIND_BELIEF = "belief.pending"
-KIND_TEST = "test"
 
 # Subscriptions whose reviewer key can see an agent: admin keys, and reviewer keys whose agent
 # list is NULL (every agent) or names it. Revoked keys get nothing.

@@ -26,7 +26,6 @@ from credence.reflection.text import (
 OPS = ("add", "strengthen", "weaken", "forget", "supersede")
 # Ops that bring new wording into memory; the others restate their target's content.
 CONTENT_OPS = frozenset({"add", "supersede"})
-LIVE_STATUSES = ("pending", "active", "forgotten")
 CONTRADICTION_STATUSES = frozenset({"pending", "active"})
 
 JACCARD_THRESHOLD = 0.4

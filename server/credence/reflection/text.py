@@ -326,22 +326,6 @@ def jaccard(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     return shared / (len(a) + len(b) - shared)
 
 
-def polarity_conflict(
-    tokens_a: AbstractSet[str],
-    negative_a: bool,
-    tokens_b: AbstractSet[str],
-    negative_b: bool,
-    threshold: float = 0.4,
-) -> bool:
-    """Return True for the lexical contradiction floor: exactly one side negated, Jaccard ≥ t.
-
-    Two negative statements agree ("Never X" / "Don't X"), so they are never a conflict.
-    """
-    if negative_a == negative_b:
-        return False
-    return jaccard(tokens_a, tokens_b) >= threshold - 1e-12
-
-
 # --- structural comparison: canonical statements, token alignment and value slots ----------
 #
 # Two lessons are compared as canonical token sequences: fillers dropped, numbers and units
