@@ -467,36 +467,20 @@ def gate(
         is_duplicate = bool(reasons)
         reasons.extend(_routing_reasons(proposal, index))
         if not is_duplicate:
-            conflicts = index.lexical_conflicts(tokens, negative)
-            if similarities is not None:
-                semantic = index.semantic_conflicts(
+            reasons.extend(
+                _memory_conflicts(
+                    index,
                     shape,
                     tokens,
-                    similarities,
                     negative,
+                    similarities,
+                    structural,
+                    own_target,
                     cosine_threshold=cosine_threshold,
                     cosine_jaccard_floor=cosine_jaccard_floor,
                     strong_cosine=strong_cosine,
                 )
-                for belief_id, cosine in semantic.items():
-                    conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), cosine)
-            changes: dict[str, list[Change]] = {}
-            for belief_id, status, other in structural:
-                if status not in CONTRADICTION_STATUSES:
-                    continue
-                found = value_changes(other, shape)
-                if found:
-                    changes[belief_id] = found
-                    conflicts[belief_id] = _VALUE_CHANGE_SCORE
-                elif is_negation(other, shape):
-                    conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), 1.0)
-            conflicts.pop(own_target, None)
-            ranked = sorted(conflicts.items(), key=lambda item: (-item[1], item[0]))
-            for belief_id, _ in ranked[:MAX_CONTRADICTIONS]:
-                reasons.append(f"contradicts:{belief_id}")
-                reasons.extend(
-                    change_reason(belief_id, change) for change in changes.get(belief_id, ())
-                )
+            )
             reasons.extend(
                 _batch_conflicts(
                     position,
@@ -517,6 +501,54 @@ def gate(
         verdict = DUPLICATE if is_duplicate else NEEDS_REVIEW if reasons else SAFE
         results.append(GateResult(index=proposal.index, gate=verdict, reasons=tuple(reasons)))
     return results
+
+
+def _memory_conflicts(
+    index: BeliefIndex,
+    shape: Statement,
+    tokens: frozenset[str],
+    negative: bool,
+    similarities: numpy.ndarray | None,
+    structural: list[tuple[str, str, Statement]],
+    own_target: str | None,
+    *,
+    cosine_threshold: float,
+    cosine_jaccard_floor: float,
+    strong_cosine: float,
+) -> list[str]:
+    """``contradicts:<id>`` reasons against live memory, each value change followed by its
+    ``changes:`` reason: value changes first, then strongest first, never the own target."""
+    conflicts = index.lexical_conflicts(tokens, negative)
+    if similarities is not None:
+        semantic = index.semantic_conflicts(
+            shape,
+            tokens,
+            similarities,
+            negative,
+            cosine_threshold=cosine_threshold,
+            cosine_jaccard_floor=cosine_jaccard_floor,
+            strong_cosine=strong_cosine,
+        )
+        for belief_id, cosine in semantic.items():
+            conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), cosine)
+    changes: dict[str, list[Change]] = {}
+    for belief_id, status, other in structural:
+        if status not in CONTRADICTION_STATUSES:
+            continue
+        found = value_changes(other, shape)
+        if found:
+            changes[belief_id] = found
+            conflicts[belief_id] = _VALUE_CHANGE_SCORE
+        elif is_negation(other, shape):
+            conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), 1.0)
+    if own_target is not None:
+        conflicts.pop(own_target, None)
+    ranked = sorted(conflicts.items(), key=lambda item: (-item[1], item[0]))
+    reasons = []
+    for belief_id, _ in ranked[:MAX_CONTRADICTIONS]:
+        reasons.append(f"contradicts:{belief_id}")
+        reasons.extend(change_reason(belief_id, change) for change in changes.get(belief_id, ()))
+    return reasons
 
 
 def change_reason(belief_id: str, change: Change) -> str:
