@@ -6,8 +6,9 @@ import functools
 import re
 
 from litestar.datastructures import Headers, MutableScopeHeaders
+from litestar.enums import ScopeType
 from litestar.exceptions import NotFoundException
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, HTTPResponseStartEvent, Message, Receive, Scope, Send
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
@@ -51,7 +52,7 @@ def pwa_assets_only(app: ASGIApp) -> ASGIApp:
     return middleware
 
 
-def _options_answer(scope: Scope, allow_for) -> Message | None:
+def _options_answer(scope: Scope, allow_for) -> HTTPResponseStartEvent | None:
     allowed = allow_for(scope["path"])
     if allowed is None:
         return None
@@ -78,11 +79,11 @@ def options_middleware(app: ASGIApp) -> ASGIApp:
     """Answer OPTIONS on API paths from the documented routes, before auth and guards run."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "OPTIONS":
+        if scope["type"] == ScopeType.HTTP and scope["method"] == "OPTIONS":
             start = _options_answer(scope, allowed_methods)
             if start is not None and scope["path"].startswith("/api/"):
                 await send(start)
-                await send({"type": "http.response.body", "body": b""})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
                 return
         await app(scope, receive, send)
 
@@ -122,7 +123,7 @@ def conditional_get_middleware(app: ASGIApp) -> ASGIApp:
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         wanted = None
-        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
+        if scope["type"] == ScopeType.HTTP and scope["method"] in ("GET", "HEAD"):
             wanted = Headers.from_scope(scope).get("if-none-match")
         if not wanted:
             await app(scope, receive, send)
@@ -138,7 +139,7 @@ def conditional_get_middleware(app: ASGIApp) -> ASGIApp:
                     keep = {b"etag", b"cache-control", b"last-modified", b"vary"}
                     headers = [(k, v) for k, v in message["headers"] if k.lower() in keep]
                     await send({"type": "http.response.start", "status": 304, "headers": headers})
-                    await send({"type": "http.response.body", "body": b""})
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
                     return
             if not not_modified:
                 await send(message)

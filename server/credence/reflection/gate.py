@@ -6,10 +6,12 @@ import math
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from datetime import datetime
+from typing import Final
 
 import msgspec
 import numpy
 
+from credence.models import BeliefOp, GateVerdict
 from credence.reflection.text import (
     Change,
     Statement,
@@ -44,9 +46,9 @@ MAX_STRUCTURAL_DIFFERENCE = 2
 MAX_CHANGE_CHARS = 60
 UNSOURCED = "unsourced"
 
-SAFE = "safe"
-NEEDS_REVIEW = "needs_review"
-DUPLICATE = "duplicate"
+SAFE: Final = "safe"
+NEEDS_REVIEW: Final = "needs_review"
+DUPLICATE: Final = "duplicate"
 
 # Which of several beliefs sharing one duplicate key is named: the one a reviewer most needs
 # to see (active memory first, then what is already waiting, then past refusals).
@@ -79,7 +81,7 @@ class Proposal(msgspec.Struct, frozen=True):
     """One diff proposed by a reflector; ``index`` is its position in the reflector's answer."""
 
     index: int
-    op: str
+    op: BeliefOp
     belief: str
     confidence: float
     rationale: str
@@ -91,7 +93,7 @@ class GateResult(msgspec.Struct, frozen=True):
     """The gate's verdict on one proposal: ``safe``, ``needs_review`` or ``duplicate``."""
 
     index: int
-    gate: str
+    gate: GateVerdict
     reasons: tuple[str, ...]
 
 
@@ -498,7 +500,7 @@ def gate(
             reasons.append("untrusted_source")
         if not proposal.source_episodes:
             reasons.append(UNSOURCED)
-        verdict = DUPLICATE if is_duplicate else NEEDS_REVIEW if reasons else SAFE
+        verdict: GateVerdict = DUPLICATE if is_duplicate else NEEDS_REVIEW if reasons else SAFE
         results.append(GateResult(index=proposal.index, gate=verdict, reasons=tuple(reasons)))
     return results
 

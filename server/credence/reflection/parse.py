@@ -6,11 +6,14 @@ import json
 import math
 import re
 from collections.abc import Set as AbstractSet
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
 from credence.reflection.gate import OPS, Proposal
+
+if TYPE_CHECKING:
+    from credence.models import BeliefOp
 
 MAX_ANSWER_CHARS = 200_000
 MAX_BELIEF_CHARS = 2000
@@ -209,6 +212,7 @@ def _validate(position: int, entry: Any, allowed_sources: AbstractSet[str]) -> P
     op = op.strip().lower()
     if op not in OPS:
         return f"unknown_op:{op[:40]}"
+    known_op = cast("BeliefOp", op)
     problem = _text_problem(belief, rationale) or _confidence_problem(confidence)
     if problem:
         return problem
@@ -227,7 +231,7 @@ def _validate(position: int, entry: Any, allowed_sources: AbstractSet[str]) -> P
         rationale = rationale[: MAX_RATIONALE_CHARS - 1] + "…"
     return Proposal(
         index=position,
-        op=op,
+        op=known_op,
         belief=belief,
         confidence=float(confidence),
         rationale=rationale.strip(),
