@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-fast bench openapi openapi-lint lint clean screenshots
+.PHONY: install demo test test-fast bench openapi openapi-lint lint js-lint typecheck clean screenshots
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,12 @@ $(NODE_TOOLS): tests/contract/package-lock.json
 	npm ci --prefix tests/contract --no-audit --no-fund
 	touch $(NODE_TOOLS)
 
+# The pinned Biome that lints and format-checks pwa/ (biome.json).
+BIOME_TOOLS := tools/biome/node_modules/.installed
+$(BIOME_TOOLS): tools/biome/package-lock.json
+	npm ci --prefix tools/biome --no-audit --no-fund
+	touch $(BIOME_TOOLS)
+
 demo: $(STAMP)
 	$(BIN)/credence demo
 
@@ -31,6 +37,9 @@ test: $(STAMP)
 	$(BIN)/python tests/browser/ensure_chromium.py
 	test -f tests/browser/axe/node_modules/axe-core/axe.min.js || npm ci --prefix tests/browser/axe
 	$(MAKE) openapi-lint
+	$(BIN)/ruff format --check server tests benchmarks examples
+	$(MAKE) typecheck
+	$(MAKE) js-lint
 	$(BIN)/pytest -q
 
 # Rewrite the README's (and the manifest's) screenshots; a normal test run only compares them.
@@ -56,6 +65,16 @@ openapi-lint: $(STAMP) $(NODE_TOOLS)
 lint: $(STAMP)
 	$(BIN)/ruff check server tests benchmarks examples
 	$(BIN)/ruff format --check server tests benchmarks examples
+	$(MAKE) typecheck
+	$(MAKE) js-lint
+
+# mypy on server/ (its settings are in pyproject.toml).
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+# Biome over pwa/, lint and format (`tools/biome/node_modules/.bin/biome format --write pwa` fixes).
+js-lint: $(BIOME_TOOLS)
+	tools/biome/node_modules/.bin/biome ci pwa
 
 clean:
 	rm -rf $(VENV) build *.egg-info

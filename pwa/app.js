@@ -91,7 +91,9 @@ async function start({ welcome = false } = {}) {
   await route();
   if (state.view !== "review") review.refresh().catch(() => null); // the pending count in the tab
   sync();
-  push().then((p) => p.resend()).catch(() => null);
+  push()
+    .then((p) => p.resend())
+    .catch(() => null);
 }
 
 function showPairing(message = null, error = null) {
@@ -152,7 +154,9 @@ async function showFailure(error) {
   if (error.status === 401) return;
   const unreachable = error instanceof OfflineError;
   if (unreachable) ctx.failed(error);
-  const message = unreachable ? `${error.message} Decisions you make now sync when the connection is back.` : error.message;
+  const message = unreachable
+    ? `${error.message} Decisions you make now sync when the connection is back.`
+    : error.message;
   toast(message, { tone: unreachable ? "offline" : "warn", timeout: 8000 });
 }
 
@@ -189,7 +193,9 @@ async function outboxChanged({ sync: wantSync = false } = {}) {
   $("sync-status").textContent = `${waiting} waiting to sync`;
   if (wantSync && waiting) {
     // Background Sync (where it exists) replays even if this page closes first.
-    navigator.serviceWorker?.ready.then((registration) => registration.sync?.register("credence-outbox")).catch(() => null);
+    navigator.serviceWorker?.ready
+      .then((registration) => registration.sync?.register("credence-outbox"))
+      .catch(() => null);
   }
 }
 
@@ -249,7 +255,8 @@ function wireChrome() {
   });
   $("sync-status").addEventListener("click", retryNow);
   document.addEventListener("keydown", (event) => {
-    if (state.view === "review" && !document.body.classList.contains("unpaired") && review.onKey(event)) event.preventDefault();
+    if (state.view === "review" && !document.body.classList.contains("unpaired") && review.onKey(event))
+      event.preventDefault();
   });
   network();
   addEventListener("offline", () => network());

@@ -4,7 +4,22 @@ importScripts("/js/db.js");
 
 const DB = self.CredenceDB;
 const CACHE = "credence-shell-v1";
-const MODULES = ["api", "audit", "card", "db", "dom", "evidence", "gestures", "inbox", "memory", "pair", "push", "review", "runs", "settings"];
+const MODULES = [
+  "api",
+  "audit",
+  "card",
+  "db",
+  "dom",
+  "evidence",
+  "gestures",
+  "inbox",
+  "memory",
+  "pair",
+  "push",
+  "review",
+  "runs",
+  "settings",
+];
 const ICONS = ["icon-192", "icon-512", "maskable-512", "apple-touch-icon"];
 const SHELL = [
   "/",
@@ -17,7 +32,12 @@ const SHELL = [
 const ACTIONS = { keep: "Keep", forget: "Forget" };
 
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((cache) => cache.addAll(SHELL))
+      .then(() => self.skipWaiting()),
+  );
 });
 
 self.addEventListener("activate", (event) => {
@@ -74,7 +94,12 @@ async function showPush(data) {
     body: message.changes ? `${body}\n${message.changes}` : body,
     icon: "/icons/icon-192.png",
     tag: pending ? `belief-${message.belief_id}` : message.type === "test" ? "credence-test" : "credence",
-    actions: pending ? (message.actions || []).filter((a) => ACTIONS[a]).slice(0, max).map((a) => ({ action: a, title: ACTIONS[a] })) : [],
+    actions: pending
+      ? (message.actions || [])
+          .filter((a) => ACTIONS[a])
+          .slice(0, max)
+          .map((a) => ({ action: a, title: ACTIONS[a] }))
+      : [],
     data: {
       belief_id: message.belief_id,
       body: message.body,
@@ -154,7 +179,8 @@ async function openApp(data) {
 // --- outbox
 
 async function tell(message) {
-  for (const client of await self.clients.matchAll({ type: "window", includeUncontrolled: true })) client.postMessage(message);
+  for (const client of await self.clients.matchAll({ type: "window", includeUncontrolled: true }))
+    client.postMessage(message);
 }
 
 async function replay() {

@@ -70,7 +70,7 @@ export async function api(path, { method = "GET", body, headers = {}, anonymous 
   }
   if (response.status === 401 && init.headers.Authorization) onUnauthorized();
   if (!response.ok) {
-    throw new ApiError(response.status, data && data.detail, data, response.headers);
+    throw new ApiError(response.status, data?.detail, data, response.headers);
   }
   return { body: data, headers: response.headers, status: response.status };
 }

@@ -26,8 +26,15 @@ export function auditDetails(beliefId, { open = false, label = "Audit trail" } =
         h(
           `li.audit-${row.action}`,
           h("span.audit-action", AUDIT_WORDS[row.action] || row.action),
-          h("span.muted", ` by ${row.actor_label || row.actor} · `, h("time", { datetime: row.at, title: when(row.at) }, ago(row.at))),
-          h("span.muted", ` · ${row.before_status || "new"} → ${row.after_status}, v${row.version}${row.detail && row.detail !== "add" ? ` · ${row.detail}` : ""}`),
+          h(
+            "span.muted",
+            ` by ${row.actor_label || row.actor} · `,
+            h("time", { datetime: row.at, title: when(row.at) }, ago(row.at)),
+          ),
+          h(
+            "span.muted",
+            ` · ${row.before_status || "new"} → ${row.after_status}, v${row.version}${row.detail && row.detail !== "add" ? ` · ${row.detail}` : ""}`,
+          ),
         ),
       );
       replace(list, rows);

@@ -1,12 +1,26 @@
 // One review card: the belief (never scrolled away), what it changes, why it needs you, actions.
-import { ago, button, cleanRationale, conflictIds, diffView, h, icon, opLabel, percent, reasonWords, replace, shortcutsOn } from "./dom.js";
+import {
+  ago,
+  button,
+  cleanRationale,
+  conflictIds,
+  diffView,
+  h,
+  icon,
+  opLabel,
+  percent,
+  reasonWords,
+  replace,
+  shortcutsOn,
+} from "./dom.js";
 import { belief as loadBelief, evidenceDetails } from "./evidence.js";
 import { auditDetails } from "./audit.js";
 
 export const LABELS = { keep: "Keep", forget: "Forget", edit: "Edit" };
 const SHORTCUTS = { keep: "ArrowRight K", forget: "ArrowLeft F", edit: "ArrowUp E" };
 const TARGET_LABELS = { supersede: "Replaces", strengthen: "Strengthens", weaken: "Weakens", forget: "Would forget" };
-export const UNTRUSTED_KEEP = "Keep is off: this was learned from third-party content. Edit it into your own words to keep it.";
+export const UNTRUSTED_KEEP =
+  "Keep is off: this was learned from third-party content. Edit it into your own words to keep it.";
 const QUICK_REASONS = ["Not true", "Too specific", "Out of date", "Already known"];
 const coarse = () => matchMedia("(pointer: coarse)").matches;
 
@@ -34,7 +48,12 @@ export function cardView(item, { ctx, mode, notice, on }) {
       h("span.chip.chip-agent", ctx.agentName(item.agent_id)),
       item.op !== "add" && h("span.chip.chip-op", opLabel(item.op)),
       item.role && h("span.chip", item.role),
-      h("span.confidence", { title: "How sure the agent is" }, h("span.confidence-bar", confidence), `${percent(item.confidence)} sure`),
+      h(
+        "span.confidence",
+        { title: "How sure the agent is" },
+        h("span.confidence-bar", confidence),
+        `${percent(item.confidence)} sure`,
+      ),
     ),
     h(
       "div.card-belief",
@@ -42,7 +61,14 @@ export function cardView(item, { ctx, mode, notice, on }) {
       mode === "edit"
         ? h(
             "div.edit-box",
-            h("textarea.edit-text", { id: textId, "aria-label": "Belief, in your words", maxlength: "2000", rows: "3", value: item.content, oninput: (e) => autosize(e.target) }),
+            h("textarea.edit-text", {
+              id: textId,
+              "aria-label": "Belief, in your words",
+              maxlength: "2000",
+              rows: "3",
+              value: item.content,
+              oninput: (e) => autosize(e.target),
+            }),
             h("p.hint", `Saving makes your words active memory.${saveKeys}`),
           )
         : h("p.belief-text", { id: textId }, item.content),
@@ -74,7 +100,10 @@ function targetView(item) {
       target
         ? replace(
             box,
-            h("p.label", `${TARGET_LABELS[item.op]}${item.op === "supersede" || item.op === "forget" ? "" : ` (now ${percent(target.confidence)} sure)`}:`),
+            h(
+              "p.label",
+              `${TARGET_LABELS[item.op]}${item.op === "supersede" || item.op === "forget" ? "" : ` (now ${percent(target.confidence)} sure)`}:`,
+            ),
             item.op === "supersede" ? diffView(target.content, item.content) : h("p", target.content),
           )
         : replace(box, h("p.label", "The belief it changes is gone.")),
@@ -94,8 +123,17 @@ function reasonsView(item) {
       const { text, beliefId } = reasonWords(code);
       const change = beliefId && changeWords(item, beliefId);
       const quote = beliefId && h("q.reason-quote", "…");
-      if (quote) loadBelief(beliefId).then((other) => (quote.textContent = other ? other.content : "(no longer there)"), () => quote.remove());
-      return h(`li.reason.reason-${code.split(":")[0]}`, h("span", text), change && h("b.reason-change", `changes ${change}`), quote);
+      if (quote)
+        loadBelief(beliefId).then(
+          (other) => (quote.textContent = other ? other.content : "(no longer there)"),
+          () => quote.remove(),
+        );
+      return h(
+        `li.reason.reason-${code.split(":")[0]}`,
+        h("span", text),
+        change && h("b.reason-change", `changes ${change}`),
+        quote,
+      );
     }),
   );
 }
@@ -108,20 +146,35 @@ const act = (action, onclick, label = LABELS[action]) => {
 
 function footer(item, { pending, untrusted, mode, on }) {
   if (!pending) {
-    return h("footer.card-actions", button("act", () => on.undoDecided(item), icon("undo"), "Undo"), button("act", () => on.dismiss(item), "Next"));
+    return h(
+      "footer.card-actions",
+      button("act", () => on.undoDecided(item), icon("undo"), "Undo"),
+      button("act", () => on.dismiss(item), "Next"),
+    );
   }
   const conflicts = conflictIds(item).length > 0;
   if (mode === "edit") {
     const save = conflicts
-      ? [act("keep", () => on.saveEdit({ retire: true }), "Save and retire the old one"), act("keep", () => on.saveEdit({ retire: false }), "Save, keep both")]
+      ? [
+          act("keep", () => on.saveEdit({ retire: true }), "Save and retire the old one"),
+          act("keep", () => on.saveEdit({ retire: false }), "Save, keep both"),
+        ]
       : [act("keep", () => on.saveEdit({}), "Save")];
     return h("footer.card-actions.choices", button("act", on.cancelEdit, "Cancel"), save);
   }
   if (mode === "keep") {
     return h(
       "div.card-foot",
-      h("p.choice-title", `${item.op === "supersede" ? "This replaces" : "This contradicts"} a belief in memory. Keep:`),
-      h("footer.card-actions.choices", act("keep", () => on.decide("keep", { retire: true }), "Keep and retire the old one"), act("keep", () => on.decide("keep", { retire: false }), "Keep both"), button("act", () => on.setMode(null), "Cancel")),
+      h(
+        "p.choice-title",
+        `${item.op === "supersede" ? "This replaces" : "This contradicts"} a belief in memory. Keep:`,
+      ),
+      h(
+        "footer.card-actions.choices",
+        act("keep", () => on.decide("keep", { retire: true }), "Keep and retire the old one"),
+        act("keep", () => on.decide("keep", { retire: false }), "Keep both"),
+        button("act", () => on.setMode(null), "Cancel"),
+      ),
     );
   }
   const keep = act("keep", () => (conflicts ? on.setMode("keep") : on.decide("keep")));
@@ -131,7 +184,12 @@ function footer(item, { pending, untrusted, mode, on }) {
   }
   return h(
     "div.card-foot",
-    h("footer.card-actions", act("forget", () => on.decide("forget")), act("edit", on.startEdit), keep),
+    h(
+      "footer.card-actions",
+      act("forget", () => on.decide("forget")),
+      act("edit", on.startEdit),
+      keep,
+    ),
     h(
       "div.card-extras",
       untrusted && h("p.keep-blocked", { id: `why-${item.id}` }, UNTRUSTED_KEEP),
@@ -153,7 +211,14 @@ function reasonForm(on) {
   return h(
     "div.reason-form",
     input,
-    h("div.quick-reasons", QUICK_REASONS.map((text) => button("chip.chip-button", () => submit(text), text))),
-    h("div.row", button("act", () => on.setMode(null), "Cancel"), button("act.act-forget", () => submit(input.value), "Forget with reason")),
+    h(
+      "div.quick-reasons",
+      QUICK_REASONS.map((text) => button("chip.chip-button", () => submit(text), text)),
+    ),
+    h(
+      "div.row",
+      button("act", () => on.setMode(null), "Cancel"),
+      button("act.act-forget", () => submit(input.value), "Forget with reason"),
+    ),
   );
 }

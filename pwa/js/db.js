@@ -45,7 +45,8 @@
   const put = (item) => run("outbox", "readwrite", (s) => s.put(item));
   const dequeue = (id) => run("outbox", "readwrite", (s) => s.delete(id));
   const enqueue = (item) => put({ attempts: 0, queued_at: Date.now(), ...item });
-  const outbox = async () => ((await run("outbox", "readonly", (s) => s.getAll())) || []).sort((a, b) => a.queued_at - b.queued_at);
+  const outbox = async () =>
+    ((await run("outbox", "readonly", (s) => s.getAll())) || []).sort((a, b) => a.queued_at - b.queued_at);
 
   async function takeProblems() {
     const problems = (await get(PROBLEMS)) || [];
@@ -54,13 +55,17 @@
   }
 
   /** A random token usable as an Idempotency-Key, also outside secure contexts. */
-  const randomKey = () => Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+  const randomKey = () =>
+    Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
 
   function request(item, auth) {
     const headers = { "Idempotency-Key": item.id, "Content-Type": "application/json" };
     if (auth) headers.Authorization = `Bearer ${auth.key}`;
     if (item.kind === "push") {
-      return ["/api/v1/push/actions", { method: "POST", headers, body: JSON.stringify({ token: item.token, action: item.action }) }];
+      return [
+        "/api/v1/push/actions",
+        { method: "POST", headers, body: JSON.stringify({ token: item.token, action: item.action }) },
+      ];
     }
     headers["If-Match"] = `"${item.version}"`;
     const body = item.body ? JSON.stringify(item.body) : undefined;

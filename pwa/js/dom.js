@@ -20,8 +20,7 @@ export function h(spec, ...rest) {
 }
 
 /** A type=button button. */
-export const button = (spec, onclick, ...children) =>
-  h(`button.${spec}`, { type: "button", onclick }, ...children);
+export const button = (spec, onclick, ...children) => h(`button.${spec}`, { type: "button", onclick }, ...children);
 
 function append(el, children) {
   for (const child of children.flat(Infinity)) {
@@ -63,7 +62,16 @@ let toastTimer = null;
 /** A short message with an optional action button; a new toast replaces the old one. */
 export function toast(message, { action, onAction, tone = "info", timeout = 6000 } = {}) {
   const region = document.getElementById("toast");
-  const act = action && button("toast-action", () => (hideToast(), onAction()), action);
+  const act =
+    action &&
+    button(
+      "toast-action",
+      () => {
+        hideToast();
+        onAction();
+      },
+      action,
+    );
   replace(region, h(`div.toast-body.tone-${tone}`, h("span", message), act));
   region.hidden = false;
   clearTimeout(toastTimer);
@@ -79,7 +87,14 @@ export function hideToast() {
 // --- time and numbers
 
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: "auto" });
-const STEPS = [[60, "second"], [60, "minute"], [24, "hour"], [30, "day"], [12, "month"], [Infinity, "year"]];
+const STEPS = [
+  [60, "second"],
+  [60, "minute"],
+  [24, "hour"],
+  [30, "day"],
+  [12, "month"],
+  [Infinity, "year"],
+];
 
 export function ago(timestamp, now = Date.now()) {
   if (!timestamp) return "never";
@@ -91,7 +106,8 @@ export function ago(timestamp, now = Date.now()) {
   return timestamp;
 }
 
-export const when = (t) => (t ? new Date(t).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "");
+export const when = (t) =>
+  t ? new Date(t).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" }) : "";
 export const percent = (value) => `${Math.round(value * 100)}%`;
 export const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
 
@@ -147,7 +163,11 @@ export function wordDiff(before, after) {
   // Each word carries its trailing space, so spaces never "match" on their own.
   const a = before.match(/\S+\s*/g) || [];
   const b = after.match(/\S+\s*/g) || [];
-  if (a.length * b.length > 250000) return [["del", before], ["ins", after]];
+  if (a.length * b.length > 250000)
+    return [
+      ["del", before],
+      ["ins", after],
+    ];
   const cols = b.length + 1;
   const lcs = new Uint16Array((a.length + 1) * cols);
   for (let i = a.length - 1; i >= 0; i--) {
@@ -178,7 +198,10 @@ export function wordDiff(before, after) {
 }
 
 export const diffView = (before, after) =>
-  h("p.diff", wordDiff(before, after).map(([kind, text]) => (kind === "same" ? text : h(`${kind}.diff-${kind}`, text))));
+  h(
+    "p.diff",
+    wordDiff(before, after).map(([kind, text]) => (kind === "same" ? text : h(`${kind}.diff-${kind}`, text))),
+  );
 
 export const SHORTCUTS_KEY = "credence.shortcuts";
 /** Single-key shortcuts are on unless switched off in Settings (WCAG 2.1.4). */

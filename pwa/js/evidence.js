@@ -60,9 +60,13 @@ function episodeView(episode) {
     episode.interventions.length > 0 &&
       h(
         "ul.interventions",
-        episode.interventions.map((item) => h("li", h("span.chip", TRIGGERS[item.trigger] || item.trigger), h("q", item.text))),
+        episode.interventions.map((item) =>
+          h("li", h("span.chip", TRIGGERS[item.trigger] || item.trigger), h("q", item.text)),
+        ),
       ),
-    untrusted && episode.untrusted_reasons?.length > 0 && h("p.hint", `Reached by: ${episode.untrusted_reasons.join(", ")}`),
+    untrusted &&
+      episode.untrusted_reasons?.length > 0 &&
+      h("p.hint", `Reached by: ${episode.untrusted_reasons.join(", ")}`),
   );
 }
 

@@ -5,7 +5,15 @@ export function attachSwipe(card, onSwipe) {
   let drag = null;
   card.addEventListener("pointerdown", (event) => {
     if (event.button !== 0 || event.target.closest("button, a, summary, textarea, input, .episodes, .audit")) return;
-    drag = { id: event.pointerId, x: event.clientX, y: event.clientY, t: performance.now(), dx: 0, dy: 0, active: false };
+    drag = {
+      id: event.pointerId,
+      x: event.clientX,
+      y: event.clientY,
+      t: performance.now(),
+      dx: 0,
+      dy: 0,
+      active: false,
+    };
   });
   card.addEventListener("pointermove", (event) => {
     if (drag?.id !== event.pointerId) return;

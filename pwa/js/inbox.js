@@ -7,7 +7,9 @@ const PAST = { keep: "kept", forget: "forgotten" };
 
 export function createInbox(ctx) {
   const $ = (id) => document.getElementById(id);
-  const [list, count, all, keep, forget] = ["inbox-list", "inbox-count", "inbox-all", "inbox-keep", "inbox-forget"].map($);
+  const [list, count, all, keep, forget] = ["inbox-list", "inbox-count", "inbox-all", "inbox-keep", "inbox-forget"].map(
+    $,
+  );
   let items = [];
   const selected = new Set();
   const problems = new Map(); // belief id -> why the last batch did not apply to it
@@ -44,7 +46,11 @@ export function createInbox(ctx) {
       render();
       document.getElementById(id)?.focus();
     });
-    const flags = [...new Set(item.review_reasons.filter((code) => !code.startsWith("changes:")).map((code) => reasonWords(code).text))];
+    const flags = [
+      ...new Set(
+        item.review_reasons.filter((code) => !code.startsWith("changes:")).map((code) => reasonWords(code).text),
+      ),
+    ];
     return h(
       "article.memory-item.inbox-item",
       { "data-belief-id": item.id },
@@ -73,11 +79,24 @@ export function createInbox(ctx) {
     const idem = db.randomKey();
     const body = action === "forget" ? {} : undefined;
     try {
-      await api(decisionPath(item.id, action), { method: "POST", body, headers: { "If-Match": `"${item.version}"`, "Idempotency-Key": idem } });
+      await api(decisionPath(item.id, action), {
+        method: "POST",
+        body,
+        headers: { "If-Match": `"${item.version}"`, "Idempotency-Key": idem },
+      });
       return "done";
     } catch (error) {
-      if (!(error instanceof OfflineError)) return error.status === 412 ? "It changed since the list loaded; reload and decide again." : error.detail;
-      await db.enqueue({ id: idem, kind: "decision", belief_id: item.id, content: item.content, action, version: item.version, body });
+      if (!(error instanceof OfflineError))
+        return error.status === 412 ? "It changed since the list loaded; reload and decide again." : error.detail;
+      await db.enqueue({
+        id: idem,
+        kind: "decision",
+        belief_id: item.id,
+        content: item.content,
+        action,
+        version: item.version,
+        body,
+      });
       return "queued";
     }
   }
@@ -98,7 +117,11 @@ export function createInbox(ctx) {
       } else problems.set(item.id, outcome);
     }
     const failed = problems.size;
-    const parts = [done && `${done} ${PAST[action]}`, queued && `${queued} waiting to sync`, failed && `${failed} not ${PAST[action]} (see the list)`];
+    const parts = [
+      done && `${done} ${PAST[action]}`,
+      queued && `${queued} waiting to sync`,
+      failed && `${failed} not ${PAST[action]} (see the list)`,
+    ];
     toast(parts.filter(Boolean).join(" · ") || "Nothing selected", { tone: failed ? "warn" : action, timeout: 8000 });
     if (queued) ctx.outboxChanged({ sync: true });
     render();

@@ -8,7 +8,9 @@ const DAY_MS = 86400000;
 /** confidence × exp(−λ · age in days), anchored at the later of created and updated. */
 export function decayed(item, lambdaPerDay, now = Date.now()) {
   const anchor = Math.max(Date.parse(item.created_at), Date.parse(item.updated_at));
-  return lambdaPerDay > 0 ? item.confidence * Math.exp((-lambdaPerDay * Math.max(0, now - anchor)) / DAY_MS) : item.confidence;
+  return lambdaPerDay > 0
+    ? item.confidence * Math.exp((-lambdaPerDay * Math.max(0, now - anchor)) / DAY_MS)
+    : item.confidence;
 }
 
 export function forgottenWords(reason) {
@@ -20,7 +22,11 @@ export function forgottenWords(reason) {
 }
 
 const decideHere = (item, action, body) =>
-  api(decisionPath(item.id, action), { method: "POST", body, headers: { "If-Match": `"${item.version}"`, "Idempotency-Key": db.randomKey() } });
+  api(decisionPath(item.id, action), {
+    method: "POST",
+    body,
+    headers: { "If-Match": `"${item.version}"`, "Idempotency-Key": db.randomKey() },
+  });
 
 function explain(error) {
   if (error instanceof OfflineError) return "You are offline; try again when connected.";
@@ -52,7 +58,9 @@ function itemView(item, ctx, meta, actions, trail) {
 }
 
 export function createMemory(ctx) {
-  const [list, search, count] = ["memory-list", "memory-search", "memory-count"].map((id) => document.getElementById(id));
+  const [list, search, count] = ["memory-list", "memory-search", "memory-count"].map((id) =>
+    document.getElementById(id),
+  );
   let items = [];
   let editingId = null;
   search.addEventListener("input", () => render());
@@ -68,32 +76,67 @@ export function createMemory(ctx) {
     const shown = items.filter((item) => words.every((w) => item.content.toLowerCase().includes(w)));
     const total = `${items.length} active belief${items.length === 1 ? "" : "s"}`;
     count.textContent = words.length ? `${shown.length} of ${total}` : total;
-    if (!shown.length) return replace(list, h("p.hint", items.length ? "No belief matches." : "No active memory yet. Kept beliefs show up here."));
-    replace(list, shown.map((item) => row(item, rivals(item))));
+    if (!shown.length)
+      return replace(
+        list,
+        h("p.hint", items.length ? "No belief matches." : "No active memory yet. Kept beliefs show up here."),
+      );
+    replace(
+      list,
+      shown.map((item) => row(item, rivals(item))),
+    );
   }
 
   /** The active beliefs this one contradicts, or that contradict it (both were kept). */
   function rivals(item) {
-    return items.filter((other) => other.id !== item.id && (conflictIds(item).includes(other.id) || conflictIds(other).includes(item.id)));
+    return items.filter(
+      (other) => other.id !== item.id && (conflictIds(item).includes(other.id) || conflictIds(other).includes(item.id)),
+    );
   }
 
   function row(item, against) {
     const lambda = ctx.agentLambda(item.agent_id);
     const editing = editingId === item.id;
-    const area = editing && h("textarea.edit-text", { "aria-label": "Belief, in your words", maxlength: "2000", rows: "3", value: item.content });
+    const area =
+      editing &&
+      h("textarea.edit-text", {
+        "aria-label": "Belief, in your words",
+        maxlength: "2000",
+        rows: "3",
+        value: item.content,
+      });
     const meta = [
       item.provenance === "owner" && h("span.chip.chip-owner", "your words"),
-      h("span", { title: `Confidence decays by ${lambda} a day since it was kept or last changed` }, `${percent(item.confidence)} sure when kept, ${percent(decayed(item, lambda))} now as it ages`),
-      h("span", item.last_injected_at ? `used ${item.injection_count}× · last ${ago(item.last_injected_at)}` : "not used yet"),
+      h(
+        "span",
+        { title: `Confidence decays by ${lambda} a day since it was kept or last changed` },
+        `${percent(item.confidence)} sure when kept, ${percent(decayed(item, lambda))} now as it ages`,
+      ),
+      h(
+        "span",
+        item.last_injected_at ? `used ${item.injection_count}× · last ${ago(item.last_injected_at)}` : "not used yet",
+      ),
       h("span", `kept ${ago(item.decided_at || item.updated_at)}`),
     ];
     const actions = editing
-      ? [button("act.small", () => edit(null), "Cancel"), button("act.small.act-keep", () => save(item, area.value), "Save")]
-      : [button("act.small.act-edit", () => edit(item.id), "Edit"), button("act.small.act-forget", () => forget(item), "Forget")];
+      ? [
+          button("act.small", () => edit(null), "Cancel"),
+          button("act.small.act-keep", () => save(item, area.value), "Save"),
+        ]
+      : [
+          button("act.small.act-edit", () => edit(item.id), "Edit"),
+          button("act.small.act-forget", () => forget(item), "Forget"),
+        ];
     const view = itemView({ ...item, editing: area }, ctx, meta, actions, { label: "History" });
     if (against.length) {
       view.classList.add("conflicted");
-      view.insertBefore(h("ul.contradictions", against.map((other) => h("li", h("b", "Contradicts: "), h("q", other.content)))), view.children[1]);
+      view.insertBefore(
+        h(
+          "ul.contradictions",
+          against.map((other) => h("li", h("b", "Contradicts: "), h("q", other.content))),
+        ),
+        view.children[1],
+      );
     }
     return view;
   }
@@ -118,7 +161,11 @@ export function createMemory(ctx) {
     if (!done) return;
     items = items.filter((other) => other.id !== item.id);
     render();
-    const undo = async () => (await attempt(() => decideHere(done.body, "reopen"), refresh)) && (toast("Back in the review queue"), ctx.reviewChanged());
+    const undo = async () => {
+      if (!(await attempt(() => decideHere(done.body, "reopen"), refresh))) return;
+      toast("Back in the review queue");
+      ctx.reviewChanged();
+    };
     toast("Forgotten", { action: "Undo", tone: "forget", onAction: undo });
   }
 
@@ -126,10 +173,16 @@ export function createMemory(ctx) {
 }
 
 const eventWords = (event) =>
-  event.action === "forgotten" ? forgottenWords(event.detail) : event.action === "superseded" && event.detail ? "by a newer belief" : "";
+  event.action === "forgotten"
+    ? forgottenWords(event.detail)
+    : event.action === "superseded" && event.detail
+      ? "by a newer belief"
+      : "";
 
 export function createHistory(ctx) {
-  const [list, form, result] = ["history-list", "audit-lookup", "audit-result"].map((id) => document.getElementById(id));
+  const [list, form, result] = ["history-list", "audit-lookup", "audit-result"].map((id) =>
+    document.getElementById(id),
+  );
 
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -151,13 +204,24 @@ export function createHistory(ctx) {
     const row = (event) => {
       const newest = !latest.has(event.belief_id);
       latest.add(event.belief_id);
-      const item = { id: event.belief_id, agent_id: event.agent_id, content: event.content, status: event.after_status, version: event.version };
+      const item = {
+        id: event.belief_id,
+        agent_id: event.agent_id,
+        content: event.content,
+        status: event.after_status,
+        version: event.version,
+      };
       const meta = [
         h(`span.chip.audit-${event.action}`, AUDIT_WORDS[event.action] || event.action),
         eventWords(event) && h("span", eventWords(event)),
-        h("span", `by ${event.actor_label || event.actor} · `, h("time", { datetime: event.at, title: when(event.at) }, ago(event.at))),
+        h(
+          "span",
+          `by ${event.actor_label || event.actor} · `,
+          h("time", { datetime: event.at, title: when(event.at) }, ago(event.at)),
+        ),
       ];
-      const again = newest && event.after_status === "forgotten" && button("act.small", () => reviewAgain(item), "Review again");
+      const again =
+        newest && event.after_status === "forgotten" && button("act.small", () => reviewAgain(item), "Review again");
       return itemView(item, ctx, meta, [again], {});
     };
     replace(list, events.map(row));

@@ -19,7 +19,8 @@ export async function pair(code) {
   try {
     ({ body } = await api("/pair", { method: "POST", body: { code }, anonymous: true }));
   } catch (error) {
-    if (error instanceof OfflineError) throw new Error("Cannot reach the Credence server. Check the connection and try again.");
+    if (error instanceof OfflineError)
+      throw new Error("Cannot reach the Credence server. Check the connection and try again.");
     if (error.status === 410) throw new Error(`${error.detail.charAt(0).toUpperCase()}${error.detail.slice(1)}.`);
     if (error.status === 429) throw new Error("Too many pairing attempts. Wait a minute and try again.");
     throw error;

@@ -5,7 +5,8 @@ const SUB_KEY = "push-subscription-id";
 // A browser whose push service is unreachable never settles subscribe(); say so instead.
 const SUBSCRIBE_TIMEOUT_MS = 10000;
 
-export const isIOS = () => /iphone|ipad|ipod/i.test(navigator.userAgent) || (navigator.platform === "MacIntel" && navigator.maxTouchPoints > 1);
+export const isIOS = () =>
+  /iphone|ipad|ipod/i.test(navigator.userAgent) || (navigator.platform === "MacIntel" && navigator.maxTouchPoints > 1);
 export const isStandalone = () => matchMedia("(display-mode: standalone)").matches || navigator.standalone === true;
 const supported = () => "serviceWorker" in navigator && "PushManager" in self && "Notification" in self;
 
@@ -44,7 +45,10 @@ export async function enable() {
   if (!sub) {
     let timer;
     const late = new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error("the browser's push service did not answer; check the connection and try again")), SUBSCRIBE_TIMEOUT_MS);
+      timer = setTimeout(
+        () => reject(new Error("the browser's push service did not answer; check the connection and try again")),
+        SUBSCRIBE_TIMEOUT_MS,
+      );
     });
     const subscribing = ready.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
     sub = await Promise.race([subscribing, late]).finally(() => clearTimeout(timer));

@@ -17,7 +17,14 @@ const PENDING_KEY = "pending-list";
 
 export function createReview(ctx) {
   const $ = (id) => document.getElementById(id);
-  const [stack, progress, meter, empty, emptyStats, failure] = ["stack", "review-progress", "review-meter", "review-empty", "review-stats", "review-error"].map($);
+  const [stack, progress, meter, empty, emptyStats, failure] = [
+    "stack",
+    "review-progress",
+    "review-meter",
+    "review-empty",
+    "review-stats",
+    "review-error",
+  ].map($);
   let all = []; // every pending belief the server listed (every agent), newest first
   let queue = []; // the agent filter's share of it, top card first
   let cursor = null;
@@ -54,7 +61,8 @@ export function createReview(ctx) {
     // The card on top stays there (as the server has it now); the rest follow the server.
     const fresh = all.filter(mine);
     const current = queue[0];
-    const kept = current && (fresh.find((item) => item.id === current.id) || ((mode || notices.has(current.id)) && current));
+    const kept =
+      current && (fresh.find((item) => item.id === current.id) || ((mode || notices.has(current.id)) && current));
     const first = pinned || kept;
     queue = first ? [first, ...fresh.filter((item) => item.id !== first.id)] : fresh;
     loaded = true;
@@ -90,10 +98,13 @@ export function createReview(ctx) {
     try {
       ({ body: item } = await api(`/beliefs/${encodeURIComponent(id)}`));
     } catch (error) {
-      toast(error.status === 404 ? "That belief does not exist, or is not yours to see." : error.message, { tone: "warn" });
+      toast(error.status === 404 ? "That belief does not exist, or is not yours to see." : error.message, {
+        tone: "warn",
+      });
     }
     if (item && item.status !== "pending") {
-      const word = { active: "kept", forgotten: "forgotten", superseded: "retired by a newer belief" }[item.status] || item.status;
+      const word =
+        { active: "kept", forgotten: "forgotten", superseded: "retired by a newer belief" }[item.status] || item.status;
       notices.set(item.id, `Already ${word} ${ago(item.decided_at)}. Undo puts it back for review.`);
     }
     mode = null;
@@ -123,14 +134,18 @@ export function createReview(ctx) {
     }
     if (focusNext) {
       const buttons = [...(top?.el.querySelectorAll(".card-actions .act:not(:disabled)") || [])];
-      (buttons.find((b) => b.classList.contains(`act-${focusNext}`)) || buttons[0] || empty.querySelector("h2")).focus({ preventScroll: true });
+      (buttons.find((b) => b.classList.contains(`act-${focusNext}`)) || buttons[0] || empty.querySelector("h2")).focus({
+        preventScroll: true,
+      });
       focusNext = null;
     }
     const ghosts = [...stack.querySelectorAll(".ghost")];
     const wanted = Math.max(0, Math.min(queue.length, DEPTH) - 1);
     for (let i = ghosts.length; i < wanted; i++) stack.prepend(h("div.card.ghost", { "aria-hidden": "true" }));
     for (const ghost of ghosts.slice(wanted)) ghost.remove();
-    stack.querySelectorAll(".ghost").forEach((ghost, i, all) => (ghost.className = `card ghost depth-${all.length - i}`));
+    stack.querySelectorAll(".ghost").forEach((ghost, i, all) => {
+      ghost.className = `card ghost depth-${all.length - i}`;
+    });
     renderCounts();
     empty.hidden = !loaded || queue.length > 0;
     if (loaded && !queue.length && cursor) loadMore().catch(failed);
@@ -149,11 +164,18 @@ export function createReview(ctx) {
     if (loaded) progress.textContent = parts.join(" · ");
     meter.hidden = !cleared;
     meter.firstElementChild.style.width = `${(100 * cleared) / (cleared + pending || 1)}%`;
-    const said = [[stats.keep, "kept"], [stats.edit, "rewritten in your words"], [stats.forget, "forgotten"]].filter(([n]) => n).map(([n, word]) => `${n} ${word}`);
+    const said = [
+      [stats.keep, "kept"],
+      [stats.edit, "rewritten in your words"],
+      [stats.forget, "forgotten"],
+    ]
+      .filter(([n]) => n)
+      .map(([n, word]) => `${n} ${word}`);
     emptyStats.textContent = said.length
       ? `You cleared the pile: ${said.join(", ")}. New lessons arrive as notifications.`
       : "Nothing waits for you. New lessons arrive as notifications, or run a reflection from Runs.";
-    if (others && !pending) emptyStats.textContent += ` ${plural(others, "belief")} of other agents wait: choose “All agents”.`;
+    if (others && !pending)
+      emptyStats.textContent += ` ${plural(others, "belief")} of other agents wait: choose “All agents”.`;
     ctx.pendingChanged(pending + others, Boolean(cursor));
   }
 
@@ -195,14 +217,26 @@ export function createReview(ctx) {
   // --- decisions
 
   const post = (item, action, idem, body) =>
-    api(decisionPath(item.id, action), { method: "POST", body, headers: { "If-Match": `"${item.version}"`, "Idempotency-Key": idem } });
+    api(decisionPath(item.id, action), {
+      method: "POST",
+      body,
+      headers: { "If-Match": `"${item.version}"`, "Idempotency-Key": idem },
+    });
 
   const enqueue = (item, action, idem, body) =>
-    db.enqueue({ id: idem, kind: "decision", belief_id: item.id, content: item.content, action, version: item.version, body });
+    db.enqueue({
+      id: idem,
+      kind: "decision",
+      belief_id: item.id,
+      content: item.content,
+      action,
+      version: item.version,
+      body,
+    });
 
   async function decide(action, extra = {}) {
     const item = queue[0];
-    if (!item || item.status !== "pending") return;
+    if (item?.status !== "pending") return;
     if (action === "keep" && item.provenance === "untrusted") return toast(UNTRUSTED_KEEP, { tone: "warn" });
     let body;
     if (action === "edit") body = { content: extra.content };
@@ -236,10 +270,15 @@ export function createReview(ctx) {
         entry.queued = idem;
         ctx.outboxChanged({ sync: true });
         const back = error.offline ? "you are back online" : "the server answers again";
-        toast(`${DONE[action]} on this device: it syncs when ${back}`, { action: "Undo", onAction: undo, tone: "offline" });
+        toast(`${DONE[action]} on this device: it syncs when ${back}`, {
+          action: "Undo",
+          onAction: undo,
+          tone: "offline",
+        });
       } else if (error.status === 412) await conflict(item);
       else if (error.status === 404) toast("This belief is gone, or no longer yours to review.", { tone: "warn" });
-      else if (error.status === 409 && body?.retire) putBack(item, `Nothing was decided: ${error.detail}. Keep both, or decide again.`);
+      else if (error.status === 409 && body?.retire)
+        putBack(item, `Nothing was decided: ${error.detail}. Keep both, or decide again.`);
       else if (error.status !== 401) putBack(item, error.detail);
     } finally {
       settle();
@@ -255,9 +294,13 @@ export function createReview(ctx) {
     } catch (error) {
       return putBack(stale, `It changed since you loaded it, and reloading failed: ${error.message}`);
     }
-    if (fresh.status === "pending") return putBack(fresh, "It changed since you loaded it. This is the current version: decide again.");
+    if (fresh.status === "pending")
+      return putBack(fresh, "It changed since you loaded it. This is the current version: decide again.");
     const word = fresh.status === "active" ? "kept" : fresh.status;
-    toast(`It was already ${word} elsewhere (${ago(fresh.decided_at)}). Nothing more to do.`, { tone: "warn", timeout: 9000 });
+    toast(`It was already ${word} elsewhere (${ago(fresh.decided_at)}). Nothing more to do.`, {
+      tone: "warn",
+      timeout: 9000,
+    });
   }
 
   function putBack(item, notice) {
@@ -314,7 +357,12 @@ export function createReview(ctx) {
         return "done";
       }
       const stale = error.status === 412;
-      toast(stale ? "It changed since your decision, so undo stopped. Find it in History." : `Could not undo: ${error.detail}`, { tone: "warn", timeout: 9000 });
+      toast(
+        stale
+          ? "It changed since your decision, so undo stopped. Find it in History."
+          : `Could not undo: ${error.detail}`,
+        { tone: "warn", timeout: 9000 },
+      );
       return stale ? "stale" : "failed";
     }
   }
@@ -356,12 +404,12 @@ export function createReview(ctx) {
         // With a conflict the reviewer still chooses: focus goes to "Save and retire the old one".
         if (conflictIds(queue[0]).length) top.el.querySelector(".choices .act-keep").focus();
         else saveEdit();
-      }
-      else return false;
+      } else return false;
       return true;
     }
     if (!shortcutsOn()) return false;
-    if (event.altKey || event.metaKey || event.ctrlKey || event.target.closest?.("input, textarea, select, .card-body")) return false;
+    if (event.altKey || event.metaKey || event.ctrlKey || event.target.closest?.("input, textarea, select, .card-body"))
+      return false;
     // ArrowUp scrolls while the page or the card is scrolled; only at the very top does it edit.
     if (event.key === "ArrowUp" && (scrollY > 0 || top?.el.querySelector(".card-body").scrollTop > 0)) return false;
     const action = KEYS[event.key.length === 1 ? event.key.toLowerCase() : event.key];

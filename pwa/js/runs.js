@@ -9,7 +9,9 @@ const POLL_LIMIT = 120;
 
 function resultView(result) {
   const rejected = reasonWords(result.rejected_reason || "not submitted").text;
-  const reasons = [...new Set(result.reasons.map((code) => reasonWords(code).text))].filter((text) => result.accepted || text !== rejected);
+  const reasons = [...new Set(result.reasons.map((code) => reasonWords(code).text))].filter(
+    (text) => result.accepted || text !== rejected,
+  );
   const outcome = result.accepted ? h("a", { href: `/?belief=${result.belief_id}` }, "to review") : h("span", rejected);
   return h(
     `li.result.${result.accepted ? "accepted" : "rejected"}`,
@@ -30,7 +32,8 @@ function jobView(job, ctx) {
   const results = out.results || [];
   const dropped = out.dropped || [];
   const steps = new Map(job.steps.map((step) => [step.name, step]));
-  const seconds = job.finished_at && (Date.parse(job.finished_at) - Date.parse(job.started_at || job.created_at)) / 1000;
+  const seconds =
+    job.finished_at && (Date.parse(job.finished_at) - Date.parse(job.started_at || job.created_at)) / 1000;
   return h(
     `article.job.job-${job.status}`,
     { "data-job-id": job.id },
@@ -38,7 +41,10 @@ function jobView(job, ctx) {
       "header.job-head",
       h(`span.chip.status-${job.status}`, job.status),
       h("span.chip.chip-agent", ctx.agentName(job.agent_id)),
-      h("span", `${job.trigger} · ${ago(job.created_at)}${seconds ? ` · ${seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(1)} s`}` : ""}`),
+      h(
+        "span",
+        `${job.trigger} · ${ago(job.created_at)}${seconds ? ` · ${seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(1)} s`}` : ""}`,
+      ),
     ),
     h(
       "ol.steps",
@@ -50,10 +56,17 @@ function jobView(job, ctx) {
     ),
     job.error && h("p.job-error", job.error),
     job.status === "succeeded" &&
-      h("p", `${out.episodes_considered ?? 0} episodes read, ${out.proposed ?? 0} proposed, ${results.filter((r) => r.accepted).length} sent to review.`),
-    results.length > 0 && h("details", h("summary", `Results · ${results.length}`), h("ul.result-list", results.map(resultView))),
+      h(
+        "p",
+        `${out.episodes_considered ?? 0} episodes read, ${out.proposed ?? 0} proposed, ${results.filter((r) => r.accepted).length} sent to review.`,
+      ),
+    results.length > 0 &&
+      h("details", h("summary", `Results · ${results.length}`), h("ul.result-list", results.map(resultView))),
     dropped.length > 0 &&
-      h("p.hint", `${dropped.length} dropped by the parser: ${[...new Set(dropped.map((d) => d.reason.replaceAll("_", " ")))].join(", ")}`),
+      h(
+        "p.hint",
+        `${dropped.length} dropped by the parser: ${[...new Set(dropped.map((d) => d.reason.replaceAll("_", " ")))].join(", ")}`,
+      ),
   );
 }
 
@@ -66,14 +79,21 @@ export function createRuns(ctx) {
     const ids = ctx.agentIds();
     picker.hidden = Boolean(ctx.agentFilter()) || ids.length < 2;
     if (picker.dataset.agents !== ids.join()) {
-      replace(picker, ids.map((id) => h("option", { value: id }, ctx.agentName(id))));
+      replace(
+        picker,
+        ids.map((id) => h("option", { value: id }, ctx.agentName(id))),
+      );
       picker.dataset.agents = ids.join();
     }
     button.disabled = !chosenAgent();
     const agent = ctx.agentFilter();
     const { body } = await api(`/jobs?limit=20${agent ? `&agent_id=${agent}` : ""}`);
-    if (!body.items.length) return replace(list, h("p.hint", "No runs yet. Reflect now to distil recent episodes into beliefs."));
-    replace(list, body.items.map((job) => jobView(job, ctx)));
+    if (!body.items.length)
+      return replace(list, h("p.hint", "No runs yet. Reflect now to distil recent episodes into beliefs."));
+    replace(
+      list,
+      body.items.map((job) => jobView(job, ctx)),
+    );
   }
 
   async function reflectNow() {
@@ -91,7 +111,10 @@ export function createRuns(ctx) {
       const accepted = (job.output_data?.results || []).filter((r) => r.accepted).length;
       if (job.status === "succeeded") {
         const review = accepted ? { action: "Review", onAction: () => ctx.go("review") } : {};
-        toast(accepted ? `Reflection done: ${accepted} new to review` : "Reflection done: nothing new to learn", review);
+        toast(
+          accepted ? `Reflection done: ${accepted} new to review` : "Reflection done: nothing new to learn",
+          review,
+        );
         ctx.reviewChanged();
       } else if (job.status === "failed") toast(`Reflection failed: ${job.error || "see the run"}`, { tone: "warn" });
       else toast("Reflection is still running; it shows up here when done.");

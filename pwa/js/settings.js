@@ -32,21 +32,45 @@ export function createSettings(ctx) {
       section(
         "Offline",
         h("p", waiting ? `${plural(waiting, "decision")} waiting to sync:` : "Everything is synced."),
-        waiting > 0 && h("ul.waiting", queued.map((entry) => h("li", h("b", `${ACTIONS[entry.action]}: `), entry.content || entry.belief_id))),
+        waiting > 0 &&
+          h(
+            "ul.waiting",
+            queued.map((entry) => h("li", h("b", `${ACTIONS[entry.action]}: `), entry.content || entry.belief_id)),
+          ),
         waiting > 0 && button("act", () => ctx.sync(), "Sync now"),
-        h("p.hint", "Decisions made without a connection are kept on this device and sent, once each, when it is back."),
+        h(
+          "p.hint",
+          "Decisions made without a connection are kept on this device and sent, once each, when it is back.",
+        ),
       ),
-      section("Unpair", h("p", "Forget this device's key. Pair again with a new code from ", h("code", "credence pair"), "."), unpairButton(waiting)),
+      section(
+        "Unpair",
+        h("p", "Forget this device's key. Pair again with a new code from ", h("code", "credence pair"), "."),
+        unpairButton(waiting),
+      ),
     );
   }
 
   function notifications(state) {
     const blocks = [];
     if (push.isIOS() && !push.isStandalone()) {
-      blocks.push(h("p.callout", "On iPhone and iPad, notifications work once Credence is on your Home Screen: tap Share, then “Add to Home Screen”, and open Credence from there."));
+      blocks.push(
+        h(
+          "p.callout",
+          "On iPhone and iPad, notifications work once Credence is on your Home Screen: tap Share, then “Add to Home Screen”, and open Credence from there.",
+        ),
+      );
     }
-    if (!state.supported) return [...blocks, h("p", "This browser cannot receive push notifications here. (They need HTTPS, or localhost.)")];
-    if (state.permission === "denied") return [...blocks, h("p", "Notifications are blocked for this site. Allow them in the browser's site settings, then come back.")];
+    if (!state.supported)
+      return [
+        ...blocks,
+        h("p", "This browser cannot receive push notifications here. (They need HTTPS, or localhost.)"),
+      ];
+    if (state.permission === "denied")
+      return [
+        ...blocks,
+        h("p", "Notifications are blocked for this site. Allow them in the browser's site settings, then come back."),
+      ];
     if (state.subscribed && state.permission === "granted") {
       return [
         ...blocks,
@@ -54,7 +78,11 @@ export function createSettings(ctx) {
         h("div.row", button("act", sendTest, "Send test notification"), button("act", turnOff, "Turn off")),
       ];
     }
-    return [...blocks, h("p", "Get “I've learned: …” on this device the moment a belief needs you."), button("act.primary", turnOn, "Enable notifications")];
+    return [
+      ...blocks,
+      h("p", "Get “I've learned: …” on this device the moment a belief needs you."),
+      button("act.primary", turnOn, "Enable notifications"),
+    ];
   }
 
   async function turnOn(event) {
@@ -99,17 +127,21 @@ export function createSettings(ctx) {
 
   function unpairButton(waiting) {
     let armed = false;
-    const el = button("act.act-forget", async () => {
-      if (!armed) {
-        armed = true;
-        el.textContent = waiting ? `Unpair and drop ${plural(waiting, "unsynced decision")}` : "Tap again to unpair";
-        return;
-      }
-      await push.disable().catch(() => null);
-      for (const entry of await db.outbox()) await db.dequeue(entry.id);
-      await clearAuth();
-      ctx.unpaired();
-    }, "Unpair this device");
+    const el = button(
+      "act.act-forget",
+      async () => {
+        if (!armed) {
+          armed = true;
+          el.textContent = waiting ? `Unpair and drop ${plural(waiting, "unsynced decision")}` : "Tap again to unpair";
+          return;
+        }
+        await push.disable().catch(() => null);
+        for (const entry of await db.outbox()) await db.dequeue(entry.id);
+        await clearAuth();
+        ctx.unpaired();
+      },
+      "Unpair this device",
+    );
     return el;
   }
 

@@ -18,6 +18,7 @@ from litestar.middleware import AbstractAuthenticationMiddleware, Authentication
 
 from credence.clock import Clock, parse_rfc3339, rfc3339
 from credence.ids import new_id
+from credence.models import Scope
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -34,7 +35,7 @@ class Principal(msgspec.Struct, frozen=True):
     """The authenticated caller: one API key and what it may touch."""
 
     key_id: str
-    scope: str
+    scope: Scope
     agents: frozenset[str] | None
     label: str
 

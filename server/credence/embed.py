@@ -64,28 +64,12 @@ def normalize_rows(matrix: np.ndarray) -> np.ndarray:
     return matrix
 
 
-def cosine_matrix(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cosine similarities between the rows of ``a`` and ``b`` (both already L2-normalised)."""
-    left = np.atleast_2d(np.asarray(a, dtype=np.float32))
-    right = np.atleast_2d(np.asarray(b, dtype=np.float32))
-    if left.shape[1] != right.shape[1]:
-        raise ValueError(f"dimension mismatch: {left.shape[1]} vs {right.shape[1]}")
-    return left @ right.T
-
-
 def to_blob(vec: np.ndarray | Sequence[float]) -> bytes:
     """Serialise a vector as little-endian float32 bytes for a SQLite BLOB column."""
     array = np.asarray(vec, dtype=np.float32)
     if array.ndim != 1:
         raise ValueError(f"to_blob expects one vector, got shape {array.shape}")
     return array.astype(_BLOB_DTYPE, copy=False).tobytes()
-
-
-def from_blob(blob: bytes, dim: int) -> np.ndarray:
-    """Read a vector written by :func:`to_blob`; refuses a blob of the wrong size."""
-    if len(blob) != dim * _BLOB_DTYPE.itemsize:
-        raise ValueError(f"blob holds {len(blob)} bytes, expected {dim * _BLOB_DTYPE.itemsize}")
-    return np.frombuffer(blob, dtype=_BLOB_DTYPE).astype(np.float32)
 
 
 def wordllama_files() -> tuple[Path, Path]:

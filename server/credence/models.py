@@ -26,7 +26,6 @@ ShortText = Annotated[str, Meta(max_length=2000, pattern=NO_NUL)]
 BeliefText = Annotated[
     str, Meta(min_length=1, max_length=2000, pattern=r"^[^\x00]*[^\x00\s][^\x00]*$")
 ]
-LongText = Annotated[str, Meta(max_length=20000, pattern=NO_NUL)]
 Timestamp = Annotated[datetime, Meta(tz=True, description="RFC 3339 date-time with an offset")]
 # Stored timestamps go out as the RFC 3339 text they are kept as (clock.rfc3339).
 TimestampText = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]
@@ -497,11 +496,6 @@ class Health(Struct, frozen=True):
 
     status: Literal["ok", "ready"]
     schema_version: int | None = None
-
-
-def encode(value: Any) -> bytes:
-    """Encode a contract value as JSON."""
-    return msgspec.json.encode(value)
 
 
 # --- integration ----------------------------------------------------------------------------

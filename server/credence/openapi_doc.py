@@ -179,7 +179,7 @@ TAG_DESCRIPTIONS = {
     "health": "Liveness and readiness probes for orchestrators (no authentication).",
 }
 # Every response that carries one of these headers declares it with this schema.
-HEADER_SCHEMAS = {
+HEADER_SCHEMAS: dict[str, dict[str, Any]] = {
     "ETag": {
         "type": "string",
         "pattern": '^"[0-9]+"' + models.END,

@@ -120,6 +120,9 @@ class RateLimitMiddleware(ASGIMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send, next_app: ASGIApp) -> None:
         """Check the caller's bucket, then pass the request on or refuse it."""
+        if scope["type"] != ScopeType.HTTP:  # ``scopes`` lets only HTTP through
+            await next_app(scope, receive, send)
+            return
         user = scope.get("user")
         key_id = getattr(user, "key_id", None)
         client = scope.get("client")

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import httpx
 import pytest
 
 from credence.settings import Settings
 from tests.browser import seed
+from tests.browser.ensure_chromium import CHROMIUM, in_ci
 from tests.livesrv import LiveServer
 
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -61,13 +61,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
+def without_chromium(environ: Mapping[str, str]) -> NoReturn:
+    """End a browser test that has no Chromium: a failure under CI, a skip elsewhere."""
+    reason = f"{CHROMIUM} is not installed (tests/browser/ensure_chromium.py installs it)"
+    if in_ci(environ):
+        pytest.fail(f"{reason}; CI is set, so the browser tests must run", pytrace=False)
+    pytest.skip(reason)
+
+
 # Module scope, not session: between its sync calls Playwright marks its event loop as running
 # in this thread, which would break every asyncio test collected after the browser tests.
 @pytest.fixture(scope="module")
 def playwright_driver() -> Iterator[Any]:
-    """Playwright itself; skips when Debian's chromium is not installed."""
+    """Playwright itself; skips when Debian's chromium is not installed, fails under CI."""
     if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is not installed (tests/browser/ensure_chromium.py installs it)")
+        without_chromium(os.environ)
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
+
+from credence.memory.text import jaccard
+
 EXACT_DUPLICATE = "exact_duplicate"
 PARAPHRASE_DUPLICATE = "paraphrase_duplicate"
 NEGATION_CONTRADICTION = "negation_contradiction"
@@ -424,3 +428,19 @@ def scores(rows) -> dict[str, dict[str, float]]:
             "precision": right / len(claimed) if claimed else 0.0,
         }
     return table
+
+
+def polarity_conflict(
+    tokens_a: AbstractSet[str],
+    negative_a: bool,
+    tokens_b: AbstractSet[str],
+    negative_b: bool,
+    threshold: float = 0.4,
+) -> bool:
+    """Oracle for the lexical contradiction floor: exactly one side negated, Jaccard ≥ t.
+
+    Two negative statements agree ("Never X" / "Don't X"), so they are never a conflict.
+    """
+    if negative_a == negative_b:
+        return False
+    return jaccard(tokens_a, tokens_b) >= threshold - 1e-12

@@ -19,7 +19,8 @@ from credence.memory.gate import (
     decayed_confidence,
     gate,
 )
-from credence.memory.text import analyse, content_tokens, is_negative, polarity_conflict
+from credence.memory.text import analyse, content_tokens, is_negative
+from tests.memory.gate_corpus import polarity_conflict
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 

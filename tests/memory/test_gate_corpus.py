@@ -8,7 +8,7 @@ import pytest
 
 from credence.embed import WordLlamaEmbedder
 from credence.memory.gate import BeliefIndex, LiveBelief, Proposal, gate
-from credence.memory.text import analyse, polarity_conflict
+from credence.memory.text import analyse
 from tests.memory.gate_corpus import (
     CATEGORIES,
     COMPATIBLE,
@@ -18,6 +18,7 @@ from tests.memory.gate_corpus import (
     PARAPHRASE_DUPLICATE,
     UNRELATED,
     VALUE_CHANGE,
+    polarity_conflict,
     run_corpus,
     scores,
 )
@@ -125,3 +126,12 @@ def test_op_routing_and_untrusted_sources_always_need_review() -> None:
             [Proposal(0, "add", new, 0.7, "", ("ep_web",))], index, frozenset({"ep_web"})
         )
         assert "untrusted_source" in untrusted.reasons, (category, new)
+
+
+def test_polarity_conflict_is_the_lexical_floor() -> None:
+    never, retry = analyse("Never retry failed uploads"), analyse("Retry failed uploads")
+    assert polarity_conflict(never[1], never[2], retry[1], retry[2])
+    dont = analyse("Don't retry failed uploads")
+    assert not polarity_conflict(never[1], never[2], dont[1], dont[2])
+    unrelated = analyse("Summarise meeting notes")
+    assert not polarity_conflict(never[1], never[2], unrelated[1], unrelated[2])

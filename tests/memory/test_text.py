@@ -15,7 +15,6 @@ from credence.memory.text import (
     is_paraphrase,
     jaccard,
     normalise,
-    polarity_conflict,
     shares_core,
     slot_kind,
     statement,
@@ -97,15 +96,6 @@ def test_jaccard() -> None:
 def test_analyse_matches_the_separate_functions() -> None:
     text = "Don't re-send uploads that FAILED!"
     assert analyse(text) == (normalise(text), content_tokens(text), is_negative(text))
-
-
-def test_polarity_conflict_is_the_lexical_floor() -> None:
-    never, retry = analyse("Never retry failed uploads"), analyse("Retry failed uploads")
-    assert polarity_conflict(never[1], never[2], retry[1], retry[2])
-    dont = analyse("Don't retry failed uploads")
-    assert not polarity_conflict(never[1], never[2], dont[1], dont[2])
-    unrelated = analyse("Summarise meeting notes")
-    assert not polarity_conflict(never[1], never[2], unrelated[1], unrelated[2])
 
 
 # --- canonical statements, alignment and value slots ----------------------------------------

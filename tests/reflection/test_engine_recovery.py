@@ -66,7 +66,7 @@ async def test_expired_lease_is_retried_then_fails(store: Store) -> None:
     now = T0
     for attempt in (1, 2, 3):
         assert await jobs.claim(store, f"wrk_{attempt}", now, LEASE) == job_id
-        await jobs.step_started(store, job_id, f"wrk_{attempt}", "pull", rfc3339(now))
+        await jobs.advance(store, job_id, f"wrk_{attempt}", start="pull", at=rfc3339(now))
         assert await jobs.recover(store, now + timedelta(seconds=LEASE - 1), alive, "me") == []
         now += timedelta(seconds=LEASE + 1)
         expected = "queued" if attempt < 3 else "failed"
@@ -81,7 +81,7 @@ async def test_expired_lease_is_retried_then_fails(store: Store) -> None:
 async def test_a_requeued_job_resets_its_running_step(store: Store) -> None:
     job_id = await _queued(store)
     await jobs.claim(store, "wrk_dead", T0, LEASE)
-    await jobs.step_started(store, job_id, "wrk_dead", "propose", rfc3339(T0))
+    await jobs.advance(store, job_id, "wrk_dead", start="propose", at=rfc3339(T0))
     assert await jobs.recover(store, T0, lambda owner: owner == "wrk_dead", "me") == [
         (job_id, "queued")
     ]
@@ -97,7 +97,7 @@ async def test_a_worker_that_lost_its_lease_is_fenced_out(store: Store) -> None:
     await jobs.recover(store, T0 + timedelta(seconds=LEASE + 1), alive, "me")
     await jobs.claim(store, "wrk_new", T0 + timedelta(seconds=LEASE + 1), LEASE)
     with pytest.raises(jobs.LeaseLost):
-        await jobs.step_started(store, job_id, "wrk_slow", "pull", rfc3339(T0))
+        await jobs.advance(store, job_id, "wrk_slow", start="pull", at=rfc3339(T0))
     with pytest.raises(jobs.LeaseLost):
         await jobs.store_answer(store, job_id, "wrk_slow", "[]", {})
     assert not await jobs.heartbeat(store, job_id, "wrk_slow", T0, LEASE)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import msgspec
 from litestar import Controller, Request, Response, get, post
@@ -96,8 +96,9 @@ def retire_payload(retire: list[str]) -> dict[str, Any]:
 
 def outcome_response(outcome: Outcome) -> Response[Belief]:
     """Send a decision's stored outcome as it was first computed."""
+    # The stored body is the Belief's JSON, sent as the bytes first encoded.
     return Response(
-        content=outcome.body,
+        content=cast("Belief", outcome.body),
         status_code=outcome.status_code,
         headers=outcome.headers,
         media_type="application/json",

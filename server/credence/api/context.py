@@ -10,7 +10,13 @@ from urllib.parse import parse_qsl
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.exceptions import ClientException, NotFoundException
-from litestar.openapi.spec import OpenAPIMediaType, OpenAPIType, Operation, Schema
+from litestar.openapi.spec import (
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    OpenAPIType,
+    Operation,
+    Schema,
+)
 from litestar.params import JSONBody, QueryParameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
@@ -201,7 +207,7 @@ def fast_context(app: ASGIApp) -> ASGIApp:
                         "headers": [*_JSON_HEADERS, (b"content-length", b"%d" % len(body))],
                     }
                 )
-                await send({"type": "http.response.body", "body": body})
+                await send({"type": "http.response.body", "body": body, "more_body": False})
                 return
         await app(scope, receive, send)
 
@@ -214,7 +220,7 @@ class MarkdownExportOperation(Operation):
 
     def __post_init__(self) -> None:
         ok = (self.responses or {}).get("200")
-        if getattr(ok, "content", None) is not None:
+        if isinstance(ok, OpenAPIResponse) and ok.content is not None:
             ok.content = {"text/markdown": OpenAPIMediaType(schema=Schema(type=OpenAPIType.STRING))}
 
 

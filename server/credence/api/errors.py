@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import logging
+from typing import cast
 
 from litestar import Request, Response
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 
-from credence.models import Problem
+from credence.models import Problem, ProblemExtra, ValidationIssue
 
 log = logging.getLogger("credence.api")
 
@@ -49,7 +50,9 @@ def http_exception_handler(_: Request, exc: HTTPException) -> Response:
     """Render Litestar's HTTP exceptions as Problems (validation details go in ``extra``)."""
     extra = exc.extra if exc.extra else None
     if isinstance(extra, dict | list) or extra is None:
-        body = Problem(status_code=exc.status_code, detail=exc.detail, extra=extra)
+        # Litestar's details are plain JSON; ProblemExtra and ValidationIssue document their shape.
+        details = cast("ProblemExtra | list[ValidationIssue] | None", extra)
+        body = Problem(status_code=exc.status_code, detail=exc.detail, extra=details)
     else:
         body = Problem(status_code=exc.status_code, detail=exc.detail, extra={"info": str(extra)})
     return Response(body, status_code=exc.status_code, headers=exc.headers)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import anyio
 from litestar.exceptions import ClientException
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, Receive, ReceiveMessage, Scope, Send
 
 log = logging.getLogger("credence.http")
 _CONTROL = re.compile("[\x00-\x1f\x7f]")
@@ -48,7 +48,7 @@ def body_deadline(seconds: float) -> Callable[[ASGIApp], ASGIApp]:
             deadline = anyio.current_time() + seconds
             finished = False
 
-            async def timed_receive() -> Message:
+            async def timed_receive() -> ReceiveMessage:
                 nonlocal finished
                 if finished:
                     return await receive()

@@ -105,7 +105,7 @@ def _caller(ctx: Context) -> tuple[Services, Principal]:
     """The app's services and the key of the HTTP request that carried this tool call."""
     request = ctx.request_context.request
     principal = request.scope.get("user") if request is not None else None
-    if not isinstance(principal, Principal):
+    if request is None or not isinstance(principal, Principal):
         raise ToolError("not authenticated: send Authorization: Bearer <Credence key>")
     return request.scope["app"].state.services, principal
 

@@ -6,9 +6,10 @@ import re
 
 from litestar import Litestar
 from litestar.datastructures import Headers, MutableScopeHeaders
+from litestar.enums import ScopeType
 from litestar.exceptions import NotFoundException
 from litestar.routes import HTTPRoute
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import ASGIApp, HTTPResponseStartEvent, Message, Receive, Scope, Send
 
 CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:;"
@@ -52,7 +53,7 @@ def pwa_assets_only(app: ASGIApp) -> ASGIApp:
     return middleware
 
 
-def _options_answer(scope: Scope) -> Message | None:
+def _options_answer(scope: Scope) -> HTTPResponseStartEvent | None:
     allowed = allowed_methods(scope["litestar_app"], scope["path"])
     if allowed is None:
         return None
@@ -79,11 +80,11 @@ def options_middleware(app: ASGIApp) -> ASGIApp:
     """Answer OPTIONS on API paths from the running app's documented routes, before auth runs."""
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "OPTIONS":
+        if scope["type"] == ScopeType.HTTP and scope["method"] == "OPTIONS":
             start = _options_answer(scope)
             if start is not None and scope["path"].startswith("/api/"):
                 await send(start)
-                await send({"type": "http.response.body", "body": b""})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
                 return
         await app(scope, receive, send)
 
@@ -137,7 +138,7 @@ def conditional_get_middleware(app: ASGIApp) -> ASGIApp:
 
     async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
         wanted = None
-        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD"):
+        if scope["type"] == ScopeType.HTTP and scope["method"] in ("GET", "HEAD"):
             wanted = Headers.from_scope(scope).get("if-none-match")
         if not wanted:
             await app(scope, receive, send)
@@ -153,7 +154,7 @@ def conditional_get_middleware(app: ASGIApp) -> ASGIApp:
                     keep = {b"etag", b"cache-control", b"last-modified", b"vary"}
                     headers = [(k, v) for k, v in message["headers"] if k.lower() in keep]
                     await send({"type": "http.response.start", "status": 304, "headers": headers})
-                    await send({"type": "http.response.body", "body": b""})
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
                     return
             if not not_modified:
                 await send(message)

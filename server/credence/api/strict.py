@@ -51,7 +51,8 @@ async def strict_json_body(request: Request[Any, Any, Any]) -> None:
     if request.method in ("GET", "HEAD", "OPTIONS", "DELETE"):
         return
     decoder = _decoder(request.route_handler)
-    if decoder is None:
+    field = request.route_handler.parsed_data_field
+    if decoder is None or field is None:
         return
     content_type = request.headers.get("content-type")
     body = await request.body()
@@ -61,23 +62,23 @@ async def strict_json_body(request: Request[Any, Any, Any]) -> None:
             "the request body must be JSON (Content-Type: application/json)", status_code=415
         )
     if not body.strip():
-        if request.route_handler.parsed_data_field.is_optional:
+        if field.is_optional:
             return
         raise ValidationException("a JSON request body is required")
     try:
         decoder.decode(body)
     except msgspec.ValidationError as exc:
-        if "got `float`" not in str(exc) or not _fits_with_integral_floats(request, body):
+        if "got `float`" not in str(exc) or not _fits_with_integral_floats(field.annotation, body):
             raise ValidationException(f"invalid request body: {exc}") from None
     except msgspec.DecodeError as exc:
         raise ValidationException(f"invalid request body: {exc}") from None
 
 
-def _fits_with_integral_floats(request: Request[Any, Any, Any], body: bytes) -> bool:
+def _fits_with_integral_floats(annotation: Any, body: bytes) -> bool:
     """JSON Schema counts ``5.0`` as an integer, so an integral float may fill an int field."""
     try:
         value = _integral_floats_as_ints(msgspec.json.decode(body))
-        msgspec.convert(value, request.route_handler.parsed_data_field.annotation, strict=True)
+        msgspec.convert(value, annotation, strict=True)
     except (msgspec.ValidationError, msgspec.DecodeError):
         return False
     return True

@@ -10,7 +10,8 @@ def newest_first(
     *, agent_ids: Sequence[str] | None, status: str | None, cursor: str | None
 ) -> tuple[str, list[Any]]:
     """The WHERE clause and parameters for ``ORDER BY id DESC`` pages after ``cursor``."""
-    clauses, params = [], []
+    clauses: list[str] = []
+    params: list[Any] = []
     if agent_ids is not None:
         clauses.append(f"agent_id IN ({','.join('?' * len(agent_ids))})")
         params.extend(agent_ids)

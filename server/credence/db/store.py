@@ -250,7 +250,7 @@ async def one(
     on the decision path that triples the time a write holds the store.
     """
     found = await conn.execute_fetchall(sql, params)
-    return found[0] if found else None
+    return next(iter(found), None)
 
 
 def migrations() -> list[tuple[int, str, str]]:

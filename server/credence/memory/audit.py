@@ -117,7 +117,8 @@ async def decisions(
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Every change but proposals, newest first, with the belief's text and the actor's label;
     returns (rows, next cursor)."""
-    clauses, params = ["a.action != 'proposed'"], []
+    clauses = ["a.action != 'proposed'"]
+    params: list[Any] = []
     if agent_ids is not None:
         clauses.append(f"a.agent_id IN ({','.join('?' * len(agent_ids))})")
         params.extend(agent_ids)

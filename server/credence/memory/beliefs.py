@@ -572,8 +572,9 @@ async def _insert_pending(
         reasons.append("untrusted_source")
     if not proposal.source_episodes:
         reasons.append(gate_rules.UNSOURCED)
+    belief_id = new_id("b")
     row = {
-        "id": new_id("b"),
+        "id": belief_id,
         "agent_id": agent_id,
         "role": proposal.role,
         "content": proposal.belief,
@@ -604,7 +605,7 @@ async def _insert_pending(
     )
     await audit.append(
         conn,
-        belief_id=row["id"],
+        belief_id=belief_id,
         agent_id=agent_id,
         action="proposed",
         actor=actor,

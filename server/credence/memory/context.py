@@ -419,7 +419,9 @@ class ContextService:
             # Counter first: rows read after it are at least that fresh, so a change that lands
             # in between only causes one extra rebuild, never a stale entry.
             async with conn.execute(_COUNTER) as cur:
-                counter = int((await cur.fetchone())["value"])
+                counter_row = await cur.fetchone()
+            assert counter_row is not None, "migrations seed the change counter"
+            counter = int(counter_row["value"])
             if role is None:
                 async with conn.execute(_ACTIVE_GENERAL, (agent_id,)) as cur:
                     rows = list(await cur.fetchall())

@@ -58,6 +58,7 @@ def prepare(
         interventions.append((intervention.trigger, text.text))
     session = redact(item.session_id, digest_key=digest_key)
     metadata, metadata_count = redact_value(item.metadata, digest_key=digest_key)
+    metadata_json = json.dumps(metadata, ensure_ascii=False)
     count += session.count + metadata_count
     reasons = third_party_reasons(summary.text, metadata)
     row = {
@@ -73,14 +74,14 @@ def prepare(
         "untrusted_reasons": json.dumps(
             (["declared"] if item.origin == "untrusted" else []) + reasons
         ),
-        "metadata": json.dumps(metadata, ensure_ascii=False),
+        "metadata": metadata_json,
         "redactions": count,
         "created_at": now,
         "reflected_at": None,
         "embedding_text": embedding_text(summary.text, interventions),
     }
     try:
-        size = len(row["metadata"].encode("utf-8"))
+        size = len(metadata_json.encode("utf-8"))
     except UnicodeEncodeError:
         raise EpisodeRejected(f"episodes[{index}].metadata: invalid unicode") from None
     if size > MAX_METADATA_BYTES:
@@ -167,7 +168,8 @@ class EpisodeService:
         cursor: int | None,
     ) -> tuple[list[Any], str | None]:
         """Episodes oldest first with optional filters; returns (rows, next cursor)."""
-        clauses, params = ["agent_id = ?"], [agent_id]
+        clauses = ["agent_id = ?"]
+        params: list[Any] = [agent_id]
         if since is not None:
             clauses.append("finished_at >= ?")
             params.append(since)

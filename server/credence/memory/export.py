@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from credence.db.store import Store
 
 FORMAT_VERSION = 1
-FORMATS = ("json", "markdown")
 
 # Superseded beliefs come after active memory, marked by status, so a history survives a restore.
 _ACTIVE = (

@@ -6,6 +6,7 @@ import math
 from collections.abc import Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from datetime import datetime
+from typing import Final
 
 import msgspec
 import numpy
@@ -22,11 +23,11 @@ from credence.memory.text import (
     statement,
     value_changes,
 )
+from credence.models import BeliefOp, GateVerdict
 
 OPS = ("add", "strengthen", "weaken", "forget", "supersede")
 # Ops that bring new wording into memory; the others restate their target's content.
 CONTENT_OPS = frozenset({"add", "supersede"})
-LIVE_STATUSES = ("pending", "active", "forgotten")
 CONTRADICTION_STATUSES = frozenset({"pending", "active"})
 
 JACCARD_THRESHOLD = 0.4
@@ -45,9 +46,9 @@ MAX_STRUCTURAL_DIFFERENCE = 2
 MAX_CHANGE_CHARS = 60
 UNSOURCED = "unsourced"
 
-SAFE = "safe"
-NEEDS_REVIEW = "needs_review"
-DUPLICATE = "duplicate"
+SAFE: Final = "safe"
+NEEDS_REVIEW: Final = "needs_review"
+DUPLICATE: Final = "duplicate"
 
 # Which of several beliefs sharing one duplicate key is named: the one a reviewer most needs
 # to see (active memory first, then what is already waiting, then past refusals).
@@ -80,7 +81,7 @@ class Proposal(msgspec.Struct, frozen=True):
     """One diff proposed by a reflector; ``index`` is its position in the reflector's answer."""
 
     index: int
-    op: str
+    op: BeliefOp
     belief: str
     confidence: float
     rationale: str
@@ -92,7 +93,7 @@ class GateResult(msgspec.Struct, frozen=True):
     """The gate's verdict on one proposal: ``safe``, ``needs_review`` or ``duplicate``."""
 
     index: int
-    gate: str
+    gate: GateVerdict
     reasons: tuple[str, ...]
 
 
@@ -468,36 +469,20 @@ def gate(
         is_duplicate = bool(reasons)
         reasons.extend(_routing_reasons(proposal, index))
         if not is_duplicate:
-            conflicts = index.lexical_conflicts(tokens, negative)
-            if similarities is not None:
-                semantic = index.semantic_conflicts(
+            reasons.extend(
+                _memory_conflicts(
+                    index,
                     shape,
                     tokens,
-                    similarities,
                     negative,
+                    similarities,
+                    structural,
+                    own_target,
                     cosine_threshold=cosine_threshold,
                     cosine_jaccard_floor=cosine_jaccard_floor,
                     strong_cosine=strong_cosine,
                 )
-                for belief_id, cosine in semantic.items():
-                    conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), cosine)
-            changes: dict[str, list[Change]] = {}
-            for belief_id, status, other in structural:
-                if status not in CONTRADICTION_STATUSES:
-                    continue
-                found = value_changes(other, shape)
-                if found:
-                    changes[belief_id] = found
-                    conflicts[belief_id] = _VALUE_CHANGE_SCORE
-                elif is_negation(other, shape):
-                    conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), 1.0)
-            conflicts.pop(own_target, None)
-            ranked = sorted(conflicts.items(), key=lambda item: (-item[1], item[0]))
-            for belief_id, _ in ranked[:MAX_CONTRADICTIONS]:
-                reasons.append(f"contradicts:{belief_id}")
-                reasons.extend(
-                    change_reason(belief_id, change) for change in changes.get(belief_id, ())
-                )
+            )
             reasons.extend(
                 _batch_conflicts(
                     position,
@@ -515,9 +500,57 @@ def gate(
             reasons.append("untrusted_source")
         if not proposal.source_episodes:
             reasons.append(UNSOURCED)
-        verdict = DUPLICATE if is_duplicate else NEEDS_REVIEW if reasons else SAFE
+        verdict: GateVerdict = DUPLICATE if is_duplicate else NEEDS_REVIEW if reasons else SAFE
         results.append(GateResult(index=proposal.index, gate=verdict, reasons=tuple(reasons)))
     return results
+
+
+def _memory_conflicts(
+    index: BeliefIndex,
+    shape: Statement,
+    tokens: frozenset[str],
+    negative: bool,
+    similarities: numpy.ndarray | None,
+    structural: list[tuple[str, str, Statement]],
+    own_target: str | None,
+    *,
+    cosine_threshold: float,
+    cosine_jaccard_floor: float,
+    strong_cosine: float,
+) -> list[str]:
+    """``contradicts:<id>`` reasons against live memory, each value change followed by its
+    ``changes:`` reason: value changes first, then strongest first, never the own target."""
+    conflicts = index.lexical_conflicts(tokens, negative)
+    if similarities is not None:
+        semantic = index.semantic_conflicts(
+            shape,
+            tokens,
+            similarities,
+            negative,
+            cosine_threshold=cosine_threshold,
+            cosine_jaccard_floor=cosine_jaccard_floor,
+            strong_cosine=strong_cosine,
+        )
+        for belief_id, cosine in semantic.items():
+            conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), cosine)
+    changes: dict[str, list[Change]] = {}
+    for belief_id, status, other in structural:
+        if status not in CONTRADICTION_STATUSES:
+            continue
+        found = value_changes(other, shape)
+        if found:
+            changes[belief_id] = found
+            conflicts[belief_id] = _VALUE_CHANGE_SCORE
+        elif is_negation(other, shape):
+            conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), 1.0)
+    if own_target is not None:
+        conflicts.pop(own_target, None)
+    ranked = sorted(conflicts.items(), key=lambda item: (-item[1], item[0]))
+    reasons = []
+    for belief_id, _ in ranked[:MAX_CONTRADICTIONS]:
+        reasons.append(f"contradicts:{belief_id}")
+        reasons.extend(change_reason(belief_id, change) for change in changes.get(belief_id, ()))
+    return reasons
 
 
 def change_reason(belief_id: str, change: Change) -> str:

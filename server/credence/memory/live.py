@@ -255,7 +255,12 @@ async def agent_beliefs(store: Store, agent_id: str, dim: int) -> AgentBeliefs:
         first, last = await _log_bounds(store)
     except sqlite3.OperationalError:  # a store without the log: versions tell what changed
         first, last = None, None
-    if cached.cursor is not None and last is not None and cached.cursor >= first - 1:
+    if (
+        cached.cursor is not None
+        and first is not None
+        and last is not None
+        and cached.cursor >= first - 1
+    ):
         changed = await store.fetchall(
             "SELECT DISTINCT belief_id FROM belief_change_log"
             " WHERE agent_id = ? AND seq > ? AND seq <= ?",

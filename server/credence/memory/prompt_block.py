@@ -124,7 +124,8 @@ def notes_section(notes: Sequence[BlockNote]) -> Section:
     standing = [_inert(note.content, NOTE_MAX_CHARS) for note in notes if not note.for_query]
     if not chosen:
         return _section(standing)
-    return _section([FOR_QUERY, *chosen, *([STANDING, *standing] if standing else [])])
+    tail: list[str | tuple[str, str]] = [STANDING, *standing] if standing else []
+    return _section([FOR_QUERY, *chosen, *tail])
 
 
 def episodes_section(episodes: Sequence[BlockEpisode]) -> Section:

@@ -10,7 +10,7 @@ import string
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import msgspec
 import re2
@@ -624,9 +624,10 @@ def _open(
 
 
 _DONE = object()
+_Value = TypeVar("_Value")
 
 
-def redact_value(value: object, *, digest_key: bytes) -> tuple[object, int]:
+def redact_value(value: _Value, *, digest_key: bytes) -> tuple[_Value, int]:
     """Redact every string inside a JSON-like value (dict/list/str/other); return (value, count).
 
     Dict keys are redacted too, and a key gives its value context: ``{"password": "Xy7#kP9$mQ"}``
@@ -644,14 +645,15 @@ def redact_value(value: object, *, digest_key: bytes) -> tuple[object, int]:
         return text
 
     if not isinstance(value, dict | list | tuple):
-        return scalar(value), total
+        return cast("_Value", scalar(value)), total
     frame = _open(value, None, None)
     while True:
-        entry = next(frame.items, _DONE)
+        entry: Any = next(frame.items, _DONE)
         if entry is _DONE:
             finished = tuple(frame.built) if frame.is_tuple else frame.built
             if frame.parent is None:
-                return finished, total
+                # Containers are rebuilt as the same type they came in as.
+                return cast("_Value", finished), total
             frame.parent.add(frame.key, finished)
             frame = frame.parent
             continue

@@ -326,22 +326,6 @@ def jaccard(a: AbstractSet[str], b: AbstractSet[str]) -> float:
     return shared / (len(a) + len(b) - shared)
 
 
-def polarity_conflict(
-    tokens_a: AbstractSet[str],
-    negative_a: bool,
-    tokens_b: AbstractSet[str],
-    negative_b: bool,
-    threshold: float = 0.4,
-) -> bool:
-    """Return True for the lexical contradiction floor: exactly one side negated, Jaccard ≥ t.
-
-    Two negative statements agree ("Never X" / "Don't X"), so they are never a conflict.
-    """
-    if negative_a == negative_b:
-        return False
-    return jaccard(tokens_a, tokens_b) >= threshold - 1e-12
-
-
 # --- structural comparison: canonical statements, token alignment and value slots ----------
 #
 # Two lessons are compared as canonical token sequences: fillers dropped, numbers and units
@@ -907,17 +891,25 @@ def _match_phrase(lowered: list[str], position: int) -> tuple[str, int] | None:
     return None
 
 
-def _read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None:
-    """A number, quantity or clock time at ``position``: (canonical, kind, tokens used)."""
-    low = lowered[position]
+def _read_clock_word(low: str) -> str | None:
+    """The canonical clock time one lowered token spells ("14:00", "2pm", "noon"), if any."""
     clock = _CLOCK.match(low) or _BARE_CLOCK.match(low)
     if clock:
         half = clock.group(3) if clock.re is _CLOCK else None
         canon = _clock(int(clock.group(1)), int(clock.group(2) or 0), half)
         if canon:
-            return canon, "time", 1
+            return canon
     if low in ("noon", "midday", "midnight"):
-        return ("@12:00" if low != "midnight" else "@00:00"), "time", 1
+        return "@12:00" if low != "midnight" else "@00:00"
+    return None
+
+
+def _read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None:
+    """A number, quantity or clock time at ``position``: (canonical, kind, tokens used)."""
+    low = lowered[position]
+    clock_time = _read_clock_word(low)
+    if clock_time:
+        return clock_time, "time", 1
     prefix_unit = None
     start = position
     if low in _PREFIX_UNITS and position + 1 < len(lowered):

@@ -328,6 +328,10 @@ def _read_part(reading: _Reading, part: Mapping[str, Any]) -> str | None:
     if kind in _ATTACHMENT_PART_TYPES:
         reading.reasons.add(REASON_ATTACHMENT)
         return "[document]"
+    return _read_untyped_part(reading, part)
+
+
+def _read_untyped_part(reading: _Reading, part: Mapping[str, Any]) -> str | None:
     # Gemini parts carry no "type"; their single key says what they are.
     if isinstance(part.get("functionCall"), Mapping):
         reading.call_tool(part["functionCall"].get("name"), part["functionCall"].get("id"))

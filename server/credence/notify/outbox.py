@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 URGENCY = "normal"
 CHANNEL_TEXT_BYTES = 1500
 KIND_BELIEF = "belief.pending"
-KIND_TEST = "test"
 
 # Subscriptions whose reviewer key can see an agent: admin keys, and reviewer keys whose agent
 # list is NULL (every agent) or names it. Revoked keys get nothing.
@@ -113,6 +112,7 @@ async def _changes(conn: aiosqlite.Connection, belief: dict[str, Any]) -> str | 
 
 
 async def _pending_count(conn: aiosqlite.Connection, scope: str, agents: str | None) -> int:
+    params: tuple[Any, ...]
     if scope == "admin" or agents is None:
         sql, params = "SELECT COUNT(*) FROM beliefs WHERE status = 'pending'", ()
     else:
@@ -122,7 +122,8 @@ async def _pending_count(conn: aiosqlite.Connection, scope: str, agents: str | N
         )
         params = (agents,)
     async with conn.execute(sql, params) as cur:
-        return int((await cur.fetchone())[0])
+        row = await cur.fetchone()
+    return int(row[0]) if row is not None else 0
 
 
 async def pending_count(conn: aiosqlite.Connection, agents: frozenset[str] | None) -> int:

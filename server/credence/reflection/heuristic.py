@@ -177,7 +177,7 @@ def drop_refused(
 
 
 def _interventions(episodes: Sequence[HeuristicEpisode]) -> list[_Said]:
-    said = []
+    said: list[_Said] = []
     flat = 0
     for episode_number, episode in enumerate(episodes):
         for trigger, text in episode.interventions:

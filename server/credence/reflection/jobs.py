@@ -315,11 +315,6 @@ async def heartbeat(store: Store, job_id: str, owner: str, now: datetime, lease_
     return await store.write(work)
 
 
-async def step_started(store: Store, job_id: str, owner: str, name: str, at: str) -> None:
-    """Mark a step running (fenced by the lease)."""
-    await advance(store, job_id, owner, start=name, at=at)
-
-
 async def advance(
     store: Store,
     job_id: str,

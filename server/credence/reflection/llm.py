@@ -189,7 +189,9 @@ def _content_of(payload: Any) -> tuple[str, str | None, dict[str, Any]]:
     if not isinstance(content, str):
         raise LLMError("the chat completion's message has no text content")
     finish = choices[0].get("finish_reason")
-    usage = payload.get("usage") if isinstance(payload.get("usage"), dict) else {}
+    usage = payload.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}
     return content, finish if isinstance(finish, str) else None, usage
 
 

@@ -6,11 +6,14 @@ import json
 import math
 import re
 from collections.abc import Set as AbstractSet
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
 from credence.memory.gate import OPS, Proposal
+
+if TYPE_CHECKING:
+    from credence.models import BeliefOp
 
 MAX_ANSWER_CHARS = 200_000
 MAX_BELIEF_CHARS = 2000
@@ -209,20 +212,55 @@ def _validate(position: int, entry: Any, allowed_sources: AbstractSet[str]) -> P
     op = op.strip().lower()
     if op not in OPS:
         return f"unknown_op:{op[:40]}"
-    for field, value in (("belief", belief), ("rationale", rationale)):
-        if not isinstance(value, str):
-            return f"bad_type:{field}"
-        if not _clean_text(value):
-            return f"invalid_text:{field}"
+    known_op = cast("BeliefOp", op)
+    problem = _text_problem(belief, rationale) or _confidence_problem(confidence)
+    if problem:
+        return problem
     belief = " ".join(belief.split())
     if not belief:
         return "empty_belief"
     if len(belief) > MAX_BELIEF_CHARS:
         return "belief_too_long"
+    source_ids = _source_ids(sources, allowed_sources)
+    if isinstance(source_ids, str):
+        return source_ids
+    target, problem = _target(op, entry.get("target_belief_id"))
+    if problem:
+        return problem
+    if len(rationale) > MAX_RATIONALE_CHARS:
+        rationale = rationale[: MAX_RATIONALE_CHARS - 1] + "…"
+    return Proposal(
+        index=position,
+        op=known_op,
+        belief=belief,
+        confidence=float(confidence),
+        rationale=rationale.strip(),
+        source_episodes=source_ids,
+        target_belief_id=target,
+    )
+
+
+def _text_problem(belief: Any, rationale: Any) -> str | None:
+    """The reason the belief or rationale is not clean text, or None."""
+    for field, value in (("belief", belief), ("rationale", rationale)):
+        if not isinstance(value, str):
+            return f"bad_type:{field}"
+        if not _clean_text(value):
+            return f"invalid_text:{field}"
+    return None
+
+
+def _confidence_problem(confidence: Any) -> str | None:
+    """The reason a confidence is not a finite number in [0, 1], or None."""
     if isinstance(confidence, bool) or not isinstance(confidence, int | float):
         return "bad_type:confidence"
     if not math.isfinite(confidence) or not 0.0 <= confidence <= 1.0:
         return "confidence_out_of_range"
+    return None
+
+
+def _source_ids(sources: Any, allowed_sources: AbstractSet[str]) -> tuple[str, ...] | str:
+    """The distinct cited episode ids, or the reason they are refused."""
     if not isinstance(sources, list) or not all(isinstance(s, str) for s in sources):
         return "bad_type:source_episodes"
     source_ids = tuple(dict.fromkeys(source.strip() for source in sources))
@@ -231,28 +269,21 @@ def _validate(position: int, entry: Any, allowed_sources: AbstractSet[str]) -> P
     for source in source_ids:
         if source not in allowed_sources:
             return f"unknown_source:{source[:64]}"
-    target = entry.get("target_belief_id")
+    return source_ids
+
+
+def _target(op: str, target: Any) -> tuple[str | None, str | None]:
+    """(target belief id, None), or (None, the reason it is refused); an add has no target."""
     if op == "add":
-        target = None
-    elif target is None or (isinstance(target, str) and not target.strip()):
-        return "missing_target"
-    elif not isinstance(target, str):
-        return "bad_type:target_belief_id"
-    else:
-        target = target.strip()
-        if len(target) > MAX_TARGET_CHARS or not _clean_text(target):
-            return "bad_value:target_belief_id"
-    if len(rationale) > MAX_RATIONALE_CHARS:
-        rationale = rationale[: MAX_RATIONALE_CHARS - 1] + "…"
-    return Proposal(
-        index=position,
-        op=op,
-        belief=belief,
-        confidence=float(confidence),
-        rationale=rationale.strip(),
-        source_episodes=source_ids,
-        target_belief_id=target,
-    )
+        return None, None
+    if target is None or (isinstance(target, str) and not target.strip()):
+        return None, "missing_target"
+    if not isinstance(target, str):
+        return None, "bad_type:target_belief_id"
+    target = target.strip()
+    if len(target) > MAX_TARGET_CHARS or not _clean_text(target):
+        return None, "bad_value:target_belief_id"
+    return target, None
 
 
 def _clean_text(value: str) -> bool:

@@ -20,7 +20,6 @@ from credence.reflection.llm import ChatClient, LLMError, Sleep, plan_prompt
 from credence.reflection.prompt import PromptEpisode
 from credence.settings import Settings
 
-REFLECTORS = ("llm", "heuristic", "stub")
 DEFAULT_LLM_MODEL = "default"
 
 

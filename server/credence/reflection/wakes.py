@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from credence.db.store import Store
 
 log = logging.getLogger("credence.reflection")
-EPISODES_READY = "reflection-episodes-ready"
-NIGHTLY = "reflection-nightly"
 
 
 class WakeRejected(ValueError):
