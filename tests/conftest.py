@@ -10,12 +10,26 @@ import pytest
 
 from credence.settings import Settings
 from tests.livesrv import LiveServer, cli_key, running
+from tests.notify.fakepush import FakePushService
+from tests.notify.pushserver import ALLOWED
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    """Settings for a fresh data dir; background schedulers off unless a test turns them on."""
-    return Settings(data_dir=tmp_path / "data", scheduler=False)
+def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    """Settings for a fresh data dir; background schedulers off unless a test turns them on.
+
+    Tests marked ``loopback_push`` also admit the loopback fake push service (plain http on
+    127.0.0.1), which the push endpoint policy refuses otherwise.
+    """
+    allowed = ALLOWED if request.node.get_closest_marker("loopback_push") else ()
+    return Settings(data_dir=tmp_path / "data", scheduler=False, push_allowed_hosts=allowed)
+
+
+@pytest.fixture
+def fake_push() -> Iterator[FakePushService]:
+    """A running loopback push service that decrypts what it receives."""
+    with FakePushService() as service:
+        yield service
 
 
 @pytest.fixture

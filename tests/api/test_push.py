@@ -21,21 +21,10 @@ from credence.settings import Settings, SettingsError
 from tests.helpers import decide, make_agent, pending_belief, post_episode, propose
 from tests.livesrv import LiveServer, cli_key, running
 from tests.notify.fakehook import Webhook
-from tests.notify.fakepush import FakePushService
+
+pytestmark = pytest.mark.loopback_push
 
 SUBS = "/api/v1/push/subscriptions"
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    """The loopback fake push service is admitted by CREDENCE_PUSH_ALLOWED_HOSTS."""
-    return Settings(data_dir=tmp_path / "data", scheduler=False, push_allowed_hosts=("127.0.0.1",))
-
-
-@pytest.fixture
-def fake_push() -> Iterator[FakePushService]:
-    with FakePushService() as service:
-        yield service
 
 
 @pytest.fixture

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from credence.settings import Settings
 from tests.livesrv import running
-from tests.notify.fakepush import FakePushService
 from tests.notify.test_push_e2e import (
     _kept,
     _propose,
@@ -19,27 +14,19 @@ from tests.notify.test_push_e2e import (
     propose_changes,
 )
 
-
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    """A fresh data dir whose push policy admits the loopback fake push service."""
-    return Settings(data_dir=tmp_path / "data", scheduler=False, push_allowed_hosts=("127.0.0.1",))
+pytestmark = pytest.mark.loopback_push
 
 
-@pytest.fixture
-def fake() -> Iterator[FakePushService]:
-    with FakePushService() as service:
-        yield service
-
-
-def test_a_lock_screen_tap_never_retires_weakens_or_forgets_an_active_belief(settings, fake):
+def test_a_lock_screen_tap_never_retires_weakens_or_forgets_an_active_belief(settings, fake_push):
     with running(settings) as server:
-        admin, reviewer = _setup(server, fake)
+        admin, reviewer = _setup(server, fake_push)
         yarn = _kept(admin, "Use yarn for the frontend")
-        _subscribe(reviewer, fake, "phone")
+        _subscribe(reviewer, fake_push, "phone")
         made = propose_changes(admin, yarn)
         [plain] = _propose(admin, "Lint before you push")
-        tokens = {d.payload["belief_id"]: d.payload["token"] for d in _received(fake, 6, "phone")}
+        tokens = {
+            d.payload["belief_id"]: d.payload["token"] for d in _received(fake_push, 6, "phone")
+        }
         with server.client() as anonymous:
             for name, belief_id in made.items():
                 for action in ("keep", "forget"):

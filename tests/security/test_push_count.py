@@ -2,28 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from credence.notify.vapid import load_or_create
-from credence.settings import Settings
 from tests.helpers import make_agent, pending_belief
 from tests.livesrv import cli_key
-from tests.notify.fakepush import FakePushService
 
-
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    """A fresh data dir whose push policy admits the loopback fake push service."""
-    return Settings(data_dir=tmp_path / "data", scheduler=False, push_allowed_hosts=("127.0.0.1",))
-
-
-@pytest.fixture
-def fake_push() -> Iterator[FakePushService]:
-    with FakePushService() as service:
-        yield service
+pytestmark = pytest.mark.loopback_push
 
 
 def test_the_count_covers_only_the_keys_agents(server, admin, fake_push) -> None:
