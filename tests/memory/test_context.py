@@ -11,14 +11,12 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-import httpx
 import pytest
 
-from credence.auth import KeyRing, Principal
+from credence.auth import Principal
 from credence.clock import rfc3339
 from credence.db.store import Store, StoreError
 from credence.embed import EmbeddingUnavailable, WordLlamaEmbedder
-from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.context import (
     MAX_LIMIT,
     RECHECK_S,
@@ -30,12 +28,12 @@ from credence.memory.context import (
     rank_notes,
     relevance_order,
 )
-from credence.memory.episodes import AgentMissing, EpisodeService
+from credence.memory.episodes import AgentMissing
 from credence.memory.gate import decayed_confidence
 from credence.memory.prompt_block import FOR_QUERY, STANDING, block_nonce, parse_prompt_block
 from credence.models import EpisodeIn, MemoryNote, ProposalIn, ProposedBy
 from credence.services import Services
-from credence.settings import Settings
+from tests.memory.conftest import built_services
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 ADMIN = Principal(key_id="key_test", scope="admin", agents=None, label="tests")
@@ -79,36 +77,11 @@ class Clock:
         return self.now
 
 
-@pytest.fixture(scope="module")
-def embedder() -> WordLlamaEmbedder:
-    loaded = WordLlamaEmbedder()
-    loaded.load()
-    return loaded
-
-
 @pytest.fixture
 async def services(tmp_path: Path, embedder: WordLlamaEmbedder) -> AsyncIterator[Services]:
-    store = Store(tmp_path / "credence.sqlite3")
-    await store.open()
-    clock = Clock(T0)
-    hooks = BeliefHooks()
-    async with httpx.AsyncClient() as http:
-        built = Services(
-            settings=Settings(data_dir=tmp_path, scheduler=False),
-            clock=clock,
-            store=store,
-            embedder=embedder,
-            http=http,
-            keyring=KeyRing(store),
-            hooks=hooks,
-            beliefs=BeliefService(store, embedder, clock, hooks),
-            episodes=EpisodeService(store, embedder, clock),
-        )
+    async with built_services(tmp_path, embedder, Clock(T0)) as built:
         await add_agent(built, "coder", roles=["reviewer"])
-        try:
-            yield built
-        finally:
-            await store.close()
+        yield built
 
 
 async def add_agent(services: Services, agent_id: str, roles=(), lambda_per_day=0.02) -> None:

@@ -6,18 +6,13 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-import httpx
 import pytest
 
-from credence.auth import KeyRing
-from credence.db.store import Store
 from credence.embed import WordLlamaEmbedder
-from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.context import memory_context
-from credence.memory.episodes import EpisodeService
 from credence.services import Services
-from credence.settings import Settings
 from tests.memory import retrieval_set
+from tests.memory.conftest import built_services
 from tests.memory.retrieval_set import AGENTS, RetrievalSet
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -26,36 +21,11 @@ CONTENT_SHARE_FLOOR = 0.7
 DATA = retrieval_set.build()
 
 
-@pytest.fixture(scope="module")
-def embedder() -> WordLlamaEmbedder:
-    loaded = WordLlamaEmbedder()
-    loaded.load()
-    return loaded
-
-
 @pytest.fixture
 async def services(tmp_path: Path, embedder: WordLlamaEmbedder) -> AsyncIterator[Services]:
-    store = Store(tmp_path / "credence.sqlite3")
-    await store.open()
-    hooks = BeliefHooks()
-    clock = lambda: NOW  # noqa: E731
-    async with httpx.AsyncClient() as http:
-        built = Services(
-            settings=Settings(data_dir=tmp_path, scheduler=False),
-            clock=clock,
-            store=store,
-            embedder=embedder,
-            http=http,
-            keyring=KeyRing(store),
-            hooks=hooks,
-            beliefs=BeliefService(store, embedder, clock, hooks),
-            episodes=EpisodeService(store, embedder, clock),
-        )
-        await retrieval_set.seed(store, embedder, NOW, DATA)
-        try:
-            yield built
-        finally:
-            await store.close()
+    async with built_services(tmp_path, embedder, lambda: NOW) as built:
+        await retrieval_set.seed(built.store, embedder, NOW, DATA)
+        yield built
 
 
 def test_the_set_is_large_labelled_and_hard_for_confidence_alone() -> None:
