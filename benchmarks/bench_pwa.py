@@ -80,7 +80,7 @@ def first_card_times(runs: int = RUNS) -> tuple[list[float], list[float]]:
     with tempfile.TemporaryDirectory() as tmp:
         settings = Settings(data_dir=Path(tmp) / "data", scheduler=False)
         with running(settings) as server:
-            admin_key = cli_key(settings.data_dir, "admin", label="bench")
+            admin_key = cli_key(settings, "admin", label="bench")
             with server.client(admin_key) as admin:
                 seed.seed_demo(admin)
                 created = admin.post("/api/v1/keys", json={"scope": "reviewer"}).json()

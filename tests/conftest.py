@@ -2,27 +2,109 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import psycopg
 import pytest
 
+from credence.db import pg_migrate
 from credence.settings import Settings
 from tests.livesrv import LiveServer, cli_key, running
 from tests.notify.fakepush import FakePushService
 from tests.notify.pushserver import ALLOWED
+from tests.pg import PostgresServer, PostgresUnavailable, refuse_or_skip, throwaway_postgres
+
+ENGINES = ("sqlite", "postgresql")
+# The suites that run once per engine (issue 14 §4); the rest exercise code above the store.
+BOTH_ENGINE_SUITES = ("api", "db", "reflection", "notify", "reliability", "fuzz")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run every test of the engine suites that uses ``engine`` (via ``settings``) per engine.
+
+    ``CREDENCE_TEST_ENGINES=sqlite`` (or ``postgresql``) narrows a local run to one engine.
+    """
+    if "engine" not in metafunc.fixturenames:
+        return
+    if any(mark.name == "parametrize" and "engine" in mark.args[0] for mark in metafunc.definition.iter_markers()):
+        return
+    suite = Path(str(metafunc.definition.path)).relative_to(Path(__file__).parent).parts[0]
+    wanted = os.environ.get("CREDENCE_TEST_ENGINES", ",".join(ENGINES)).split(",")
+    engines = [e for e in ENGINES if e in wanted] if suite in BOTH_ENGINE_SUITES else ["sqlite"]
+    metafunc.parametrize("engine", engines or ["sqlite"])
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[PostgresServer]:
+    """The session's throwaway cluster; fails under CI=true when it cannot start, else skips."""
+    try:
+        with throwaway_postgres() as server:
+            yield server
+    except PostgresUnavailable as exc:
+        refuse_or_skip(f"PostgreSQL unavailable: {exc}")
+
+
+@pytest.fixture(scope="session")
+def pg_migrated_template(postgres: PostgresServer) -> str:
+    """A database with every PostgreSQL migration applied, for tests to copy."""
+    name = postgres.create_database("migrated_template")
+    asyncio.run(_migrate(postgres.url(name)))
+    return name
+
+
+async def _migrate(url: str) -> None:
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        await pg_migrate.migrate(conn)
 
 
 @pytest.fixture
-def settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+def pg_migrated_url(
+    postgres: PostgresServer, pg_migrated_template: str, request: pytest.FixtureRequest
+) -> Iterator[str]:
+    """The URL of a migrated database of its own for one test (a copy of the template)."""
+    with postgres.database(request.node.name, template=pg_migrated_template) as url:
+        yield url
+
+
+@pytest.fixture
+def pg_url(postgres: PostgresServer, request: pytest.FixtureRequest) -> Iterator[str]:
+    """The URL of an empty database of its own for one test, dropped after it."""
+    with postgres.database(request.node.name) as url:
+        yield url
+
+
+@pytest.fixture
+def engine(request: pytest.FixtureRequest) -> str:
+    """The store engine this test runs on ("sqlite" unless parametrised by the suite)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def database_url(engine: str, request: pytest.FixtureRequest) -> str | None:
+    """None for SQLite; else the URL of a fresh migrated PostgreSQL database for this test."""
+    if engine == "sqlite":
+        return None
+    return request.getfixturevalue("pg_migrated_url")
+
+
+@pytest.fixture
+def settings(request: pytest.FixtureRequest, tmp_path: Path, database_url: str | None) -> Settings:
     """Settings for a fresh data dir; background schedulers off unless a test turns them on.
 
     Tests marked ``loopback_push`` also admit the loopback fake push service (plain http on
     127.0.0.1), which the push endpoint policy refuses otherwise.
     """
     allowed = ALLOWED if request.node.get_closest_marker("loopback_push") else ()
-    return Settings(data_dir=tmp_path / "data", scheduler=False, push_allowed_hosts=allowed)
+    return Settings(
+        data_dir=tmp_path / "data",
+        database_url=database_url,
+        scheduler=False,
+        push_allowed_hosts=allowed,
+    )
 
 
 @pytest.fixture
@@ -42,7 +124,7 @@ def server(settings: Settings) -> Iterator[LiveServer]:
 @pytest.fixture
 def admin_key(server: LiveServer) -> str:
     """An admin key made by `credence keys create`."""
-    return cli_key(server.settings.data_dir, "admin", label="tests")
+    return cli_key(server.settings, "admin", label="tests")
 
 
 @pytest.fixture

@@ -20,9 +20,12 @@ from credence.serving import uvicorn_config
 from credence.settings import Settings
 
 
-def cli_key(data_dir: Path, scope: str, *agents: str, label: str = "") -> str:
-    """Create a key with `credence keys create` (in-process) and return the last stdout line."""
-    argv = ["keys", "create", "--scope", scope, "--data", str(data_dir), "--label", label]
+def cli_key(where: Settings | Path, scope: str, *agents: str, label: str = "") -> str:
+    """Create a key with `credence keys create` (in-process) and return the last stdout line.
+
+    ``where`` is a server's settings (its data dir and database URL) or a bare data dir.
+    """
+    argv = ["keys", "create", "--scope", scope, "--label", label, *store_flags(where)]
     for agent in agents:
         argv += ["--agent", agent]
     out = io.StringIO()
@@ -37,6 +40,14 @@ def cli_key(data_dir: Path, scope: str, *agents: str, label: str = "") -> str:
     worker.join()
     assert codes == [0], out.getvalue()
     return out.getvalue().strip().splitlines()[-1]
+
+
+def store_flags(where: Settings | Path) -> list[str]:
+    """The CLI flags naming the store of ``where``: ``--data`` and, on PostgreSQL, its URL."""
+    if isinstance(where, Path):
+        return ["--data", str(where)]
+    flags = ["--data", str(where.data_dir)]
+    return [*flags, "--database-url", where.database_url] if where.database_url else flags
 
 
 class LiveServer:

@@ -44,7 +44,7 @@ from credence.api.security import (
 from credence.api.strict import strict_request
 from credence.auth import BearerAuth, KeyRing
 from credence.clock import Clock, system_clock
-from credence.db.store import Store
+from credence.db import make_store
 from credence.embed import Embedder, make_embedder
 from credence.files import warn_if_exposed
 from credence.logs import FORMAT, SafeFormatter
@@ -152,7 +152,7 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        store = Store(settings.database_path)
+        store = make_store(settings.database_url, settings.database_path)
         await store.open()
         stack = AsyncExitStack()
         try:

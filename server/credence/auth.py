@@ -23,7 +23,7 @@ from credence.models import Scope
 if TYPE_CHECKING:
     import aiosqlite
 
-    from credence.db.store import Store
+    from credence.db.engine import Database
 
 KEY_PREFIX = "crd_"
 PAIRING_TTL = timedelta(minutes=10)
@@ -147,7 +147,7 @@ class KeyRing:
     dir sees a revocation within ``_CACHE_SECONDS``.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Database) -> None:
         self._store = store
         self._cache: dict[str, tuple[float, Principal | None]] = {}
 

@@ -11,7 +11,7 @@ import httpx
 
 from credence.auth import KeyRing
 from credence.clock import Clock
-from credence.db.store import Store
+from credence.db.engine import Database
 from credence.embed import Embedder
 from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.episodes import EpisodeService
@@ -28,7 +28,7 @@ class Services:
 
     settings: Settings
     clock: Clock
-    store: Store
+    store: Database
     embedder: Embedder
     http: httpx.AsyncClient
     keyring: KeyRing

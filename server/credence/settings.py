@@ -21,6 +21,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     """Everything the service can be configured with; see README "Configuration"."""
 
     data_dir: Path = Path("./data")
+    database_url: str | None = None
     host: str = "127.0.0.1"
     port: int = 8000
     public_url: str | None = None
@@ -62,6 +63,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
 _ENV_FIELDS: dict[str, str] = {
     "data_dir": "CREDENCE_DATA_DIR",
+    "database_url": "CREDENCE_DATABASE_URL",
     "host": "CREDENCE_HOST",
     "port": "CREDENCE_PORT",
     "public_url": "CREDENCE_PUBLIC_URL",
@@ -179,10 +181,25 @@ def _check_values(settings: Settings) -> None:
                     f"{_ENV_FIELDS[field]} must be an http:// or https:// URL with a host,"
                     f" got {url!r}"
                 )
+    if settings.database_url is not None:
+        parts = urlsplit(settings.database_url)
+        if parts.scheme not in ("postgresql", "postgres") or not (parts.hostname or parts.query):
+            raise SettingsError(
+                "CREDENCE_DATABASE_URL must be a postgresql://user@host:port/database URL,"
+                f" got {redact_url(settings.database_url)!r}"
+            )
     if settings.log_level.lower() not in LOG_LEVELS:
         raise SettingsError(
             f"CREDENCE_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {settings.log_level!r}"
         )
+
+
+def redact_url(url: str) -> str:
+    """The URL with its password replaced by ``***``, for error lines and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    return parts._replace(netloc=parts.netloc.replace(f":{parts.password}@", ":***@", 1)).geturl()
 
 
 def check_listen(settings: Settings) -> None:

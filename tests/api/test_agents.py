@@ -41,7 +41,7 @@ def test_duplicate_agent_is_a_conflict_and_bad_input_is_refused(admin) -> None:
 def test_reviewer_sees_only_its_agents(server, admin) -> None:
     make_agent(admin, "alpha")
     make_agent(admin, "beta")
-    key = cli_key(server.settings.data_dir, "reviewer", "alpha")
+    key = cli_key(server.settings, "reviewer", "alpha")
     with server.client(key) as reviewer:
         assert [a["id"] for a in reviewer.get("/api/v1/agents").json()["items"]] == ["alpha"]
         assert reviewer.get("/api/v1/agents/beta").status_code == 404

@@ -9,7 +9,7 @@ from tests.livesrv import cli_key
 def test_the_feed_lists_decisions_newest_first_with_key_labels(server, admin) -> None:
     make_agent(admin)
     make_agent(admin, "other")
-    phone_key = cli_key(server.settings.data_dir, "reviewer", label="Ana's phone")
+    phone_key = cli_key(server.settings, "reviewer", label="Ana's phone")
     kept = pending_belief(admin, text="Use bun for the frontend")
     forgotten = pending_belief(admin, text="Deploy on Fridays")
     elsewhere = pending_belief(admin, "other", text="Other agent's lesson")
@@ -40,7 +40,7 @@ def test_the_feed_pages_by_cursor_and_hides_other_agents(server, admin) -> None:
     seen = [e["content"] for e in first["items"] + second["items"]]
     assert seen == ["Hidden lesson", "Lesson 2", "Lesson 1", "Lesson 0"]
     assert second["next_cursor"] is None
-    coder_key = cli_key(server.settings.data_dir, "reviewer", "coder", label="coder only")
+    coder_key = cli_key(server.settings, "reviewer", "coder", label="coder only")
     with server.client(coder_key) as coder:
         items = coder.get("/api/v1/audit").json()["items"]
         assert "Hidden lesson" not in [e["content"] for e in items]

@@ -40,7 +40,7 @@ def test_agent_key_posts_episodes_but_never_decides(server, admin) -> None:
     make_agent(admin, "coder")
     make_agent(admin, "other")
     belief = pending_belief(admin)
-    key = cli_key(server.settings.data_dir, "agent", "coder")
+    key = cli_key(server.settings, "agent", "coder")
     with server.client(key) as agent:
         post_episode(agent, "coder")
         assert (
@@ -61,7 +61,7 @@ def test_reviewer_of_a_gets_404_for_every_object_of_b(server, admin) -> None:
     make_agent(admin, "beta")
     belief_b = pending_belief(admin, "beta")
     episode_b = post_episode(admin, "beta")
-    key = cli_key(server.settings.data_dir, "reviewer", "alpha")
+    key = cli_key(server.settings, "reviewer", "alpha")
     with server.client(key) as reviewer:
         assert reviewer.get(f"/api/v1/beliefs/{belief_b['id']}").status_code == 404
         assert reviewer.get(f"/api/v1/beliefs/{belief_b['id']}/audit").status_code == 404

@@ -118,9 +118,9 @@ def test_agent_keys_read_their_own_agent_only(server, admin) -> None:
     make_agent(admin)
     make_agent(admin, "other")
     kept(admin, "Use the staging database for experiments")
-    own = cli_key(server.settings.data_dir, "agent", "coder")
-    foreign = cli_key(server.settings.data_dir, "agent", "other")
-    reviewer_elsewhere = cli_key(server.settings.data_dir, "reviewer", "other")
+    own = cli_key(server.settings, "agent", "coder")
+    foreign = cli_key(server.settings, "agent", "other")
+    reviewer_elsewhere = cli_key(server.settings, "reviewer", "other")
     with server.client(own) as client:
         assert contents(read(client)) == ["Use the staging database for experiments"]
         assert client.get("/api/v1/agents/other/memory/context").status_code == 404

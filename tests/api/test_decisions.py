@@ -151,7 +151,7 @@ async def test_fifty_concurrent_keeps_sharing_one_key_change_state_once(server, 
 async def test_two_reviewers_on_the_same_version_get_one_200_and_one_412(server, admin) -> None:
     make_agent(admin)
     belief = pending_belief(admin)
-    keys = [cli_key(server.settings.data_dir, "reviewer", "coder") for _ in range(2)]
+    keys = [cli_key(server.settings, "reviewer", "coder") for _ in range(2)]
     clients = [server.async_client(k) for k in keys]
     try:
         responses = await asyncio.gather(

@@ -98,7 +98,7 @@ def test_empty_memory_exports_cleanly(admin) -> None:
 def test_agent_keys_export_their_own_agent_only(server, admin) -> None:
     make_agent(admin)
     make_agent(admin, "other")
-    own = cli_key(server.settings.data_dir, "agent", "coder")
+    own = cli_key(server.settings, "agent", "coder")
     with server.client(own) as client:
         assert client.get(EXPORT).status_code == 200
         assert client.get("/api/v1/agents/other/memory/export").status_code == 404
@@ -107,7 +107,7 @@ def test_agent_keys_export_their_own_agent_only(server, admin) -> None:
 
 def test_markdown_export_is_scoped_like_the_json_one(server, admin) -> None:
     make_agent(admin)
-    own = cli_key(server.settings.data_dir, "agent", "coder")
+    own = cli_key(server.settings, "agent", "coder")
     with server.client(own) as client:
         assert client.get(MARKDOWN).status_code == 200
         assert client.get("/api/v1/agents/other/memory/export/markdown").status_code == 404

@@ -31,7 +31,7 @@ def idle(settings: Settings) -> Iterator[LiveServer]:
 
 
 def test_submit_answers_202_with_the_queued_job(idle: LiveServer) -> None:
-    with idle.client(cli_key(idle.settings.data_dir, "admin")) as admin:
+    with idle.client(cli_key(idle.settings, "admin")) as admin:
         make_agent(admin, "ada")
         response = _job(admin, agent_id="ada", reflector="stub", stub_output="[]")
         assert response.status_code == 202
@@ -74,8 +74,8 @@ def test_keys_see_only_their_agents_jobs(server, admin) -> None:
     make_agent(admin, "ada")
     make_agent(admin, "bob")
     bobs = submit_job(admin, "bob", stub_output="[]")
-    reviewer = cli_key(server.settings.data_dir, "reviewer", "ada")
-    agent = cli_key(server.settings.data_dir, "agent", "ada")
+    reviewer = cli_key(server.settings, "reviewer", "ada")
+    agent = cli_key(server.settings, "agent", "ada")
     for key in (reviewer, agent):
         with server.client(key) as client:
             assert client.get(f"/api/v1/jobs/{bobs['id']}").status_code == 404
@@ -157,7 +157,7 @@ def _event(client: httpx.Client, agent_id: str, name: str = "reflection-episodes
 
 
 def test_event_submits_one_job_and_a_burst_coalesces(idle: LiveServer) -> None:
-    with idle.client(cli_key(idle.settings.data_dir, "admin")) as admin:
+    with idle.client(cli_key(idle.settings, "admin")) as admin:
         make_agent(admin, "ada")
         first = _event(admin, "ada")
         assert first.status_code == 202
@@ -188,7 +188,7 @@ def test_events_without_listeners_or_for_disabled_agents_submit_nothing(server, 
 def test_agent_keys_fire_events_for_their_own_agent_only(server, admin) -> None:
     make_agent(admin, "ada")
     make_agent(admin, "bob")
-    with server.client(cli_key(server.settings.data_dir, "agent", "ada")) as agent:
+    with server.client(cli_key(server.settings, "agent", "ada")) as agent:
         assert _event(agent, "ada").status_code == 202
         assert _event(agent, "bob").status_code == 404
     assert _event(admin, "ghost").status_code == 404
@@ -285,7 +285,7 @@ def test_bad_wake_edits_are_refused(server, admin) -> None:
 
 def test_only_admins_edit_wakes_and_agents_cannot_list_them(server, admin) -> None:
     make_agent(admin, "ada")
-    reviewer = cli_key(server.settings.data_dir, "reviewer")
+    reviewer = cli_key(server.settings, "reviewer")
     with server.client(reviewer) as client:
         assert client.get("/api/v1/wakes").status_code == 200
         assert client.get("/api/v1/wakes/reflection-nightly").status_code == 200
@@ -293,5 +293,5 @@ def test_only_admins_edit_wakes_and_agents_cannot_list_them(server, admin) -> No
         assert client.post("/api/v1/wakes", json=body).status_code == 403
         assert client.patch("/api/v1/wakes/reflection-nightly", json={}).status_code == 403
         assert client.delete("/api/v1/wakes/reflection-nightly").status_code == 403
-    with server.client(cli_key(server.settings.data_dir, "agent", "ada")) as client:
+    with server.client(cli_key(server.settings, "agent", "ada")) as client:
         assert client.get("/api/v1/wakes").status_code == 403

@@ -46,7 +46,7 @@ def agents(server: LiveServer, admin) -> dict[str, str]:
     """Two agents, and an agent key for the first."""
     make_agent(admin, "coder")
     make_agent(admin, "support")
-    return {"coder": cli_key(server.settings.data_dir, "agent", "coder")}
+    return {"coder": cli_key(server.settings, "agent", "coder")}
 
 
 def key_id_of(server: LiveServer, key: str) -> str:
@@ -134,13 +134,13 @@ async def test_an_agent_key_cannot_reach_another_agent(server, admin, agents) ->
 
 
 async def test_reviewer_and_admin_keys_follow_their_scopes(server, admin, agents) -> None:
-    reviewer = cli_key(server.settings.data_dir, "reviewer", "support")
+    reviewer = cli_key(server.settings, "reviewer", "support")
     async with mcp_client(server, reviewer) as client:
         own = await client.call_tool("get_memory_context", {})
         other = await client.call_tool("get_memory_context", {"agent_id": "coder"})
     assert not own.is_error and "MEMORY_NOTES" in own.content[0].text
     assert other.is_error and "not found" in other.content[0].text
-    async with mcp_client(server, cli_key(server.settings.data_dir, "admin")) as client:
+    async with mcp_client(server, cli_key(server.settings, "admin")) as client:
         unnamed = await client.call_tool("get_memory_context", {})
         named = await client.call_tool("get_memory_context", {"agent_id": "coder"})
     assert unnamed.is_error and "agent_id is required" in unnamed.content[0].text
@@ -192,7 +192,7 @@ def test_the_servers_body_limit_applies_to_mcp(tmp_path) -> None:
     ping = {"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"_meta": {"pad": ""}}}
     with running(settings) as small:
         headers = {
-            "Authorization": f"Bearer {cli_key(settings.data_dir, 'admin')}",
+            "Authorization": f"Bearer {cli_key(settings, 'admin')}",
             "Accept": "application/json, text/event-stream",
         }
         fits = httpx2.post(f"{small.url}/mcp", json=ping, headers=headers)

@@ -30,7 +30,7 @@ SUBS = "/api/v1/push/subscriptions"
 @pytest.fixture
 def reviewer(server: LiveServer, admin: httpx.Client) -> Iterator[httpx.Client]:
     make_agent(admin, "coder")
-    with server.client(cli_key(server.settings.data_dir, "reviewer", "coder")) as client:
+    with server.client(cli_key(server.settings, "reviewer", "coder")) as client:
         yield client
 
 
@@ -48,7 +48,7 @@ def _key_id(client: httpx.Client) -> str:
 
 def test_agent_keys_are_refused_everywhere_and_no_key_is_401(server, admin) -> None:
     make_agent(admin, "coder")
-    agent_key = cli_key(server.settings.data_dir, "agent", "coder")
+    agent_key = cli_key(server.settings, "agent", "coder")
     calls = [
         ("GET", "/api/v1/push/vapid-public-key", None),
         ("GET", SUBS, None),
@@ -92,7 +92,7 @@ def test_subscribe_upserts_by_endpoint_and_lists_only_the_callers_own(
     assert [s["id"] for s in reviewer.get(SUBS).json()["items"]] == [first["id"]]
     assert admin.get(SUBS).json()["items"] == []
 
-    with server.client(cli_key(server.settings.data_dir, "reviewer", "coder")) as other:
+    with server.client(cli_key(server.settings, "reviewer", "coder")) as other:
         assert other.get(SUBS).json()["items"] == []
         assert other.delete(f"{SUBS}/{first['id']}").status_code == 404
         # Another key cannot take the endpoint over (tests/security/test_push_ownership.py).
@@ -252,7 +252,7 @@ def test_a_reviewer_who_no_longer_sees_the_agent_gets_404(server, admin) -> None
     make_agent(admin, "coder")
     make_agent(admin, "writer")
     belief = pending_belief(admin, "writer")
-    with server.client(cli_key(server.settings.data_dir, "reviewer", "coder")) as outsider:
+    with server.client(cli_key(server.settings, "reviewer", "coder")) as outsider:
         token = _token(server, belief["id"], _key_id(outsider))
     assert _act(server, token, "keep").status_code == 404
 
@@ -314,7 +314,7 @@ def test_env_channels_are_listed_and_cannot_be_deleted(tmp_path: Path) -> None:
     settings = Settings(
         data_dir=tmp_path / "data", scheduler=False, apprise_urls=("json://127.0.0.1:9/env",)
     )
-    with running(settings) as live, live.client(cli_key(settings.data_dir, "admin")) as admin:
+    with running(settings) as live, live.client(cli_key(settings, "admin")) as admin:
         [channel] = admin.get("/api/v1/push/channels").json()["items"]
         assert channel["source"] == "env" and channel["label"] == "CREDENCE_APPRISE_URLS"
         assert admin.delete(f"/api/v1/push/channels/{channel['id']}").status_code == 409

@@ -62,10 +62,10 @@ def test_interventions_and_filters(server, admin, corpus) -> None:
 
 def test_other_agents_are_invisible(server, admin, corpus) -> None:
     make_agent(admin, "bob")
-    with server.client(cli_key(server.settings.data_dir, "reviewer", "bob")) as bob:
+    with server.client(cli_key(server.settings, "reviewer", "bob")) as bob:
         assert _search(bob, "ada", queries=["pdf"]).status_code == 404
         assert _search(bob, "bob", queries=["pdf"]).json()["items"] == []
-    with server.client(cli_key(server.settings.data_dir, "agent", "ada")) as agent:
+    with server.client(cli_key(server.settings, "agent", "ada")) as agent:
         assert _search(agent, "ada", queries=["pdf"]).status_code == 200
     assert _search(admin, "ghost", queries=["pdf"]).status_code == 404
 
@@ -107,7 +107,7 @@ def test_embedder_down_answers_503(tmp_path: Path, fake_embed: FakeEmbeddings) -
         embed_url=fake_embed.url,
         embed_model="fake",
     )
-    with running(settings) as live, live.client(cli_key(settings.data_dir, "admin")) as admin:
+    with running(settings) as live, live.client(cli_key(settings, "admin")) as admin:
         make_agent(admin, "ada")
         post_episodes(admin, "ada", episode("The PDF ingester crashed."))
         assert _search(admin, "ada", queries=["pdf"]).status_code == 200

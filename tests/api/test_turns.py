@@ -190,7 +190,7 @@ def test_finished_at_and_interventions_beyond_the_cap(admin) -> None:
 def test_agent_keys_report_for_their_own_agent_only(server, admin) -> None:
     make_agent(admin)
     make_agent(admin, "other")
-    own = cli_key(server.settings.data_dir, "agent", "coder")
+    own = cli_key(server.settings, "agent", "coder")
     turn = {"session_id": "s", "messages": [{"role": "user", "content": "hello"}]}
     with server.client(own) as client:
         assert client.post(TURNS, json=turn).status_code == 201

@@ -91,7 +91,7 @@ def test_a_short_flow_through_the_generated_client(tmp_path, client_package) -> 
     api = lambda name: _api(client_package, name)  # noqa: E731
     settings = Settings(data_dir=tmp_path / "data", scheduler=False)
     with running(settings) as server:
-        key = cli_key(settings.data_dir, "admin", label="generated client")
+        key = cli_key(settings, "admin", label="generated client")
         with client_package.AuthenticatedClient(
             base_url=server.url, token=key, raise_on_unexpected_status=True
         ) as client:

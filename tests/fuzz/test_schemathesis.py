@@ -38,7 +38,7 @@ def test_schemathesis_finds_no_failures(tmp_path: Path, monkeypatch, which: str)
         pair_rate_limit_per_minute=10**6,
     )
     with running(settings) as server:
-        key = cli_key(settings.data_dir, "admin", label="fuzz")
+        key = cli_key(settings, "admin", label="fuzz")
         with server.client(key) as admin:
             # Real objects so links and path parameters reach past 404s.
             make_agent(admin, "coder")

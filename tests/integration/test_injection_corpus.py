@@ -169,7 +169,7 @@ def test_hostile_corpus_through_reflection_review_and_the_read_path(
         assert len(proposed) == len(HOSTILE_LESSONS)
     empty = context(admin, query="remember password yes invoices", include_untrusted="true")
     assert empty.json()["memory_notes"] == []
-    agent_key = cli_key(server.settings.data_dir, "agent", AGENT)
+    agent_key = cli_key(server.settings, "agent", AGENT)
     with server.client(agent_key) as agent:
         for belief in proposed:
             refused = agent.post(

@@ -81,10 +81,10 @@ def _received(fake: FakePushService, count: int, name: str, timeout: float = 10.
 
 
 def _setup(server: LiveServer, fake: FakePushService) -> tuple[httpx.Client, httpx.Client]:
-    admin = server.client(cli_key(server.settings.data_dir, "admin"))
+    admin = server.client(cli_key(server.settings, "admin"))
     _OPEN.append(admin)
     assert admin.post("/api/v1/agents", json={"id": "coder", "name": "Coder"}).status_code == 201
-    reviewer = server.client(cli_key(server.settings.data_dir, "reviewer", "coder"))
+    reviewer = server.client(cli_key(server.settings, "reviewer", "coder"))
     _OPEN.append(reviewer)
     fake.expected_server_key = reviewer.get("/api/v1/push/vapid-public-key").json()["public_key"]
     return admin, reviewer
@@ -315,8 +315,8 @@ def _leases(settings: Settings) -> list[tuple[str, bool]]:
 
 
 def test_a_sigkill_mid_delivery_neither_loses_nor_duplicates(settings, fake):
-    admin_key = cli_key(settings.data_dir, "admin")
-    reviewer_key = cli_key(settings.data_dir, "reviewer")
+    admin_key = cli_key(settings, "admin")
+    reviewer_key = cli_key(settings, "reviewer")
     port = _free_port()
     env = {**os.environ, "PYTHONPATH": f"{ROOT / 'server'}{os.pathsep}{ROOT}"}
     process = subprocess.Popen(

@@ -236,7 +236,7 @@ def test_token_cap_records_a_partial_result(tmp_path, fake_llm, cap) -> None:
         llm_timeout_s=2.0,
         llm_token_cap=cap,
     )
-    with running(settings) as live, live.client(cli_key(settings.data_dir, "admin")) as admin:
+    with running(settings) as live, live.client(cli_key(settings, "admin")) as admin:
         make_agent(admin, "ada")
         ids = post_episodes(
             admin,

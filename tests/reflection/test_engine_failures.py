@@ -98,7 +98,7 @@ def test_embedder_down_at_check_fails_the_job(server, admin, fake_embed) -> None
 
 
 def test_graceful_shutdown_requeues_the_running_job(settings, fake_llm) -> None:
-    with running(settings) as live, live.client(cli_key(settings.data_dir, "admin")) as admin:
+    with running(settings) as live, live.client(cli_key(settings, "admin")) as admin:
         make_agent(admin, "ada")
         post_episodes(admin, "ada", episode("Converted miles.", ("steer", "use km")))
         fake_llm.hold()
@@ -117,6 +117,6 @@ def test_graceful_shutdown_requeues_the_running_job(settings, fake_llm) -> None:
     fake_llm.release()
     while fake_llm.holding.is_set():
         time.sleep(0.01)
-    with running(settings) as live, live.client(cli_key(settings.data_dir, "admin")) as admin:
+    with running(settings) as live, live.client(cli_key(settings, "admin")) as admin:
         done = wait_job(admin, job_id)
         assert done["status"] == "succeeded" and done["attempts"] == 1

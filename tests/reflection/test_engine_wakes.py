@@ -107,7 +107,7 @@ def _jobs(server: LiveServer) -> list[dict]:
 
 def test_two_servers_run_each_window_once(pair, clock: Clock) -> None:
     one, two = pair
-    with one.client(cli_key(one.settings.data_dir, "admin")) as admin:
+    with one.client(cli_key(one.settings, "admin")) as admin:
         make_agent(admin, "ada")
         post_episodes(admin, "ada", episode("Did something."))
         time.sleep(0.3)
@@ -133,7 +133,7 @@ def test_without_the_scheduler_cron_wakes_stay_quiet(tmp_path: Path, clock: Cloc
     components = [context_component(), reflection_component(tick_s=0.02, poll_s=0.02)]
     with (
         running(settings, clock=clock, components=components) as live,
-        live.client(cli_key(settings.data_dir, "admin")) as admin,
+        live.client(cli_key(settings, "admin")) as admin,
     ):
         make_agent(admin, "ada")
         clock.at = T0 + timedelta(days=1, minutes=1)

@@ -110,7 +110,7 @@ def live(tmp_path: Path) -> Iterator[LiveServer]:
 @pytest.fixture
 def world(live: LiveServer) -> dict[str, str]:
     """An agent, a pending belief and a key, so that path parameters can name real objects."""
-    admin_key = cli_key(live.settings.data_dir, "admin")
+    admin_key = cli_key(live.settings, "admin")
     with live.client(admin_key) as admin:
         make_agent(admin, "coder")
         belief = pending_belief(admin)
@@ -487,7 +487,7 @@ def test_a_burst_past_the_rate_limit_gets_429_with_retry_after(tmp_path: Path) -
         pair_rate_limit_per_minute=5,
     )
     with running(settings) as server:
-        key = cli_key(settings.data_dir, "admin")
+        key = cli_key(settings, "admin")
         with server.client(key) as admin:
             make_agent(admin, "coder")
 

@@ -21,7 +21,7 @@ def test_the_count_covers_only_the_keys_agents(server, admin, fake_push) -> None
 
     counts = {}
     for name, agents in (("alpha", ("alpha",)), ("every", ())):
-        key = cli_key(server.settings.data_dir, "reviewer", *agents)
+        key = cli_key(server.settings, "reviewer", *agents)
         with server.client(key) as reviewer:
             subscribed = reviewer.post(
                 "/api/v1/push/subscriptions", json=fake_push.subscription(name)

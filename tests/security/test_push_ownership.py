@@ -20,11 +20,11 @@ def test_another_key_upserting_a_registered_endpoint_gets_409(tmp_path) -> None:
     with (
         FakePushService() as fake,
         running(settings) as live,
-        live.client(cli_key(settings.data_dir, "admin")) as admin,
+        live.client(cli_key(settings, "admin")) as admin,
     ):
         make_agent(admin, "coder")
-        owner = live.client(cli_key(settings.data_dir, "reviewer", "coder"))
-        thief = live.client(cli_key(settings.data_dir, "reviewer", "coder"))
+        owner = live.client(cli_key(settings, "reviewer", "coder"))
+        thief = live.client(cli_key(settings, "reviewer", "coder"))
         victim = fake.subscription("victim")
         first = owner.post(SUBS, json=victim)
         assert first.status_code == 201, first.text

@@ -65,7 +65,7 @@ def test_headers_sent_a_byte_a_second_are_cut_off(live) -> None:
 
 
 def test_a_body_sent_a_byte_a_second_gets_408_and_is_closed(live) -> None:
-    key = cli_key(live.settings.data_dir, "admin")
+    key = cli_key(live.settings, "admin")
     body = b'{"id": "slowpoke", "name": "Slow"}'
     head = (
         b"POST /api/v1/agents HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"

@@ -79,7 +79,7 @@ def live(tmp_path_factory, resolver: ScriptedResolver) -> Iterator[LiveServer]:
 
 @pytest.fixture(scope="module")
 def admin(live: LiveServer) -> Iterator[httpx.Client]:
-    with live.client(cli_key(live.settings.data_dir, "admin")) as client:
+    with live.client(cli_key(live.settings, "admin")) as client:
         yield client
 
 
@@ -144,7 +144,7 @@ def test_a_rebinding_name_is_checked_again_and_never_dialled(tmp_path, keys) -> 
         resolver = ScriptedResolver({"rebind.example-push.org": [[PUBLIC], ["127.0.0.1"]]})
         settings = Settings(data_dir=tmp_path / "data", scheduler=False)
         with running(settings, resolver=resolver) as live:
-            admin = live.client(cli_key(settings.data_dir, "admin"))
+            admin = live.client(cli_key(settings, "admin"))
             endpoint = f"https://rebind.example-push.org:{internal.port}/push/phone"
             assert admin.post(SUBS, json={"endpoint": endpoint, "keys": keys}).status_code == 201
             [device] = admin.post("/api/v1/push/test").json()["devices"]
@@ -167,7 +167,7 @@ def test_the_connection_goes_to_the_vetted_address_with_the_name_as_host(tmp_pat
             push_allowed_hosts=(f"relay.onprem-push.test:{relay.port}",),
         )
         with running(settings, resolver=resolver) as live:
-            admin = live.client(cli_key(settings.data_dir, "admin"))
+            admin = live.client(cli_key(settings, "admin"))
             endpoint = f"http://relay.onprem-push.test:{relay.port}/push/phone"
             assert admin.post(SUBS, json={"endpoint": endpoint, "keys": keys}).status_code == 201
             [device] = admin.post("/api/v1/push/test").json()["devices"]
@@ -185,7 +185,7 @@ def test_a_push_services_body_is_never_echoed(tmp_path, keys) -> None:
             data_dir=tmp_path / "data", scheduler=False, push_allowed_hosts=("127.0.0.1",)
         )
         with running(settings) as live:
-            admin = live.client(cli_key(settings.data_dir, "admin"))
+            admin = live.client(cli_key(settings, "admin"))
             endpoint = f"http://127.0.0.1:{service.port}/push/phone"
             assert admin.post(SUBS, json={"endpoint": endpoint, "keys": keys}).status_code == 201
             answer = admin.post("/api/v1/push/test")

@@ -15,7 +15,7 @@ def test_a_reviewer_sees_only_its_agents_wakes(server, admin) -> None:
     shared = {"id": "pair", "kind": "cron", "cron": "0 4 * * *", "agent_ids": ["alpha", "beta"]}
     assert admin.post("/api/v1/wakes", json=shared).status_code == 201
 
-    with server.client(cli_key(server.settings.data_dir, "reviewer", "alpha")) as reviewer:
+    with server.client(cli_key(server.settings, "reviewer", "alpha")) as reviewer:
         listed = {w["id"]: w["agent_ids"] for w in reviewer.get("/api/v1/wakes").json()["items"]}
         assert "for-beta" not in listed
         assert listed["for-alpha"] == ["alpha"] and listed["both"] is None
@@ -40,7 +40,7 @@ def test_a_reviewer_of_every_agent_and_the_admin_see_everything(server, admin) -
     make_agent(admin, "beta")
     body = {"id": "for-beta", "kind": "cron", "cron": "0 3 * * *", "agent_ids": ["beta"]}
     assert admin.post("/api/v1/wakes", json=body).status_code == 201
-    with server.client(cli_key(server.settings.data_dir, "reviewer")) as everyone:
+    with server.client(cli_key(server.settings, "reviewer")) as everyone:
         assert everyone.get("/api/v1/wakes/for-beta").json()["agent_ids"] == ["beta"]
     assert admin.patch("/api/v1/wakes/for-beta", json={"enabled": False}).status_code == 200
     assert admin.delete("/api/v1/wakes/for-beta").status_code == 204

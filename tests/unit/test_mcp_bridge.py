@@ -33,7 +33,7 @@ def coder_key(server: LiveServer, admin) -> str:
     """An agent key for `coder`, with a second agent `support` beside it."""
     make_agent(admin, "coder")
     make_agent(admin, "support")
-    return cli_key(server.settings.data_dir, "agent", "coder")
+    return cli_key(server.settings, "agent", "coder")
 
 
 async def test_the_bridge_relays_tools_and_calls(server, admin, coder_key) -> None:

@@ -107,8 +107,8 @@ def limited(tmp_path: Path):
 
 
 def test_live_burst_answers_429_with_retry_after_and_a_problem(limited) -> None:
-    admin_key = cli_key(limited.settings.data_dir, "admin")
-    other_key = cli_key(limited.settings.data_dir, "admin")
+    admin_key = cli_key(limited.settings, "admin")
+    other_key = cli_key(limited.settings, "admin")
     with limited.client(admin_key) as admin, limited.client(other_key) as other:
         make_agent(admin, "coder")
         body = {"session_id": "s", "summary": "did a thing"}

@@ -36,6 +36,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
     """Settings from the environment, overridden by the common flags."""
     return load_settings(
         data_dir=getattr(args, "data", None),
+        database_url=getattr(args, "database_url", None),
         host=getattr(args, "host", None),
         port=getattr(args, "port", None),
     )
@@ -47,7 +48,7 @@ def missing_data(settings: Settings) -> bool:
     Commands that only make sense on a server's existing data check this first, so a mistyped
     --data is reported instead of silently creating an empty data dir.
     """
-    if settings.database_path.is_file():
+    if settings.database_url or settings.database_path.is_file():
         return False
     print(
         f"error: no Credence data in {settings.data_dir} ({settings.database_path.name} is"
@@ -60,10 +61,10 @@ def missing_data(settings: Settings) -> bool:
 
 def with_store(settings: Settings, work: Callable[[Any], Awaitable[Any]]) -> Any:
     """Open the store of ``settings``, run ``work(store)``, close it, return the result."""
-    from credence.db.store import Store
+    from credence.db import make_store
 
     async def run() -> Any:
-        store = Store(settings.database_path)
+        store = make_store(settings.database_url, settings.database_path)
         await store.open()
         try:
             return await work(store)
@@ -75,6 +76,11 @@ def with_store(settings: Settings, work: Callable[[Any], Awaitable[Any]]) -> Any
 
 def _data_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", type=Path, help="data dir (default $CREDENCE_DATA_DIR or ./data)")
+    parser.add_argument(
+        "--database-url",
+        help="postgresql://… URL of a shared database (default $CREDENCE_DATABASE_URL;"
+        " unset: the SQLite file in the data dir)",
+    )
 
 
 def _serve_flags(parser: argparse.ArgumentParser) -> None:

@@ -144,7 +144,7 @@ def reflect_command(settings: Settings, args: argparse.Namespace) -> int:
 def seed_command(settings: Settings, args: argparse.Namespace) -> int:
     """Apply a manifest to the data dir and print what changed."""
     from credence.clock import system_clock
-    from credence.db.store import Store
+    from credence.db import make_store
     from credence.reflection.seed import ManifestError, apply_manifest, load_manifest
 
     try:
@@ -154,7 +154,7 @@ def seed_command(settings: Settings, args: argparse.Namespace) -> int:
         return EXIT_USAGE
 
     async def run() -> list[str]:
-        store = Store(settings.database_path)
+        store = make_store(settings.database_url, settings.database_path)
         await store.open()
         try:
             return await apply_manifest(store, manifest, system_clock)

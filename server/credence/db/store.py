@@ -13,13 +13,14 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from credence import secret_files
+from credence.db.engine import Connection, Dialect, Params, StoreError, StoreUnavailable
+from credence.db.secrets import ensure_secrets
 from credence.files import create_private_file
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-Work = Callable[[aiosqlite.Connection], Awaitable[T]]
+Work = Callable[[Any], Awaitable[T]]
 
 # (pragma, value to set, value PRAGMA reads back). Start-up refuses to run unless each reads back.
 REQUIRED_PRAGMAS: tuple[tuple[str, str, object], ...] = (
@@ -31,8 +32,51 @@ REQUIRED_PRAGMAS: tuple[tuple[str, str, object], ...] = (
 MAX_BATCH = 64
 
 
-class StoreError(RuntimeError):
-    """The store cannot be opened or used safely."""
+__all__ = ["SqliteConnection", "Store", "StoreError", "StoreUnavailable", "one", "rows"]
+
+
+class SqliteConnection:
+    """The aiosqlite connection seen through the engine-neutral ``Connection`` interface.
+
+    Attribute access falls through to the aiosqlite connection for code not yet moved into the
+    store modules.
+    """
+
+    dialect: Dialect = "sqlite"
+
+    def __init__(self, raw: aiosqlite.Connection) -> None:
+        self.raw = raw
+
+    async def rows(self, sql: str, params: Params = ()) -> list[Any]:
+        """All rows of one statement in a single trip to the database thread."""
+        return list(await self.raw.execute_fetchall(sql, _sqlite_params(params)))
+
+    async def one(self, sql: str, params: Params = ()) -> Any:
+        """The first row of one statement, or None, in a single trip to the database thread.
+
+        ``async with conn.execute(...)`` then ``fetchone()`` costs three trips (execute, fetch,
+        close); on the decision path that triples the time a write holds the store.
+        """
+        found = await self.raw.execute_fetchall(sql, _sqlite_params(params))
+        return next(iter(found), None)
+
+    async def run(self, sql: str, params: Params = ()) -> int:
+        """Execute one statement; the number of rows it changed."""
+        cursor = await self.raw.execute(sql, _sqlite_params(params))
+        count = cursor.rowcount
+        await cursor.close()
+        return count
+
+    async def run_many(self, sql: str, params: Any) -> None:
+        """Execute one statement once per parameter set."""
+        await self.raw.executemany(sql, [_sqlite_params(p) for p in params])
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.raw, name)
+
+
+def _sqlite_params(params: Params) -> Any:
+    return params if isinstance(params, dict | tuple) else tuple(params)
 
 
 class Store:
@@ -56,6 +100,8 @@ class Store:
         self.schema_version = 0
         self.commits = 0  # committed write transactions, for tests and benchmarks
         self._secrets: dict[str, bytes] = {}
+
+    dialect: Dialect = "sqlite"
 
     async def open(self) -> None:
         """Open the file, enforce the pragmas, apply migrations and start the executor."""
@@ -81,6 +127,7 @@ class Store:
             self._conn = None
             raise
         self._executor = asyncio.create_task(self._run(), name="credence-store")
+        self._secrets = await self.write(lambda conn: ensure_secrets(conn, self.path.parent))
 
     async def close(self) -> None:
         """Finish queued work, stop the executor and close the connection."""
@@ -100,17 +147,11 @@ class Store:
             self._conn = None
 
     def secret(self, name: str) -> bytes:
-        """A per-installation secret (32 random bytes, made once), kept beside the database.
-
-        Every process on this data dir gets the same bytes. The scale-out plan keeps secrets in
-        the database itself; callers only ever ask the store, so that move stays local.
-        """
-        found = self._secrets.get(name)
-        if found is None:
-            found = self._secrets[name] = secret_files.load_or_create(
-                self.path.parent / f"{name}_secret", "redacted placeholders stop matching"
-            )
-        return found
+        """A per-installation secret (32 random bytes made once), kept in the database."""
+        try:
+            return self._secrets[name]
+        except KeyError:
+            raise StoreError(f"unknown installation secret {name!r}") from None
 
     async def read(self, work: Work[T]) -> T:
         """Run ``work(conn)`` outside any transaction and return its result."""
@@ -120,12 +161,12 @@ class Store:
         """Run ``work(conn)`` inside a committed transaction; its exception rolls it back."""
         return await self._submit(True, work)
 
-    async def fetchall(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> list[Any]:
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Any]:
         """Convenience read: all rows of one query."""
 
         return await self.read(lambda conn: rows(conn, sql, params))
 
-    async def fetchone(self, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()) -> Any:
+    async def fetchone(self, sql: str, params: Params = ()) -> Any:
         """Convenience read: the first row of one query, or None."""
         rows = await self.fetchall(sql, params)
         return rows[0] if rows else None
@@ -140,7 +181,7 @@ class Store:
 
     async def _run(self) -> None:
         assert self._conn is not None
-        conn = self._conn
+        conn = SqliteConnection(self._conn)
         while True:
             if not self._queue:
                 self._wakeup.clear()
@@ -160,7 +201,7 @@ class Store:
             await self._commit_batch(conn, batch)
 
     async def _commit_batch(
-        self, conn: aiosqlite.Connection, batch: list[tuple[Work[Any], asyncio.Future[Any]]]
+        self, conn: SqliteConnection, batch: list[tuple[Work[Any], asyncio.Future[Any]]]
     ) -> None:
         outcomes: list[tuple[asyncio.Future[Any], bool, Any]] = []
         try:
@@ -234,23 +275,18 @@ class Store:
         self.schema_version = current
 
 
-async def rows(
-    conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()
-) -> list[Any]:
-    """All rows of one query in a single trip to the database thread."""
-    return list(await conn.execute_fetchall(sql, params))
+async def rows(conn: Any, sql: str, params: Params = ()) -> list[Any]:
+    """All rows of one query (``conn.rows``), for code that still takes a raw connection."""
+    if isinstance(conn, aiosqlite.Connection):
+        conn = SqliteConnection(conn)
+    return await conn.rows(sql, params)
 
 
-async def one(
-    conn: aiosqlite.Connection, sql: str, params: tuple[Any, ...] | dict[str, Any] = ()
-) -> Any:
-    """The first row of one query, or None, in a single trip to the database thread.
-
-    ``async with conn.execute(...)`` then ``fetchone()`` costs three trips (execute, fetch, close);
-    on the decision path that triples the time a write holds the store.
-    """
-    found = await conn.execute_fetchall(sql, params)
-    return next(iter(found), None)
+async def one(conn: Any, sql: str, params: Params = ()) -> Any:
+    """The first row of one query, or None (``conn.one``)."""
+    if isinstance(conn, aiosqlite.Connection):
+        conn = SqliteConnection(conn)
+    return await conn.one(sql, params)
 
 
 def migrations() -> list[tuple[int, str, str]]:
@@ -287,11 +323,11 @@ def split_statements(sql: str) -> list[str]:
     return statements
 
 
-async def _stop(conn: aiosqlite.Connection) -> None:  # sentinel work item
+async def _stop(conn: Connection) -> None:  # sentinel work item
     return None
 
 
-async def _settle(future: asyncio.Future[Any], work: Work[Any], conn: aiosqlite.Connection) -> None:
+async def _settle(future: asyncio.Future[Any], work: Work[Any], conn: Connection) -> None:
     try:
         result = await work(conn)
     except Exception as exc:

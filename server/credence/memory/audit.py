@@ -12,7 +12,7 @@ from credence.db.store import one
 if TYPE_CHECKING:
     import aiosqlite
 
-    from credence.db.store import Store
+    from credence.db.engine import Database
 
 GENESIS = "0" * 64
 
@@ -98,13 +98,13 @@ def verify_rows(rows: list[dict[str, Any]]) -> tuple[bool, int, int | None]:
     return True, len(rows), None
 
 
-async def verify(store: Store) -> tuple[bool, int, int | None]:
+async def verify(store: Database) -> tuple[bool, int, int | None]:
     """Walk the stored audit chain and verify every link."""
     rows = await store.fetchall("SELECT * FROM audit ORDER BY seq")
     return verify_rows([dict(row) for row in rows])
 
 
-async def trail(store: Store, belief_id: str) -> list[dict[str, Any]]:
+async def trail(store: Database, belief_id: str) -> list[dict[str, Any]]:
     """A belief's audit rows, oldest first, each with its actor's label."""
     rows = await store.fetchall(
         "SELECT * FROM audit WHERE belief_id = ? ORDER BY seq", (belief_id,)
@@ -113,7 +113,7 @@ async def trail(store: Store, belief_id: str) -> list[dict[str, Any]]:
 
 
 async def decisions(
-    store: Store, *, agent_ids: Sequence[str] | None, limit: int, cursor: int | None
+    store: Database, *, agent_ids: Sequence[str] | None, limit: int, cursor: int | None
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Every change but proposals, newest first, with the belief's text and the actor's label;
     returns (rows, next cursor)."""
@@ -134,7 +134,7 @@ async def decisions(
     return page, str(rows[limit - 1]["seq"]) if len(rows) > limit else None
 
 
-async def labelled(store: Store, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def labelled(store: Database, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows with ``actor_label``: the key's label (a paired phone's name), not its id."""
     key_ids = sorted({row["actor"][4:] for row in rows if row["actor"].startswith("key:")})
     labels: dict[str, str] = {}

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import aiosqlite
 
     from credence.auth import Principal
-    from credence.db.store import Store
+    from credence.db.engine import Database
     from credence.embed import Embedder
 
 DECISIONS = ("keep", "forget", "edit", "reopen")
@@ -126,7 +126,7 @@ async def bump_change_counter(conn: aiosqlite.Connection) -> None:
     await conn.execute("UPDATE store_state SET value = value + 1 WHERE name = 'belief_changes'")
 
 
-async def change_counter(store: Store) -> int:
+async def change_counter(store: Database) -> int:
     """The store-wide belief change counter."""
     row = await store.fetchone("SELECT value FROM store_state WHERE name = 'belief_changes'")
     return int(row["value"])
@@ -153,7 +153,9 @@ _DUPLICATE = (
 class BeliefService:
     """Everything that changes a belief goes through here: one code path, one audit trail."""
 
-    def __init__(self, store: Store, embedder: Embedder, clock: Clock, hooks: BeliefHooks) -> None:
+    def __init__(
+        self, store: Database, embedder: Embedder, clock: Clock, hooks: BeliefHooks
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock

@@ -37,7 +37,7 @@ from credence.models import MemoryContext, MemoryNote, RelevantEpisode
 if TYPE_CHECKING:
     import aiosqlite
 
-    from credence.db.store import Store
+    from credence.db.engine import Database
     from credence.embed import Embedder
     from credence.services import Services
 
@@ -203,7 +203,7 @@ class HotCache:
     def put(
         self, agent_id: str, role: str | None, entry: CacheEntry, generation: int | None = None
     ) -> bool:
-        """Store an entry unless the agent was invalidated since ``generation``; evict LRU."""
+        """Database an entry unless the agent was invalidated since ``generation``; evict LRU."""
         if generation is not None and generation != self.generation(agent_id):
             return False
         key = (agent_id, role)
@@ -257,7 +257,7 @@ class ContextService:
 
     def __init__(
         self,
-        store: Store,
+        store: Database,
         clock: Clock,
         recorder: InjectionRecorder | None = None,
         episode_search: EpisodeSearch | None = None,
@@ -541,7 +541,7 @@ def _memory_note(
     )
 
 
-def recall_episode_search(store: Store, embedder: Embedder) -> EpisodeSearch:
+def recall_episode_search(store: Database, embedder: Embedder) -> EpisodeSearch:
     """Episode search backed by recall: FTS5 BM25 fused with embedding cosine.
 
     When recall cannot run (the embedder is down), the context still serves its reviewed notes

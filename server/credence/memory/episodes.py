@@ -18,7 +18,7 @@ from credence.models import Episode, EpisodeIn, Intervention
 if TYPE_CHECKING:
     import aiosqlite
 
-    from credence.db.store import Store
+    from credence.db.engine import Database
     from credence.embed import Embedder
 
 
@@ -131,13 +131,13 @@ _COLUMNS = (
 class EpisodeService:
     """Stores episodes for agents: redacted, provenance-checked, embedded, all-or-nothing."""
 
-    def __init__(self, store: Store, embedder: Embedder, clock: Clock) -> None:
+    def __init__(self, store: Database, embedder: Embedder, clock: Clock) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock
 
     async def ingest(self, agent_id: str, items: Sequence[EpisodeIn]) -> tuple[list[Any], int]:
-        """Store the episodes in one transaction; returns (stored rows, secrets redacted)."""
+        """Database the episodes in one transaction; returns (stored rows, secrets redacted)."""
         now = rfc3339(self.clock())
         digest_key = self.store.secret(REDACTION_SECRET)
         prepared = [prepare(item, agent_id, now, i, digest_key) for i, item in enumerate(items)]

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     import aiosqlite
 
     from credence.clock import Clock
-    from credence.db.store import Store
+    from credence.db.engine import Database
 
 FORMAT_VERSION = 1
 
@@ -34,7 +34,7 @@ _AUDIT = (
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
 
 
-async def export_memory(store: Store, clock: Clock, agent_id: str) -> MemoryExport:
+async def export_memory(store: Database, clock: Clock, agent_id: str) -> MemoryExport:
     """Read the agent's active memory and each belief's audit trail in one consistent read.
 
     Raises AgentMissing when the agent does not exist.

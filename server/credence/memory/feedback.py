@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from credence.memory.redact import REDACTION_SECRET, redact
 
 if TYPE_CHECKING:
-    from credence.db.store import Store
+    from credence.db.engine import Database
 
 MAX_ENTRIES = 50
 
@@ -72,7 +72,7 @@ def _reason(stored: str | None, digest_key: bytes) -> str | None:
 
 
 async def recent_feedback(
-    store: Store, agent_id: str, limit: int = MAX_ENTRIES
+    store: Database, agent_id: str, limit: int = MAX_ENTRIES
 ) -> ReviewerFeedback:
     """The agent's newest refusals and rewrites (at most ``limit`` of each)."""
     key = store.secret(REDACTION_SECRET)

@@ -14,7 +14,7 @@ from credence.clock import rfc3339
 if TYPE_CHECKING:
     import aiosqlite
 
-    from credence.db.store import Store
+    from credence.db.engine import Database
 
 log = logging.getLogger("credence.injection")
 
@@ -57,7 +57,7 @@ class InjectionRecorder:
             now_count, now_last = self._pending.get(belief_id, (0, last))
             self._pending[belief_id] = (count + now_count, max(last, now_last))
 
-    async def flush(self, store: Store) -> int:
+    async def flush(self, store: Database) -> int:
         """Write every pending serving in one write; returns how many beliefs were updated."""
         taken = self._take()
         if not taken:
@@ -85,7 +85,7 @@ class InjectionRecorder:
 
 
 async def flush_forever(
-    recorder: InjectionRecorder, store: Store, interval_s: float = FLUSH_INTERVAL_S
+    recorder: InjectionRecorder, store: Database, interval_s: float = FLUSH_INTERVAL_S
 ) -> None:
     """Flush every ``interval_s`` until cancelled; a failed flush is logged and retried."""
     while True:
@@ -97,7 +97,7 @@ async def flush_forever(
 
 
 async def stop_flushing(
-    task: asyncio.Task[None], recorder: InjectionRecorder, store: Store
+    task: asyncio.Task[None], recorder: InjectionRecorder, store: Database
 ) -> None:
     """Cancel the flush loop and write what is still pending (called before the store closes)."""
     task.cancel()

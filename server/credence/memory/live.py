@@ -32,7 +32,7 @@ from credence.memory.text import analyse, statement
 if TYPE_CHECKING:
     import aiosqlite
 
-    from credence.db.store import Store
+    from credence.db.engine import Database
 
 _CHUNK = 500
 LOG_KEEP = 100_000
@@ -103,7 +103,7 @@ class AgentBeliefs:
         return row
 
     def put(self, data: Any) -> None:
-        """Store one freshly read beliefs row (with its proposing job as ``job``)."""
+        """Database one freshly read beliefs row (with its proposing job as ``job``)."""
         belief_id = data["id"]
         blob = data["embedding"]
         vector = (
@@ -240,7 +240,7 @@ _CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[str, int], AgentBeliefs]] = (
 )
 
 
-async def agent_beliefs(store: Store, agent_id: str, dim: int) -> AgentBeliefs:
+async def agent_beliefs(store: Database, agent_id: str, dim: int) -> AgentBeliefs:
     """The agent's live beliefs, brought up to date: only changed beliefs are re-read.
 
     The change log names the beliefs changed since this cache last looked; a cache that is
@@ -288,7 +288,7 @@ async def agent_beliefs(store: Store, agent_id: str, dim: int) -> AgentBeliefs:
     return cached
 
 
-async def _log_bounds(store: Store) -> tuple[int, int]:
+async def _log_bounds(store: Database) -> tuple[int, int]:
     # AUTOINCREMENT remembers the newest seq even when pruning emptied the log, so a reader
     # can still tell that it missed entries.
     row = await store.fetchone(
@@ -299,7 +299,7 @@ async def _log_bounds(store: Store) -> tuple[int, int]:
     return (row[0] if row[0] is not None else last + 1), last
 
 
-async def prune_log(store: Store, keep: int = LOG_KEEP) -> int:
+async def prune_log(store: Database, keep: int = LOG_KEEP) -> int:
     """Delete all but the newest ``keep`` change-log entries; returns how many went."""
 
     async def work(conn: aiosqlite.Connection) -> int:
@@ -313,7 +313,7 @@ async def prune_log(store: Store, keep: int = LOG_KEEP) -> int:
     return await store.write(work)
 
 
-def forget_cache(store: Store | None = None) -> None:
+def forget_cache(store: Database | None = None) -> None:
     """Drop cached beliefs (of one store, or all)."""
     if store is None:
         _CACHE.clear()

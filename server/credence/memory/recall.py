@@ -17,7 +17,7 @@ from credence.embed import EmbeddingUnavailable
 from credence.memory.text import NEGATION_WORDS, STOP_WORDS
 
 if TYPE_CHECKING:
-    from credence.db.store import Store
+    from credence.db.engine import Database
     from credence.embed import Embedder
 
 # Reciprocal rank fusion: score = Σ 1 / (RRF_K + rank) over every (query, ranking) list.
@@ -115,7 +115,7 @@ _CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[str, str, int], list[Any]]] = 
 )
 
 
-def forget_cache(store: Store | None = None) -> None:
+def forget_cache(store: Database | None = None) -> None:
     """Drop cached matrices (of one store, or all); the next search reloads from the database."""
     if store is None:
         _CACHE.clear()
@@ -123,7 +123,7 @@ def forget_cache(store: Store | None = None) -> None:
         _CACHE.pop(store, None)
 
 
-async def _counters(store: Store, agent_id: str) -> tuple[int, int, int]:
+async def _counters(store: Database, agent_id: str) -> tuple[int, int, int]:
     """(max episode seq of the agent, reflection counter, deletion counter)."""
     # One statement, one trip to the database thread: every search with a query starts here.
     row = await store.fetchone(
@@ -135,7 +135,7 @@ async def _counters(store: Store, agent_id: str) -> tuple[int, int, int]:
     return row[0], row[1] or 0, row[2] or 0
 
 
-async def agent_matrix(store: Store, embedder: Embedder, agent_id: str) -> _AgentMatrix:
+async def agent_matrix(store: Database, embedder: Embedder, agent_id: str) -> _AgentMatrix:
     """The agent's cached embedding matrix, brought up to date with a few cheap reads.
 
     New episodes (seq above the cached maximum) are appended; a moved watermark reloads only
@@ -206,7 +206,7 @@ def _allowed(
 
 
 async def _text_ranking(
-    store: Store,
+    store: Database,
     agent_id: str,
     expression: str,
     depth: int,
@@ -290,7 +290,7 @@ def vector_rankings(
 
 
 async def search(
-    store: Store,
+    store: Database,
     embedder: Embedder,
     agent_id: str,
     queries: Sequence[str],
@@ -390,7 +390,7 @@ async def search(
 
 
 async def belief_text_ranking(
-    store: Store, agent_id: str, query: str, positions: Mapping[str, int], depth: int
+    store: Database, agent_id: str, query: str, positions: Mapping[str, int], depth: int
 ) -> list[tuple[int, float]]:
     """BM25 over the agent's belief text: (position, score) of the best matches, best first.
 
@@ -421,7 +421,7 @@ _BELIEF_MATCHES = (
 )
 
 
-async def _rows(store: Store, seqs: list[int]) -> dict[int, Any]:
+async def _rows(store: Database, seqs: list[int]) -> dict[int, Any]:
     if not seqs:
         return {}
     rows = await store.fetchall(
@@ -431,7 +431,7 @@ async def _rows(store: Store, seqs: list[int]) -> dict[int, Any]:
 
 
 async def _newest(
-    store: Store,
+    store: Database,
     agent_id: str,
     k: int,
     since: str | None,

@@ -30,7 +30,7 @@ from credence.notify.payload import (
 if TYPE_CHECKING:
     import aiosqlite
 
-    from credence.db.store import Store
+    from credence.db.engine import Database
 
 URGENCY = "normal"
 CHANNEL_TEXT_BYTES = 1500
@@ -258,7 +258,7 @@ def url_hash(url: str) -> str:
 
 
 async def sync_env_channels(
-    store: Store, urls: Sequence[str], masked: Callable[[str], str], now: datetime
+    store: Database, urls: Sequence[str], masked: Callable[[str], str], now: datetime
 ) -> None:
     """Mirror CREDENCE_APPRISE_URLS into the channels table: add new ones, drop removed ones."""
     wanted = {url_hash(url): url.strip() for url in urls if url.strip()}

@@ -27,7 +27,7 @@ from credence.settings import SettingsError
 if TYPE_CHECKING:
     import aiosqlite
 
-    from credence.db.store import Store
+    from credence.db.engine import Database
     from credence.services import Services
 
 log = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ class _Recorder:
     durable; batching just stops a fan-out from paying one commit (and fsync) per message.
     """
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Database) -> None:
         self.store = store
         self._waiting: list[tuple[str, tuple[Any, ...], asyncio.Future[None]]] = []
         self._wakeup = asyncio.Event()
@@ -182,7 +182,7 @@ class PushWorker:
 
     def __init__(
         self,
-        store: Store,
+        store: Database,
         http: httpx.AsyncClient,
         clock: Clock,
         keys: vapid.VapidKeys,
@@ -568,7 +568,7 @@ class PushWorker:
             await asyncio.sleep(self.prune_interval)
 
 
-async def prune(store: Store, now: datetime) -> dict[str, int]:
+async def prune(store: Database, now: datetime) -> dict[str, int]:
     """Delete stale subscriptions (with their queued rows) and week-old finished outbox rows."""
     stale = rfc3339(now - STALE_SUBSCRIPTION)
     finished = rfc3339(now - KEEP_FINISHED)
@@ -660,7 +660,7 @@ class ChannelTestResult:
 
 
 async def send_test(
-    store: Store,
+    store: Database,
     http: httpx.AsyncClient,
     runtime: PushRuntime,
     clock: Clock,

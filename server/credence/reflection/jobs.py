@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     import aiosqlite
 
-    from credence.db.store import Store
+    from credence.db.engine import Database
 
 WORKFLOW = "agent-reflection"
 STEPS = ("pull", "propose", "check", "submit")
@@ -175,7 +175,7 @@ async def insert_job(
 
 
 async def submit(
-    store: Store,
+    store: Database,
     *,
     agent_id: str,
     trigger: str,
@@ -205,7 +205,7 @@ async def submit(
     return await store.write(work)
 
 
-async def get(store: Store, job_id: str) -> Job | None:
+async def get(store: Database, job_id: str) -> Job | None:
     """One job with its steps, or None."""
 
     async def work(conn: aiosqlite.Connection) -> Job | None:
@@ -215,7 +215,7 @@ async def get(store: Store, job_id: str) -> Job | None:
     return await store.read(work)
 
 
-async def raw(store: Store, job_id: str) -> tuple[Any, dict[str, Any]] | None:
+async def raw(store: Database, job_id: str) -> tuple[Any, dict[str, Any]] | None:
     """The jobs row and its steps by name (the engine's view, including step outputs)."""
 
     async def work(conn: aiosqlite.Connection):
@@ -229,7 +229,7 @@ async def raw(store: Store, job_id: str) -> tuple[Any, dict[str, Any]] | None:
 
 
 async def list_jobs(
-    store: Store,
+    store: Database,
     *,
     agent_ids: Sequence[str] | None,
     status: str | None,
@@ -266,7 +266,7 @@ def lease_until(now: datetime, lease_s: float) -> str:
     return rfc3339(now + timedelta(seconds=lease_s))
 
 
-async def claim(store: Store, owner: str, now: datetime, lease_s: float) -> str | None:
+async def claim(store: Database, owner: str, now: datetime, lease_s: float) -> str | None:
     """Take the oldest queued job whose agent has no running job; returns its id or None."""
     at = rfc3339(now)
     until = lease_until(now, lease_s)
@@ -301,7 +301,9 @@ async def require_lease(conn: aiosqlite.Connection, job_id: str, owner: str) -> 
             raise LeaseLost(job_id)
 
 
-async def heartbeat(store: Store, job_id: str, owner: str, now: datetime, lease_s: float) -> bool:
+async def heartbeat(
+    store: Database, job_id: str, owner: str, now: datetime, lease_s: float
+) -> bool:
     """Renew the lease; False when this worker no longer holds it."""
 
     async def work(conn: aiosqlite.Connection) -> bool:
@@ -316,7 +318,7 @@ async def heartbeat(store: Store, job_id: str, owner: str, now: datetime, lease_
 
 
 async def advance(
-    store: Store,
+    store: Database,
     job_id: str,
     owner: str,
     *,
@@ -364,7 +366,7 @@ async def _step_done(
 
 
 async def store_answer(
-    store: Store, job_id: str, owner: str, answer: str, meta: dict[str, Any]
+    store: Database, job_id: str, owner: str, answer: str, meta: dict[str, Any]
 ) -> None:
     """Persist the reflector's raw answer (and what it covered) before anything applies it."""
 
@@ -380,7 +382,7 @@ async def store_answer(
 
 
 async def succeed(
-    store: Store,
+    store: Database,
     job_id: str,
     owner: str,
     *,
@@ -415,7 +417,7 @@ async def succeed(
 
 
 async def fail(
-    store: Store,
+    store: Database,
     job_id: str,
     owner: str,
     *,
@@ -451,7 +453,7 @@ async def fail(
     await store.write(work)
 
 
-async def release(store: Store, job_id: str, owner: str, at: str, reason: str) -> None:
+async def release(store: Database, job_id: str, owner: str, at: str, reason: str) -> None:
     """Give a job back to the queue (shutdown), without counting the interrupted attempt."""
 
     async def work(conn: aiosqlite.Connection) -> None:
@@ -481,7 +483,7 @@ async def _requeue_rows(conn: aiosqlite.Connection, job_id: str, at: str, reason
 
 
 async def recover(
-    store: Store, now: datetime, owner_is_dead: Callable[[str], bool], me: str
+    store: Database, now: datetime, owner_is_dead: Callable[[str], bool], me: str
 ) -> list[tuple[str, str]]:
     """Retry (or fail after max attempts) running jobs whose worker is gone.
 

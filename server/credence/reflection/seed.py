@@ -16,7 +16,7 @@ from credence.reflection.wakes import WakeRejected, upsert_wake_rows
 if TYPE_CHECKING:
     import aiosqlite
 
-    from credence.db.store import Store
+    from credence.db.engine import Database
 
 
 class Manifest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -91,7 +91,7 @@ async def _upsert_agent(conn: aiosqlite.Connection, agent: AgentIn, now: str) ->
     return "updated"
 
 
-async def apply_manifest(store: Store, manifest: Manifest, clock: Clock) -> list[str]:
+async def apply_manifest(store: Database, manifest: Manifest, clock: Clock) -> list[str]:
     """Create or update every agent and wake in one transaction; returns one line per entry."""
     now = rfc3339(clock())
 

@@ -18,7 +18,7 @@ from credence.reflection.cron import CronRejected, check_cron, latest_window, ne
 if TYPE_CHECKING:
     import aiosqlite
 
-    from credence.db.store import Store
+    from credence.db.engine import Database
 
 log = logging.getLogger("credence.reflection")
 
@@ -88,13 +88,13 @@ def as_seen_by(wake: Wake, agents: frozenset[str] | None) -> Wake | None:
     return msgspec.structs.replace(wake, agent_ids=shown) if shown else None
 
 
-async def list_wakes(store: Store, now: datetime) -> list[Wake]:
+async def list_wakes(store: Database, now: datetime) -> list[Wake]:
     """Every wake, by id."""
     rows = await store.fetchall("SELECT * FROM wakes ORDER BY id")
     return [wake_from_row(row, now) for row in rows]
 
 
-async def get_wake(store: Store, wake_id: str, now: datetime) -> Wake | None:
+async def get_wake(store: Database, wake_id: str, now: datetime) -> Wake | None:
     """One wake, or None."""
     row = await store.fetchone("SELECT * FROM wakes WHERE id = ?", (wake_id,))
     return wake_from_row(row, now) if row is not None else None
@@ -145,7 +145,7 @@ async def upsert_wake_rows(
     return "updated"
 
 
-async def create_wake(store: Store, data: WakeIn, now: datetime) -> Wake:
+async def create_wake(store: Database, data: WakeIn, now: datetime) -> Wake:
     """Create a wake; WakeRejected for a definition that cannot work, WakeConflict if taken."""
 
     async def work(conn: aiosqlite.Connection) -> None:
@@ -157,7 +157,9 @@ async def create_wake(store: Store, data: WakeIn, now: datetime) -> Wake:
     return wake
 
 
-async def update_wake(store: Store, wake_id: str, patch: WakePatch, now: datetime) -> Wake | None:
+async def update_wake(
+    store: Database, wake_id: str, patch: WakePatch, now: datetime
+) -> Wake | None:
     """Apply a patch; None when there is no such wake."""
 
     async def work(conn: aiosqlite.Connection) -> bool:
@@ -203,7 +205,7 @@ async def update_wake(store: Store, wake_id: str, patch: WakePatch, now: datetim
     return await get_wake(store, wake_id, now)
 
 
-async def delete_wake(store: Store, wake_id: str) -> bool:
+async def delete_wake(store: Database, wake_id: str) -> bool:
     """Delete a wake (its jobs stay); False when there is no such wake."""
 
     async def work(conn: aiosqlite.Connection) -> bool:
@@ -282,7 +284,7 @@ def _report_skipped(wake_id: str, agent_id: str, exc: Exception) -> None:
     log.warning("wake %s skipped for agent %s: %s", wake_id, agent_id, exc)
 
 
-async def tick(store: Store, now: datetime, seen: set[tuple[str, str]]) -> list[str]:
+async def tick(store: Database, now: datetime, seen: set[tuple[str, str]]) -> list[str]:
     """Submit the job of every due cron window not seen yet; returns the new job ids.
 
     ``seen`` remembers (agent, window key) pairs already ensured by this process so a quiet
@@ -326,7 +328,7 @@ async def tick(store: Store, now: datetime, seen: set[tuple[str, str]]) -> list[
 
 
 async def fire_event(
-    store: Store, name: str, agent_id: str, now: datetime, actor: str
+    store: Database, name: str, agent_id: str, now: datetime, actor: str
 ) -> tuple[list[str], list[Job]]:
     """Submit a job for each enabled event wake listening for ``name`` that targets the agent.
 

@@ -1,0 +1,131 @@
+"""The connection interface every store module writes its SQL against, for SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, Literal, Protocol, TypeVar
+
+Dialect = Literal["sqlite", "postgresql"]
+Params = Sequence[Any] | dict[str, Any]
+T = TypeVar("T")
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or used safely."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached right now; the request may be retried later."""
+
+
+class Row(Protocol):
+    """One result row: by position (``row[0]``) or by column name (``row["id"]``)."""
+
+    def __getitem__(self, key: int | str, /) -> Any: ...
+
+    def keys(self) -> list[str]: ...
+
+
+class Connection(Protocol):
+    """What a unit of work sees: one connection, inside a transaction when it writes.
+
+    Store modules write portable SQL with ``?`` (or ``:name``) placeholders; a statement that
+    differs per engine branches on ``dialect``.
+    """
+
+    dialect: Dialect
+
+    async def rows(self, sql: str, params: Params = ()) -> list[Any]:
+        """All rows of one statement."""
+        ...
+
+    async def one(self, sql: str, params: Params = ()) -> Any:
+        """The first row of one statement, or None."""
+        ...
+
+    async def run(self, sql: str, params: Params = ()) -> int:
+        """Execute one statement; the number of rows it changed."""
+        ...
+
+    async def run_many(self, sql: str, params: Iterable[Params]) -> None:
+        """Execute one statement once per parameter set."""
+        ...
+
+
+def for_update(conn: Connection) -> str:
+    """`` FOR UPDATE`` on PostgreSQL; SQLite's one writer already holds the whole database."""
+    return " FOR UPDATE" if conn.dialect == "postgresql" else ""
+
+
+def skip_locked(conn: Connection) -> str:
+    """`` FOR UPDATE SKIP LOCKED`` on PostgreSQL, so replicas claim different rows; else ``""``."""
+    return " FOR UPDATE SKIP LOCKED" if conn.dialect == "postgresql" else ""
+
+
+def placeholders(count: int) -> str:
+    """``?, ?, ?`` for an ``IN (…)`` list of ``count`` values (at least one)."""
+    return ", ".join("?" * max(count, 1))
+
+
+# A string literal, a quoted identifier, a ::cast, a ?, a :name or a bare %.
+_TOKEN = re.compile(r"""'(?:[^']|'')*'|"(?:[^"]|"")*"|::|\?|:([A-Za-z_]\w*)|%""")
+
+
+@functools.lru_cache(maxsize=2048)
+def to_pyformat(sql: str) -> str:
+    """Rewrite ``?`` and ``:name`` placeholders as psycopg's ``%s`` and ``%(name)s``.
+
+    Quoted text and ``::type`` casts are left alone, and a literal ``%`` is doubled, so one
+    statement serves both engines.
+    """
+
+    def replace(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if token == "?":
+            return "%s"
+        if token == "%":
+            return "%%"
+        if match.group(1):
+            return f"%({match.group(1)})s"
+        # psycopg reads % signs inside quoted text too.
+        return token.replace("%", "%%")
+
+    return _TOKEN.sub(replace, sql)
+
+
+class Database(Protocol):
+    """A store of either engine: units of work run through ``read`` and ``write``."""
+
+    dialect: Dialect
+    schema_version: int
+    commits: int
+
+    async def open(self) -> None:
+        """Connect, apply pending migrations and load the installation secrets."""
+        ...
+
+    async def close(self) -> None:
+        """Finish queued work and release every connection."""
+        ...
+
+    def secret(self, name: str) -> bytes:
+        """A per-installation secret kept in the database."""
+        ...
+
+    async def read(self, work: Callable[[Any], Awaitable[T]]) -> T:
+        """Run ``work(conn)`` outside any transaction."""
+        ...
+
+    async def write(self, work: Callable[[Any], Awaitable[T]]) -> T:
+        """Run ``work(conn)`` in one committed transaction; its exception rolls it back."""
+        ...
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Any]:
+        """All rows of one query."""
+        ...
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Any:
+        """The first row of one query, or None."""
+        ...
