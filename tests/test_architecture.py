@@ -27,6 +27,7 @@ KERNEL = (
     "credence.auth",
     "credence.clock",
     "credence.embed",
+    "credence.errors",
     "credence.files",
     "credence.ids",
     "credence.logs",

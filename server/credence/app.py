@@ -28,7 +28,9 @@ from credence.api import jobs as jobs_api
 from credence.api import search as search_api
 from credence.api import wakes as wakes_api
 from credence.api.errors import (
+    domain_error_handler,
     http_exception_handler,
+    store_unavailable_handler,
     too_deep_handler,
     unacceptable_handler,
     unexpected_exception_handler,
@@ -45,7 +47,9 @@ from credence.api.strict import strict_request
 from credence.auth import BearerAuth, KeyRing
 from credence.clock import Clock, system_clock
 from credence.db import make_store
+from credence.db.engine import StoreUnavailable
 from credence.embed import Embedder, make_embedder
+from credence.errors import DomainError
 from credence.files import warn_if_exposed
 from credence.logs import FORMAT, SafeFormatter
 from credence.memory.beliefs import BeliefHooks, BeliefService
@@ -233,6 +237,8 @@ def create_app(
         exception_handlers={
             HTTPException: http_exception_handler,
             RecursionError: too_deep_handler,
+            DomainError: domain_error_handler,
+            StoreUnavailable: store_unavailable_handler,
             CronRejected: unacceptable_handler,
             JobInputRejected: unacceptable_handler,
             Exception: unexpected_exception_handler,

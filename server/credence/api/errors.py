@@ -9,6 +9,8 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 
+from credence.db.engine import StoreUnavailable
+from credence.errors import DomainError, TooManyRequests, status_of
 from credence.models import Problem, ProblemExtra, ValidationIssue
 
 log = logging.getLogger("credence.api")
@@ -25,8 +27,10 @@ _DESCRIPTIONS = {
     428: "If-Match is required.",
     429: "Too many requests; retry after the Retry-After seconds.",
     410: "The pairing code is unknown, used or expired.",
+    503: "The database is unavailable; retry after the Retry-After seconds.",
 }
-COMMON = (400, 401, 413, 429)
+COMMON = (400, 401, 413, 429, 503)
+RETRY_AFTER_S = 2
 
 
 def errors(*codes: int) -> dict[int, ResponseSpec]:
@@ -67,6 +71,23 @@ def unexpected_exception_handler(request: Request, exc: Exception) -> Response:
 def unacceptable_handler(_: Request, exc: ValueError) -> Response:
     """A domain rule refused the request (e.g. a cron that never fires): 422 with its reason."""
     return problem(422, str(exc))
+
+
+def domain_error_handler(_: Request, exc: DomainError) -> Response:
+    """A domain rule refused the request: its mapped status, with its message as the detail."""
+    status = status_of(exc)
+    headers = {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, TooManyRequests) else None
+    body = Problem(
+        status_code=status, detail=exc.detail, extra=cast("ProblemExtra | None", exc.extra)
+    )
+    return Response(body, status_code=status, headers=headers)
+
+
+def store_unavailable_handler(request: Request, exc: StoreUnavailable) -> Response:
+    """The database is away: 503 with Retry-After, so clients and balancers retry elsewhere."""
+    log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
+    body = Problem(status_code=503, detail="the database is unavailable; retry shortly")
+    return Response(body, status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
 def too_deep_handler(_: Request, __: RecursionError) -> Response:
