@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
 from litestar import Litestar, Router, get
 from litestar.config.compression import CompressionConfig
 from litestar.datastructures import CacheControlHeader
@@ -27,6 +26,7 @@ from credence.api import events as events_api
 from credence.api import jobs as jobs_api
 from credence.api import search as search_api
 from credence.api import wakes as wakes_api
+from credence.api.deps import DEPENDENCIES
 from credence.api.errors import (
     domain_error_handler,
     http_exception_handler,
@@ -44,18 +44,15 @@ from credence.api.security import (
     pwa_assets_only,
 )
 from credence.api.strict import strict_request
-from credence.auth import BearerAuth, KeyRing
+from credence.auth import BearerAuth
 from credence.clock import Clock, system_clock
-from credence.db import make_store
 from credence.db.engine import StoreUnavailable
-from credence.embed import Embedder, make_embedder
+from credence.embed import Embedder
 from credence.errors import DomainError
 from credence.files import warn_if_exposed
 from credence.logs import FORMAT, SafeFormatter
-from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.context import context_component
-from credence.memory.episodes import EpisodeService
-from credence.notify.endpoints import Resolver, policy_from, push_client
+from credence.notify.endpoints import Resolver, policy_from
 from credence.notify.tokens import SECRET_FILENAME
 from credence.notify.vapid import VAPID_KEY_FILENAME
 from credence.notify.worker import push_component
@@ -64,7 +61,7 @@ from credence.ratelimit import RateLimiter, RateLimitMiddleware
 from credence.reflection.cron import CronRejected
 from credence.reflection.engine import reflection_component
 from credence.reflection.jobs import JobInputRejected
-from credence.services import Component, Services
+from credence.services import Component, open_services
 from credence.settings import Settings, SettingsError
 
 log = logging.getLogger("credence")
@@ -156,31 +153,10 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        store = make_store(settings.database_url, settings.database_path)
-        await store.open()
         stack = AsyncExitStack()
         try:
-            stack.push_async_callback(store.close)
-            http = httpx.AsyncClient(timeout=httpx.Timeout(30.0), follow_redirects=False)
-            stack.push_async_callback(http.aclose)
-            pinned = push_client(push_policy)
-            stack.push_async_callback(pinned.aclose)
-            chosen = embedder or make_embedder(
-                settings.embed_url, settings.embed_model, settings.embed_api_key, client=http
-            )
-            hooks = BeliefHooks()
-            services = Services(
-                settings=settings,
-                clock=clock,
-                store=store,
-                embedder=chosen,
-                http=http,
-                keyring=KeyRing(store),
-                hooks=hooks,
-                beliefs=BeliefService(store, chosen, clock, hooks),
-                episodes=EpisodeService(store, chosen, clock),
-                push_policy=push_policy,
-                push_http=pinned,
+            services = await stack.enter_async_context(
+                open_services(settings, clock=clock, embedder=embedder, push_policy=push_policy)
             )
             app.state.services = services
             app.state.keyring = services.keyring
@@ -224,6 +200,7 @@ def create_app(
 
     return Litestar(
         route_handlers=route_handlers,
+        dependencies=DEPENDENCIES,
         # The MCP session manager's task group starts after the services and stops before them.
         lifespan=[lifespan, lambda _: mcp.sessions.run()],
         middleware=[

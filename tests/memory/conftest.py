@@ -7,15 +7,10 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
 
-import httpx
 import pytest
 
-from credence.auth import KeyRing
-from credence.db.store import Store
 from credence.embed import WordLlamaEmbedder
-from credence.memory.beliefs import BeliefHooks, BeliefService
-from credence.memory.episodes import EpisodeService
-from credence.services import Services
+from credence.services import Services, open_services
 from credence.settings import Settings
 
 
@@ -32,21 +27,6 @@ async def built_services(
     data_dir: Path, embedder: WordLlamaEmbedder, clock: Callable[[], datetime]
 ) -> AsyncIterator[Services]:
     """Services on a fresh SQLite file in ``data_dir``, as the app wires them; closed after."""
-    store = Store(data_dir / "credence.sqlite3")
-    await store.open()
-    hooks = BeliefHooks()
-    try:
-        async with httpx.AsyncClient() as http:
-            yield Services(
-                settings=Settings(data_dir=data_dir, scheduler=False),
-                clock=clock,
-                store=store,
-                embedder=embedder,
-                http=http,
-                keyring=KeyRing(store),
-                hooks=hooks,
-                beliefs=BeliefService(store, embedder, clock, hooks),
-                episodes=EpisodeService(store, embedder, clock),
-            )
-    finally:
-        await store.close()
+    settings = Settings(data_dir=data_dir, scheduler=False)
+    async with open_services(settings, clock=clock, embedder=embedder) as services:
+        yield services

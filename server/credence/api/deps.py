@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from litestar import Request
+from litestar.datastructures import State
+from litestar.di import Provide
 
 from credence.auth import Principal
 from credence.services import Services
@@ -11,6 +13,14 @@ from credence.services import Services
 def services_of(request: Request) -> Services:
     """The app's shared services."""
     return request.app.state.services
+
+
+def _provide_services(state: State) -> Services:
+    return state.services
+
+
+# Controllers declare ``services: Services`` and Litestar hands them the app's one container.
+DEPENDENCIES = {"services": Provide(_provide_services, sync_to_thread=False)}
 
 
 def principal_of(request: Request) -> Principal:
