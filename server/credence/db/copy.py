@@ -50,7 +50,8 @@ class _Table:
     name: str
     columns: list[str]  # the columns copied: the source's, all present on the target
     key: list[str]  # the target's primary key
-    deferred: list[str]  # self-references, filled in by UPDATE once every row is in
+    deferred: list[str]  # nullable self-references, filled in by UPDATE once every row is in
+    ordered: list[str]  # self-references a CHECK or NOT NULL ties down: parents inserted first
 
 
 async def copy_to_postgres(
@@ -191,15 +192,31 @@ async def _plan(
             raise CopyError(f"PostgreSQL's {name} has no column {', '.join(lost)} to copy into")
     keys = await _primary_keys(target)
     references = await _references(target)
-    return [
-        _Table(
-            name=name,
-            columns=source_columns[name],
-            key=keys.get(name, []),
-            deferred=[c for c, parent in references.get(name, []) if parent == name],
+    tied = await _tied_columns(target)
+    plan = []
+    for name in copy_order(source_columns, references):
+        own = [c for c, parent in references.get(name, []) if parent == name]
+        plan.append(
+            _Table(
+                name=name,
+                columns=source_columns[name],
+                key=keys.get(name, []),
+                deferred=[c for c in own if (name, c) not in tied],
+                ordered=[c for c in own if (name, c) in tied],
+            )
         )
-        for name in copy_order(source_columns, references)
-    ]
+    return plan
+
+
+async def _tied_columns(target: psycopg.AsyncConnection[Any]) -> set[tuple[str, str]]:
+    """(table, column) pairs that are NOT NULL or named by a CHECK: they cannot wait as NULL."""
+    cursor = await target.execute(
+        "SELECT c.relname, a.attname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
+        " WHERE c.relnamespace = current_schema()::regnamespace AND a.attnum > 0"
+        " AND (a.attnotnull OR EXISTS (SELECT 1 FROM pg_constraint k WHERE k.contype = 'c'"
+        " AND k.conrelid = c.oid AND a.attnum = ANY(k.conkey)))"
+    )
+    return {(table, column) for table, column in await cursor.fetchall()}
 
 
 async def _primary_keys(target: psycopg.AsyncConnection[Any]) -> dict[str, list[str]]:
@@ -319,9 +336,8 @@ async def _copy_table(
     key = [table.columns.index(c) for c in table.key]
     later: list[tuple[Any, ...]] = []
     copied = 0
-    cursor = source.execute(f'SELECT * FROM "{table.name}" ORDER BY {_source_order(table)}')
     async with target.cursor() as out:
-        while rows := cursor.fetchmany(batch):
+        for rows in _batches(source, table, batch):
             if deferred:
                 later += [
                     (*(row[i] for i in deferred), *(row[i] for i in key))
@@ -346,6 +362,56 @@ async def _copy_table(
             for start in range(0, len(later), batch):
                 await out.executemany(update, later[start : start + batch])
     return copied
+
+
+def _batches(
+    source: sqlite3.Connection, table: _Table, batch: int
+) -> Iterable[list[tuple[Any, ...]]]:
+    """The source's rows in batches: in key order, or parents first for ``table.ordered``."""
+    if not table.ordered:
+        cursor = source.execute(f'SELECT * FROM "{table.name}" ORDER BY {_source_order(table)}')
+        while rows := cursor.fetchmany(batch):
+            yield rows
+        return
+    if len(table.key) != 1:
+        raise CopyError(f"{table.name} refers to itself but has no single-column primary key")
+    key = table.key[0]
+    refs = ", ".join(f'"{c}"' for c in table.ordered)
+    links = source.execute(f'SELECT "{key}", {refs} FROM "{table.name}" ORDER BY "{key}"')
+    order = _parents_first({row[0]: [r for r in row[1:] if r is not None] for row in links})
+    position = table.columns.index(key)
+    for start in range(0, len(order), batch):
+        wanted = order[start : start + batch]
+        marks = ", ".join("?" * len(wanted))
+        found = source.execute(
+            f'SELECT * FROM "{table.name}" WHERE "{key}" IN ({marks})', wanted
+        ).fetchall()
+        rank = {value: n for n, value in enumerate(wanted)}
+        yield sorted(found, key=lambda row: rank[row[position]])
+
+
+def _parents_first(parents: dict[Any, list[Any]]) -> list[Any]:
+    """Every key after the keys it refers to (a supersession chain: the newest first)."""
+    order: list[Any] = []
+    placed: set[Any] = set()
+    for start in parents:
+        stack, seen = [start], set()
+        while stack:
+            node = stack[-1]
+            if node in placed:
+                stack.pop()
+                continue
+            waiting = [p for p in parents.get(node, []) if p not in placed and p in parents]
+            if not waiting:
+                placed.add(node)
+                order.append(node)
+                stack.pop()
+                continue
+            if node in seen:
+                raise CopyError(f"rows refer to each other in a cycle (through {node!r})")
+            seen.add(node)
+            stack.extend(waiting)
+    return order
 
 
 def _source_order(table: _Table) -> str:
