@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -211,3 +212,82 @@ def test_copy_needs_an_installation_and_a_postgresql_url(
     assert "no Credence data" in capsys.readouterr().err
     assert main(["db", "copy", "--to", "sqlite:///x", "--data", str(tmp_path)]) == 2
     assert "--to must be a postgresql://" in capsys.readouterr().err
+
+
+def test_pg_dump_and_pg_restore_into_a_new_database_keep_the_chain(
+    tmp_path: Path,
+    pg_url: str,
+    postgres: Any,
+    fake_push: Any,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The README's backup: pg_dump, pg_restore into an empty database, `credence audit verify`."""
+    settings, _, _ = _installation(tmp_path, fake_push)
+    assert main(["db", "copy", "--to", pg_url, "--data", str(settings.data_dir)]) == 0
+    dump = tmp_path / "credence.dump"
+    tool = postgres.bindir
+    done = subprocess.run(
+        [str(tool / "pg_dump"), "--format=custom", f"--file={dump}", pg_url],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    with postgres.database("restored") as restored:
+        done = subprocess.run(
+            [str(tool / "pg_restore"), "--no-owner", f"--dbname={restored}", str(dump)],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        capsys.readouterr()
+        assert main(["audit", "verify", "--database-url", restored]) == 0
+        assert '"ok": true' in capsys.readouterr().out
+        for table, columns in _tables(settings.database_path).items():
+            assert _pg_rows(restored, table, columns) == _pg_rows(pg_url, table, columns), table
+
+
+def _tampered(tmp_path: Path, sql: str, params: tuple[Any, ...] = ()) -> Path:
+    data = tmp_path / "data"
+    assert main(["migrate", "--data", str(data)]) == 0
+    db = sqlite3.connect(data / "credence.sqlite3")
+    try:
+        db.executescript("DROP TRIGGER IF EXISTS audit_no_update;")
+        db.execute(sql, params)
+        db.commit()
+    finally:
+        db.close()
+    return data
+
+
+def test_a_broken_source_chain_is_refused_before_the_target_is_touched(
+    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _tampered(
+        tmp_path,
+        "INSERT INTO audit(seq, belief_id, agent_id, action, actor, at, before_status,"
+        " after_status, before_hash, after_hash, version, detail, prev_hash, row_hash)"
+        " VALUES (1, 'b', 'a', 'proposed', 'x', 't', NULL, 'pending', NULL, 'h', 1, '', ?, ?)",
+        ("0" * 64, "f" * 64),
+    )
+    capsys.readouterr()
+    assert main(["db", "copy", "--to", pg_url, "--data", str(data)]) == 2
+    assert "audit chain is broken at seq 1" in capsys.readouterr().err
+    with psycopg.connect(pg_url) as conn:
+        assert conn.execute("SELECT to_regclass('schema_migrations')").fetchone() == (None,)
+
+
+def test_a_row_postgresql_refuses_rolls_the_whole_copy_back(
+    tmp_path: Path, pg_url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _tampered(
+        tmp_path,
+        "INSERT INTO agents(id, name, created_at, updated_at) VALUES ('nul', ?, 't', 't')",
+        ("bad\x00name",),
+    )
+    capsys.readouterr()
+    assert main(["db", "copy", "--to", pg_url, "--data", str(data)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: copying agents:") and len(err.strip().splitlines()) == 1
+    with psycopg.connect(pg_url) as conn:
+        for table in ("agents", "installation_secrets", "audit", "belief_change_log"):
+            assert conn.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,), table

@@ -457,18 +457,24 @@ async def _verify(
     """Compare every table's count and row digest, then verify the audit chain on the target."""
     for table in tables:
         cols = ", ".join(f'"{c}"' for c in table.columns)
-        mine = _digest(source.execute(f'SELECT {cols} FROM "{table.name}"'))
+        mine = Digest()
+        for row in source.execute(f'SELECT {cols} FROM "{table.name}"'):
+            mine.add(row)
         query = sql.SQL("SELECT {} FROM {}").format(
             sql.SQL(", ").join(sql.Identifier(c) for c in table.columns),
             sql.Identifier(table.name),
         )
-        async with target.cursor() as cursor:
+        theirs = Digest()
+        # A server-side cursor, so a table of embeddings is not held in memory whole.
+        async with target.cursor(name=f"verify_{table.name}") as cursor:
+            cursor.itersize = 2000
             await cursor.execute(query)
-            theirs = _digest(await cursor.fetchall())
+            async for row in cursor:
+                theirs.add(row)
         if mine != theirs:
             raise CopyError(
-                f"{table.name} differs after the copy ({mine[0]} rows in SQLite,"
-                f" {theirs[0]} in PostgreSQL, or a value changed); nothing was copied"
+                f"{table.name} differs after the copy ({mine.rows} rows in SQLite,"
+                f" {theirs.rows} in PostgreSQL, or a value changed); nothing was copied"
             )
     async with target.cursor(row_factory=dict_row) as cursor:
         await cursor.execute(f"SELECT {AUDIT_COLUMNS} FROM audit ORDER BY seq")
@@ -484,14 +490,19 @@ async def _verify(
     report.audit_rows, report.audit_head = count, head
 
 
-def _digest(rows: Iterable[Sequence[Any]]) -> tuple[int, int]:
-    """(row count, order-independent sum of each row's SHA-256) over typed values."""
-    count, total = 0, 0
-    for row in rows:
+@dataclass
+class Digest:
+    """Row count and an order-independent sum of each row's SHA-256 over its typed values."""
+
+    rows: int = 0
+    total: int = 0
+
+    def add(self, row: Sequence[Any]) -> None:
+        """Count one row in."""
         values = tuple(bytes(v) if isinstance(v, memoryview) else v for v in row)
-        total += int.from_bytes(hashlib.sha256(repr(values).encode("utf-8")).digest(), "big")
-        count += 1
-    return count, total % (1 << 256)
+        digest = hashlib.sha256(repr(values).encode("utf-8")).digest()
+        self.total = (self.total + int.from_bytes(digest, "big")) % (1 << 256)
+        self.rows += 1
 
 
 def _first_line(exc: BaseException) -> str:
