@@ -81,6 +81,12 @@ async def copy_to_postgres(
         async with connection as target:
             await _refuse_rows(target, await _existing(target, columns))
             await pg_migrate.migrate(target)
+            found = await pg_migrate.status(target)
+            if found.unknown:
+                raise CopyError(
+                    f"the target has migrations this Credence does not know ({found.unknown}):"
+                    " copy with the Credence version that migrated it"
+                )
             async with target.transaction():
                 tables = await _plan(target, columns)
                 await _copy_all(source, target, tables, batch, report)
@@ -277,7 +283,11 @@ async def _copy_all(
     await target.execute(
         sql.SQL("LOCK TABLE {} IN EXCLUSIVE MODE").format(sql.SQL(", ").join(names))
     )
-    await _refuse_rows(target, [table.name for table in tables])
+    everything = await target.execute(
+        "SELECT relname FROM pg_class WHERE relkind IN ('r', 'p')"
+        " AND relnamespace = current_schema()::regnamespace AND relname <> 'schema_migrations'"
+    )
+    await _refuse_rows(target, sorted(row[0] for row in await everything.fetchall()))
     triggers = await _side_effect_triggers(target, [table.name for table in tables])
     await _set_triggers(target, triggers, enable=False)
     seeded = seeded_tables()
