@@ -47,6 +47,26 @@ def _installation(tmp_path: Path, fake_push: Any) -> tuple[Settings, str, list[d
             new = admin.get(f"/api/v1/beliefs/{result['belief_id']}").json()
             retired = decide(admin, new, "keep", {"retire": [old["id"]]})
             assert retired.status_code == 200, retired.text
+            # A supersede proposal kept with retire: the two rows refer to each other.
+            first = decide(admin, pending_belief(admin, text="Deploy with Ansible"), "keep").json()
+            (result,) = propose(
+                admin,
+                "coder",
+                {
+                    "op": "supersede",
+                    "target_belief_id": first["id"],
+                    "belief": "Deploy with Nix",
+                    "confidence": 0.9,
+                },
+            )
+            successor = admin.get(f"/api/v1/beliefs/{result['belief_id']}").json()
+            assert successor["target_belief_id"] == first["id"]
+            kept = decide(admin, successor, "keep", {"retire": [first["id"]]})
+            assert kept.status_code == 200, kept.text
+            assert (
+                admin.get(f"/api/v1/beliefs/{first['id']}").json()["superseded_by"]
+                == (successor["id"])
+            )
             forgotten = pending_belief(admin, "writer", text="Tabs\tand\nnewlines \\ end")
             assert decide(admin, forgotten, "forget", {"reason": "no"}).status_code == 200
             edited = pending_belief(admin, text="Ship on Fridays")
