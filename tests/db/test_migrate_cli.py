@@ -77,3 +77,13 @@ def test_a_bad_or_unreachable_url_is_one_line_and_no_traceback(url: str) -> None
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
     assert "hunter2" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_file_that_is_not_a_database_is_one_line_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "credence.sqlite3").write_bytes(b"not a database at all, just bytes" * 100)
+    for argv in (["migrate", "--check"], ["migrate"]):
+        assert main([*argv, "--data", str(tmp_path)]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err == f"error: {tmp_path / 'credence.sqlite3'}: file is not a database"

@@ -82,6 +82,13 @@ async def _pg_migrate(url: str, check: bool) -> int:
 
 
 def _sqlite_migrate(settings: Settings, check: bool) -> int:
+    try:
+        return _sqlite_migrate_file(settings, check)
+    except sqlite3.Error as exc:
+        raise sqlite3.Error(f"{settings.database_path}: {_first_line(exc)}") from None
+
+
+def _sqlite_migrate_file(settings: Settings, check: bool) -> int:
     from credence.db.store import migrations
 
     path = settings.database_path
