@@ -306,13 +306,13 @@ async def _side_effect_triggers(
     target: psycopg.AsyncConnection[Any], tables: list[str]
 ) -> list[tuple[str, str]]:
     """The AFTER triggers on ``tables``: what they derive (the belief change log, counters,
-    notifications) the copy carries from the source itself. BEFORE ROW triggers stay on: they
-    check each row (the learnability gate) and the audit chain trigger recomputes every link.
+    notifications) the copy carries from the source itself. BEFORE triggers stay on: they check
+    each row (the learnability gate, append-only audit) and `audit_chain` recomputes every link.
     """
     cursor = await target.execute(
         "SELECT c.relname, t.tgname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid"
         " WHERE NOT t.tgisinternal AND c.relname = ANY(%s) AND t.tgenabled <> 'D'"
-        " AND c.relnamespace = current_schema()::regnamespace AND (t.tgtype & 3) <> 3"
+        " AND c.relnamespace = current_schema()::regnamespace AND (t.tgtype & 2) = 0"
         " ORDER BY 1, 2",
         (tables,),
     )
