@@ -439,3 +439,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+from credence.cli import db as _db  # noqa: E402, F401  (registers `migrate` and `db`)
