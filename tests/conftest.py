@@ -30,7 +30,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """
     if "engine" not in metafunc.fixturenames:
         return
-    if any(mark.name == "parametrize" and "engine" in mark.args[0] for mark in metafunc.definition.iter_markers()):
+    marks = metafunc.definition.iter_markers("parametrize")
+    if any("engine" in mark.args[0] for mark in marks):
         return
     suite = Path(str(metafunc.definition.path)).relative_to(Path(__file__).parent).parts[0]
     wanted = os.environ.get("CREDENCE_TEST_ENGINES", ",".join(ENGINES)).split(",")
