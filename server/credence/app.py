@@ -55,10 +55,10 @@ from credence.logs import FORMAT, SafeFormatter
 from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.context import context_component
 from credence.memory.episodes import EpisodeService
+from credence.notify.component import push_component
 from credence.notify.endpoints import Resolver, policy_from, push_client
 from credence.notify.tokens import SECRET_FILENAME
 from credence.notify.vapid import VAPID_KEY_FILENAME
-from credence.notify.worker import push_component
 from credence.openapi_doc import openapi_dict
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
 from credence.reflection.cron import CronRejected
