@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
+from credence.db import make_store
 from credence.ids import new_id
 
 
@@ -72,3 +74,31 @@ async def insert_subscription(
         (subscription_id, key_id, endpoint, p256dh, auth, now, now),
     )
     return subscription_id
+
+
+def fetch(settings: Any, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Rows of one query against the store of ``settings`` (either engine), from sync code."""
+
+    async def work() -> list[tuple[Any, ...]]:
+        store = make_store(settings.database_url, settings.database_path)
+        await store.open()
+        try:
+            return [tuple(row) for row in await store.fetchall(sql, params)]
+        finally:
+            await store.close()
+
+    return asyncio.run(work())
+
+
+def installation_secret(settings: Any, name: str) -> bytes:
+    """The installation secret ``name`` the server of ``settings`` uses (from its database)."""
+
+    async def work() -> bytes:
+        store = make_store(settings.database_url, settings.database_path)
+        await store.open()
+        try:
+            return store.secret(name)
+        finally:
+            await store.close()
+
+    return asyncio.run(work())
