@@ -102,3 +102,12 @@ def installation_secret(settings: Any, name: str) -> bytes:
             await store.close()
 
     return asyncio.run(work())
+
+
+def vapid_public_key(settings: Any) -> str:
+    """The VAPID public key the server of ``settings`` presents (its key is in its database)."""
+    from credence.notify.runtime import VAPID_SECRET
+    from credence.notify.vapid import keys_from_pem
+
+    pem = installation_secret(settings, VAPID_SECRET)
+    return keys_from_pem(pem, "database", "the server's VAPID key").public_key_b64url
