@@ -23,7 +23,7 @@ from credence.db.store import Store
 from credence.ids import new_id
 from credence.notify.endpoints import EndpointPolicy, push_client
 from credence.notify.payload import build_payload, topic_for
-from credence.notify.vapid import VapidKeys, load_or_create, vapid_headers
+from credence.notify.vapid import VapidKeys, generate, vapid_headers
 from credence.notify.webpush import (
     Outcome,
     Subscription,
@@ -231,8 +231,7 @@ def _entry(name: str, unit: str, values: list[float], target: float, better: str
 
 def measure() -> list[dict]:
     """Run the push benchmarks and return their figures."""
-    with tempfile.TemporaryDirectory() as data_dir:
-        keys = load_or_create(Path(data_dir), None)
+    keys = generate()
     context = multiprocessing.get_context("spawn")
     ours, theirs = context.Pipe()
     child = context.Process(target=_serve_fake, args=(theirs, keys.public_key_b64url))

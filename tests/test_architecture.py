@@ -39,7 +39,8 @@ KERNEL = (
 # Components are started with the Services container and annotate it; only for type checking.
 TYPE_ONLY_SERVICES = {
     "credence.memory.context",
-    "credence.notify.worker",
+    "credence.notify.component",
+    "credence.notify.runtime",
     "credence.reflection.engine",
     "credence.reflection.steps",
 }

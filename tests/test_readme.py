@@ -106,7 +106,5 @@ def test_the_shell_snippets_run_against_a_live_demo(tmp_path: Path) -> None:
     assert '"name": "get_memory_context"' in out
     assert '"ok": true' in out
     assert (work / "backup" / "credence.sqlite3").stat().st_size > 0
-    assert (work / "backup" / "vapid_private.pem").is_file()
-    assert (work / "backup" / "push_token_secret").is_file()
     assert not (work / "data").exists()
     assert revoked.status_code == 401

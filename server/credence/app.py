@@ -52,10 +52,10 @@ from credence.errors import DomainError
 from credence.files import warn_if_exposed
 from credence.logs import FORMAT, SafeFormatter
 from credence.memory.context import context_component
+from credence.notify.component import push_component
 from credence.notify.endpoints import Resolver, policy_from
 from credence.notify.tokens import SECRET_FILENAME
 from credence.notify.vapid import VAPID_KEY_FILENAME
-from credence.notify.worker import push_component
 from credence.openapi_doc import openapi_dict
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
 from credence.reflection.cron import CronRejected

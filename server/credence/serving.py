@@ -98,7 +98,7 @@ def check_startup(settings: Settings) -> None:
     a traceback from inside the server's start-up.
     """
     from credence.notify.channels import mask_channel_url
-    from credence.notify.worker import load_runtime
+    from credence.notify.runtime import check_settings
 
     check_data_dir(settings.data_dir)
     if settings.pwa_dir is not None and not settings.pwa_dir.is_dir():
@@ -114,5 +114,5 @@ def check_startup(settings: Settings) -> None:
                 raise SettingsError(f"CREDENCE_APPRISE_URLS entry {position}: {exc}") from None
     finally:
         apprise_log.disabled = quiet
-    # Last, as it may generate the VAPID key pair: the subject and key, and the token secret.
-    load_runtime(settings)
+    # The subject and any supplied key; the key pair itself is made in the database at start-up.
+    check_settings(settings)

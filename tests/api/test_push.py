@@ -16,11 +16,11 @@ from credence.app import create_app
 from credence.cli import main as credence_main
 from credence.clock import system_clock
 from credence.notify import tokens
-from credence.notify.vapid import load_or_create
 from credence.settings import Settings, SettingsError
 from tests.helpers import decide, make_agent, pending_belief, post_episode, propose
-from tests.livesrv import LiveServer, cli_key, running
+from tests.livesrv import LiveServer, cli_key, running, store_flags
 from tests.notify.fakehook import Webhook
+from tests.notify.rows import installation_secret, vapid_public_key
 
 pytestmark = pytest.mark.loopback_push
 
@@ -35,7 +35,7 @@ def reviewer(server: LiveServer, admin: httpx.Client) -> Iterator[httpx.Client]:
 
 
 def _token(server: LiveServer, belief_id: str, key_id: str, version: int = 1, **delta) -> str:
-    secret = tokens.load_or_create_secret(server.settings.data_dir)
+    secret = installation_secret(server.settings, tokens.SECRET_NAME)
     expires = system_clock() + timedelta(**(delta or {"hours": 1}))
     return tokens.issue(
         secret, belief_id=belief_id, version=version, key_id=key_id, expires_at=expires
@@ -65,12 +65,11 @@ def test_agent_keys_are_refused_everywhere_and_no_key_is_401(server, admin) -> N
             assert anonymous.request(method, path, json=body).status_code == 401, (method, path)
 
 
-def test_vapid_public_key_is_the_data_dir_key(server, reviewer) -> None:
+def test_vapid_public_key_is_the_installations_key_kept_in_the_database(server, reviewer) -> None:
     response = reviewer.get("/api/v1/push/vapid-public-key")
     assert response.status_code == 200
-    keys = load_or_create(server.settings.data_dir, None)
-    assert response.json() == {"public_key": keys.public_key_b64url}
-    assert (server.settings.data_dir / "vapid_private.pem").exists()
+    assert response.json() == {"public_key": vapid_public_key(server.settings)}
+    assert not (server.settings.data_dir / "vapid_private.pem").exists()
 
 
 def test_subscribe_upserts_by_endpoint_and_lists_only_the_callers_own(
@@ -261,7 +260,7 @@ def test_a_reviewer_who_no_longer_sees_the_agent_gets_404(server, admin) -> None
 
 
 def test_test_push_reaches_the_callers_devices_and_channels(server, admin, fake_push) -> None:
-    fake_push.expected_server_key = load_or_create(server.settings.data_dir, None).public_key_b64url
+    fake_push.expected_server_key = vapid_public_key(server.settings)
     with Webhook() as hook:
         channel = admin.post("/api/v1/push/channels", json={"url": hook.url, "label": "ops"})
         assert channel.status_code == 201, channel.text
@@ -336,13 +335,13 @@ async def test_a_bad_vapid_subject_stops_start_up_naming_the_setting(
 
 def test_cli_push_test_sends_to_every_device(server, admin, fake_push, monkeypatch) -> None:
     monkeypatch.setenv("CREDENCE_PUSH_ALLOWED_HOSTS", "127.0.0.1")
-    fake_push.expected_server_key = load_or_create(server.settings.data_dir, None).public_key_b64url
+    fake_push.expected_server_key = vapid_public_key(server.settings)
     sub = admin.post(SUBS, json=fake_push.subscription("desk")).json()
     out, codes = io.StringIO(), []
 
     def run() -> None:
         with contextlib.redirect_stdout(out):
-            codes.append(credence_main(["push", "test", "--data", str(server.settings.data_dir)]))
+            codes.append(credence_main(["push", "test", *store_flags(server.settings)]))
 
     worker = threading.Thread(target=run)
     worker.start()

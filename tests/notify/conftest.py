@@ -8,8 +8,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from credence.db import make_store
+from credence.db.engine import Database
 from credence.notify.endpoints import EndpointPolicy, push_client
-from credence.notify.vapid import VapidKeys, load_or_create
+from credence.notify.vapid import VapidKeys, generate
 from tests.notify.fakepush import LOOPBACK, FakePushService
 
 SUBJECT = "mailto:reviewer@credence-push.org"
@@ -22,9 +24,21 @@ def subject() -> str:
 
 
 @pytest.fixture
-def vapid_keys(tmp_path: Path) -> VapidKeys:
-    """A freshly generated VAPID key pair in a throwaway data dir."""
-    return load_or_create(tmp_path / "data", None)
+def vapid_keys() -> VapidKeys:
+    """A freshly generated VAPID key pair."""
+    return generate()
+
+
+@pytest.fixture
+async def store(tmp_path: Path, database_url: str | None) -> AsyncIterator[Database]:
+    """An open store of the test's engine (SQLite file in ``tmp_path/data``, or PostgreSQL)."""
+    (tmp_path / "data").mkdir(exist_ok=True)
+    opened = make_store(database_url, tmp_path / "data" / "credence.sqlite3")
+    await opened.open()
+    try:
+        yield opened
+    finally:
+        await opened.close()
 
 
 @pytest.fixture

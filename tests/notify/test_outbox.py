@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from credence.auth import insert_key
 from credence.clock import fixed_clock, parse_rfc3339, rfc3339
-from credence.db.store import Store
+from credence.db.engine import Database
 from credence.embed import make_embedder
 from credence.ids import new_id
 from credence.memory.beliefs import BeliefHooks, BeliefService
@@ -26,6 +24,7 @@ from credence.notify.outbox import (
     sync_env_channels,
 )
 from credence.notify.payload import UNTRUSTED_BODY, topic_for
+from tests.notify.rows import insert_agent, insert_key
 
 NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 BASE_URL = "https://credence.reviewers-example.org"
@@ -33,30 +32,22 @@ TTL = 7 * 24 * 3600
 
 
 class World:
-    def __init__(self, store: Store, beliefs: BeliefService, episodes: EpisodeService, secret):
+    def __init__(self, store: Database, beliefs: BeliefService, episodes: EpisodeService, secret):
         self.store = store
         self.beliefs = beliefs
         self.episodes = episodes
         self.secret = secret
 
     async def key(self, scope: str, agents: list[str] | None = None, revoked: bool = False) -> str:
-        async def work(conn):
-            _, row = await insert_key(
-                conn, scope=scope, agents=agents, label="", clock=fixed_clock(NOW)
-            )
-            if revoked:
-                await conn.execute(
-                    "UPDATE api_keys SET revoked_at = 'x' WHERE id = ?", (row["id"],)
-                )
-            return row["id"]
-
-        return await self.store.write(work)
+        return await self.store.write(
+            lambda conn: insert_key(conn, scope, agents, rfc3339(NOW), revoked=revoked)
+        )
 
     async def subscribe(self, key_id: str) -> str:
         subscription_id = new_id("sub")
 
         async def work(conn):
-            await conn.execute(
+            await conn.run(
                 "INSERT INTO push_subscriptions(id, key_id, endpoint, p256dh, auth, created_at,"
                 " last_seen_at) VALUES (?, ?, ?, 'p', 'a', ?, ?)",
                 (
@@ -75,7 +66,7 @@ class World:
         channel_id = new_id("chn")
 
         async def work(conn):
-            await conn.execute(
+            await conn.run(
                 "INSERT INTO push_channels(id, source, url, url_hash, masked_url, agents,"
                 " created_at) VALUES (?, 'admin', 'json://127.0.0.1:9/x', ?, 'json://…', ?, ?)",
                 (channel_id, channel_id, json.dumps(agents) if agents else None, rfc3339(NOW)),
@@ -98,34 +89,26 @@ class World:
 
 
 @pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    store = Store(tmp_path / "outbox.sqlite3")
-    await store.open()
+async def world(store: Database) -> AsyncIterator[World]:
     clock = fixed_clock(NOW)
     embedder = make_embedder(None, None, None)
     hooks = BeliefHooks()
-    secret = tokens.load_or_create_secret(tmp_path)
+    secret = store.secret(tokens.SECRET_NAME)
     hooks.in_txn_pending.append(
         pending_hook(OutboxConfig(secret=secret, ttl_seconds=TTL, base_url=BASE_URL, clock=clock))
     )
 
     async def agents(conn):
         for agent_id, name in (("coder", "Coder"), ("writer", "Writer")):
-            await conn.execute(
-                "INSERT INTO agents(id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                (agent_id, name, rfc3339(NOW), rfc3339(NOW)),
-            )
+            await insert_agent(conn, agent_id, name, rfc3339(NOW))
 
     await store.write(agents)
-    try:
-        yield World(
-            store,
-            BeliefService(store, embedder, clock, hooks),
-            EpisodeService(store, embedder, clock),
-            secret,
-        )
-    finally:
-        await store.close()
+    yield World(
+        store,
+        BeliefService(store, embedder, clock, hooks),
+        EpisodeService(store, embedder, clock),
+        secret,
+    )
 
 
 async def test_every_reviewer_who_can_see_the_agent_gets_one_row_per_device(world: World):

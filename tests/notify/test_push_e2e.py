@@ -6,12 +6,10 @@ VAPID JWT against the server's public key and decrypts the body with the test's 
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -29,6 +27,7 @@ from credence.settings import Settings
 from tests.livesrv import LiveServer, cli_key, running
 from tests.notify.fakepush import FakePushService, Reply
 from tests.notify.pushserver import ALLOWED, components
+from tests.notify.rows import fetch, installation_secret
 
 ROOT = Path(__file__).resolve().parents[2]
 SUBS = "/api/v1/push/subscriptions"
@@ -110,7 +109,7 @@ def _propose(client: httpx.Client, *texts: str, **fields) -> list[str]:
 
 
 def _check_belief_pushes(server, fake, names, ids, key_ids, texts, finished_at) -> None:
-    secret = tokens.load_or_create_secret(server.settings.data_dir)
+    secret = installation_secret(server.settings, tokens.SECRET_NAME)
     ttl = server.settings.push_ttl_s
     for name in names:
         deliveries = _received(fake, len(ids), name)
@@ -309,9 +308,8 @@ def _free_port() -> int:
 
 
 def _leases(settings: Settings) -> list[tuple[str, bool]]:
-    with contextlib.closing(sqlite3.connect(settings.database_path, timeout=10)) as conn:
-        rows = conn.execute("SELECT state, lease_owner IS NOT NULL FROM push_outbox")
-        return sorted((state, bool(leased)) for state, leased in rows)
+    rows = fetch(settings, "SELECT state, lease_owner FROM push_outbox")
+    return sorted((state, leased is not None) for state, leased in rows)
 
 
 def test_a_sigkill_mid_delivery_neither_loses_nor_duplicates(settings, fake):
@@ -352,14 +350,18 @@ def test_a_sigkill_mid_delivery_neither_loses_nor_duplicates(settings, fake):
             process.wait(timeout=10)
     assert _leases(settings) == [("queued", True), ("sent", False), ("sent", False)]
 
-    restarted = Settings(data_dir=settings.data_dir, scheduler=False, push_allowed_hosts=ALLOWED)
+    restarted = Settings(
+        data_dir=settings.data_dir,
+        database_url=settings.database_url,
+        scheduler=False,
+        push_allowed_hosts=ALLOWED,
+    )
     with running(restarted, components=components(2.0)):
         deliveries = _received(fake, 3, "phone", timeout=15)
         time.sleep(0.5)
     delivered = [d.payload["belief_id"] for d in fake.received("phone")]
     assert len(deliveries) == 3 and sorted(delivered) == sorted(ids)
-    with contextlib.closing(sqlite3.connect(settings.database_path)) as conn:
-        rows = conn.execute("SELECT state, attempts FROM push_outbox ORDER BY attempts").fetchall()
+    rows = fetch(settings, "SELECT state, attempts FROM push_outbox ORDER BY attempts")
     assert rows == [("sent", 1), ("sent", 1), ("sent", 2)]
 
 
@@ -381,7 +383,7 @@ def test_tokens_in_delivered_payloads_expire_with_the_ttl(tmp_path, fake):
         [delivery] = _received(fake, 1, "phone")
         assert 118 <= int(delivery.headers["ttl"]) <= 120
         assert delivery.payload["ttl_seconds"] == 120
-        secret = tokens.load_or_create_secret(settings.data_dir)
+        secret = installation_secret(settings, tokens.SECRET_NAME)
         token = delivery.payload["token"]
         tokens.verify(secret, token, system_clock() + timedelta(seconds=100))
         with pytest.raises(tokens.TokenError, match="expired"):

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import stat
+import secrets
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from credence.db import make_store
 from credence.notify import tokens
 
 BELIEF = "b_01jq3z7k9m2n4p6r8s0t1v3w5x"
@@ -17,8 +17,8 @@ NOW = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
 
 
 @pytest.fixture
-def secret(tmp_path: Path) -> bytes:
-    return tokens.load_or_create_secret(tmp_path)
+def secret() -> bytes:
+    return secrets.token_bytes(32)
 
 
 def _issue(secret: bytes, **overrides) -> str:
@@ -72,8 +72,8 @@ def test_changing_any_signed_field_breaks_the_mac(secret: bytes, field: int, rep
         tokens.verify(secret, ".".join(parts), NOW)
 
 
-def test_another_secret_does_not_verify(secret: bytes, tmp_path: Path):
-    other = tokens.load_or_create_secret(tmp_path / "other")
+def test_another_secret_does_not_verify(secret: bytes):
+    other = secrets.token_bytes(32)
     assert other != secret
     with pytest.raises(tokens.TokenError, match="not valid"):
         tokens.verify(other, _issue(secret), NOW)
@@ -95,20 +95,39 @@ def test_a_flipped_mac_character_is_refused(secret: bytes):
         tokens.verify(secret, flipped, NOW)
 
 
-def test_the_secret_is_generated_once_private_and_reused(tmp_path: Path):
-    first = tokens.load_or_create_secret(tmp_path / "data")
-    path = tmp_path / "data" / tokens.SECRET_FILENAME
-    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600
-    assert len(first) == tokens.SECRET_BYTES
-    assert tokens.load_or_create_secret(tmp_path / "data") == first
+async def test_the_secret_is_made_once_in_the_database_and_reused(
+    tmp_path: Path, database_url: str | None
+):
+    data = tmp_path / "data"
+    first_store = make_store(database_url, data / "credence.sqlite3")
+    await first_store.open()
+    first = first_store.secret(tokens.SECRET_NAME)
+    await first_store.close()
+    again = make_store(database_url, data / "credence.sqlite3")
+    await again.open()
+    try:
+        assert again.secret(tokens.SECRET_NAME) == first and len(first) == 32
+    finally:
+        await again.close()
+    assert not (data / tokens.SECRET_FILENAME).exists()
+    token = _issue(first)
+    assert tokens.verify(first, token, NOW).key_id == KEY
 
 
-def test_a_damaged_secret_file_is_refused_not_replaced(tmp_path: Path):
-    path = tmp_path / tokens.SECRET_FILENAME
-    path.write_bytes(b"short")
-    with pytest.raises(ValueError, match="32 bytes"):
-        tokens.load_or_create_secret(tmp_path)
-    assert path.read_bytes() == b"short"
+async def test_an_older_installs_secret_file_is_adopted_so_its_buttons_keep_working(
+    tmp_path: Path,
+):
+    data = tmp_path / "data"
+    data.mkdir()
+    legacy = secrets.token_bytes(32)
+    (data / tokens.SECRET_FILENAME).write_bytes(legacy)
+    token = _issue(legacy)
+    store = make_store(None, data / "credence.sqlite3")
+    await store.open()
+    try:
+        assert tokens.verify(store.secret(tokens.SECRET_NAME), token, NOW).belief_id == BELIEF
+    finally:
+        await store.close()
 
 
 def test_ids_that_do_not_fit_the_grammar_cannot_be_issued(secret: bytes):

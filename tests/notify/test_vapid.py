@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 import json
 import logging
-import stat
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,11 +14,14 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from py_vapid import Vapid02
 from py_vapid.jwt import decode as decode_jwt
 
+from credence.db.engine import Database
+from credence.notify.runtime import load_vapid_keys
 from credence.notify.vapid import (
     VAPID_KEY_FILENAME,
     audience_for,
-    load_or_create,
+    generate,
     parse_private_key,
+    supplied_keys,
     validate_subject,
     vapid_headers,
 )
@@ -39,19 +41,26 @@ def _public_b64(key: ec.EllipticCurvePrivateKey) -> str:
     return base64.urlsafe_b64encode(point).rstrip(b"=").decode()
 
 
-def test_first_start_generates_a_private_key_file_readable_only_by_the_owner(tmp_path: Path):
-    keys = load_or_create(tmp_path / "data", None)
-    key_file = tmp_path / "data" / VAPID_KEY_FILENAME
+def _pem(key: ec.EllipticCurvePrivateKey, private_format=serialization.PrivateFormat.PKCS8) -> str:
+    return key.private_bytes(
+        serialization.Encoding.PEM, private_format, serialization.NoEncryption()
+    ).decode()
+
+
+async def test_first_start_generates_a_key_in_the_database_and_writes_no_file(
+    store: Database, tmp_path: Path
+):
+    data = tmp_path / "data"
+    keys = await load_vapid_keys(store, data, None)
     assert keys.source == "generated"
-    assert keys.path == key_file
-    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
-    on_disk = serialization.load_pem_private_key(key_file.read_bytes(), password=None)
-    assert _public_b64(on_disk) == keys.public_key_b64url
-    assert [p.name for p in key_file.parent.iterdir()] == [VAPID_KEY_FILENAME]
+    assert not (data / VAPID_KEY_FILENAME).exists()
+    again = await load_vapid_keys(store, data, None)
+    assert again.source == "database"
+    assert again.public_key_b64url == keys.public_key_b64url
 
 
-def test_public_key_is_the_unpadded_base64url_uncompressed_point(tmp_path: Path):
-    keys = load_or_create(tmp_path, None)
+def test_public_key_is_the_unpadded_base64url_uncompressed_point():
+    keys = generate()
     assert "=" not in keys.public_key_b64url
     assert set(keys.public_key_b64url) <= set(
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
@@ -62,104 +71,97 @@ def test_public_key_is_the_unpadded_base64url_uncompressed_point(tmp_path: Path)
     assert public.public_numbers() == keys.private_key.public_key().public_numbers()
 
 
-def test_restart_loads_the_same_key_and_never_rewrites_the_file(tmp_path: Path):
-    first = load_or_create(tmp_path, None)
-    key_file = tmp_path / VAPID_KEY_FILENAME
-    before = (key_file.read_bytes(), key_file.stat().st_mtime_ns, key_file.stat().st_ino)
-    second = load_or_create(tmp_path, None)
-    assert second.source == "file"
-    assert second.public_key_b64url == first.public_key_b64url
-    assert (key_file.read_bytes(), key_file.stat().st_mtime_ns, key_file.stat().st_ino) == before
+async def test_an_older_installs_key_file_is_adopted_once_and_left_untouched(
+    store: Database, tmp_path: Path
+):
+    data = tmp_path / "data"
+    source = ec.generate_private_key(ec.SECP256R1())
+    key_file = data / VAPID_KEY_FILENAME
+    key_file.write_text(_pem(source))
+    before = (key_file.read_bytes(), key_file.stat().st_mtime_ns)
+    keys = await load_vapid_keys(store, data, None)
+    assert keys.source == "file" and keys.public_key_b64url == _public_b64(source)
+    key_file.unlink()  # adopted: the database has it now
+    again = await load_vapid_keys(store, data, None)
+    assert again.public_key_b64url == _public_b64(source)
+    assert before[0] == _pem(source).encode()
 
 
-def test_an_unreadable_key_file_is_refused_and_left_untouched(tmp_path: Path):
-    key_file = tmp_path / VAPID_KEY_FILENAME
+async def test_an_unreadable_key_file_is_refused_and_left_untouched(
+    store: Database, tmp_path: Path
+):
+    key_file = tmp_path / "data" / VAPID_KEY_FILENAME
     key_file.write_text("not a key\n")
-    with pytest.raises(ValueError, match="refusing to overwrite"):
-        load_or_create(tmp_path, None)
+    with pytest.raises(ValueError, match="refusing to replace"):
+        await load_vapid_keys(store, tmp_path / "data", None)
     assert key_file.read_text() == "not a key\n"
 
 
-def test_a_key_file_on_another_curve_is_refused(tmp_path: Path):
+async def test_a_key_file_on_another_curve_is_refused(store: Database, tmp_path: Path):
     other = ec.generate_private_key(ec.SECP384R1())
-    (tmp_path / VAPID_KEY_FILENAME).write_bytes(
-        other.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
+    (tmp_path / "data" / VAPID_KEY_FILENAME).write_text(_pem(other))
     with pytest.raises(ValueError, match="P-256"):
-        load_or_create(tmp_path, None)
+        await load_vapid_keys(store, tmp_path / "data", None)
 
 
 @pytest.mark.parametrize("key_format", ["pkcs8", "sec1"])
-def test_a_supplied_pem_key_is_used_and_no_file_is_written(tmp_path: Path, key_format: str):
+async def test_a_supplied_pem_key_is_used_and_nothing_is_stored(
+    store: Database, tmp_path: Path, key_format: str
+):
     source = ec.generate_private_key(ec.SECP256R1())
     private_format = {
         "pkcs8": serialization.PrivateFormat.PKCS8,
         "sec1": serialization.PrivateFormat.TraditionalOpenSSL,
     }[key_format]
-    pem = source.private_bytes(
-        serialization.Encoding.PEM, private_format, serialization.NoEncryption()
-    ).decode()
-    keys = load_or_create(tmp_path, pem)
+    keys = await load_vapid_keys(store, tmp_path / "data", _pem(source, private_format))
     assert keys.source == "setting"
     assert keys.public_key_b64url == _public_b64(source)
-    assert not (tmp_path / VAPID_KEY_FILENAME).exists()
+    assert not (tmp_path / "data" / VAPID_KEY_FILENAME).exists()
+    assert (await load_vapid_keys(store, tmp_path / "data", None)).source == "generated"
 
 
-def test_a_supplied_pem_with_escaped_newlines_is_accepted(tmp_path: Path):
+def test_a_supplied_pem_with_escaped_newlines_is_accepted():
     source = ec.generate_private_key(ec.SECP256R1())
-    pem = source.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    keys = load_or_create(tmp_path, pem.strip().replace("\n", "\\n"))
-    assert keys.public_key_b64url == _public_b64(source)
+    keys = supplied_keys(_pem(source).strip().replace("\n", "\\n"))
+    assert keys is not None and keys.public_key_b64url == _public_b64(source)
 
 
-def test_a_supplied_raw_base64url_scalar_is_accepted(tmp_path: Path):
+def test_a_supplied_raw_base64url_scalar_is_accepted():
     source = ec.generate_private_key(ec.SECP256R1())
     raw = source.private_numbers().private_value.to_bytes(32, "big")
-    supplied = base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-    assert load_or_create(tmp_path, supplied).public_key_b64url == _public_b64(source)
+    keys = supplied_keys(base64.urlsafe_b64encode(raw).rstrip(b"=").decode())
+    assert keys is not None and keys.public_key_b64url == _public_b64(source)
 
 
-def test_a_key_exported_by_py_vapid_round_trips(tmp_path: Path):
+def test_a_key_exported_by_py_vapid_round_trips():
     vapid = Vapid02()
     vapid.generate_keys()
-    keys = load_or_create(tmp_path, vapid.private_pem().decode())
-    assert keys.public_key_b64url == _public_b64(vapid.private_key)
+    keys = supplied_keys(vapid.private_pem().decode())
+    assert keys is not None and keys.public_key_b64url == _public_b64(vapid.private_key)
 
 
 @pytest.mark.parametrize(
     "supplied",
     ["garbage!", base64.urlsafe_b64encode(b"\x00" * 32).decode(), "-----BEGIN PRIVATE KEY-----x"],
 )
-def test_a_bad_supplied_key_names_the_setting(tmp_path: Path, supplied: str):
+def test_a_bad_supplied_key_names_the_setting(supplied: str):
     with pytest.raises(ValueError, match="CREDENCE_VAPID_PRIVATE_KEY"):
-        load_or_create(tmp_path, supplied)
+        supplied_keys(supplied)
 
 
-def test_a_blank_setting_falls_back_to_the_key_file(tmp_path: Path):
-    first = load_or_create(tmp_path, None)
-    assert load_or_create(tmp_path, "  ").public_key_b64url == first.public_key_b64url
+async def test_a_blank_setting_falls_back_to_the_stored_key(store: Database, tmp_path: Path):
+    first = await load_vapid_keys(store, tmp_path / "data", None)
+    blank = await load_vapid_keys(store, tmp_path / "data", "  ")
+    assert blank.public_key_b64url == first.public_key_b64url
 
 
-def test_a_supplied_key_that_differs_from_the_file_is_warned_about(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+async def test_a_supplied_key_that_differs_from_an_old_key_file_is_warned_about(
+    store: Database, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ):
-    load_or_create(tmp_path, None)
+    (tmp_path / "data" / VAPID_KEY_FILENAME).write_text(_pem(generate().private_key))
     other = ec.generate_private_key(ec.SECP256R1())
-    pem = other.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    with caplog.at_level(logging.WARNING, logger="credence.notify.vapid"):
-        keys = load_or_create(tmp_path, pem)
+    with caplog.at_level(logging.WARNING, logger="credence.notify.runtime"):
+        keys = await load_vapid_keys(store, tmp_path / "data", _pem(other))
     assert keys.public_key_b64url == _public_b64(other)
     assert "differs" in caplog.text
 
@@ -240,7 +242,7 @@ def test_audience_is_the_endpoint_origin(endpoint: str, audience: str):
 
 
 def test_vapid_header_carries_a_verifiable_token_over_fresh_claims(tmp_path: Path):
-    keys = load_or_create(tmp_path, None)
+    keys = generate()
     endpoint = "https://fcm.googleapis.com/fcm/send/abc"
     header = vapid_headers(keys, endpoint, SUBJECT, 3600, NOW)["Authorization"]
     assert header.startswith("vapid t=")
@@ -263,12 +265,12 @@ def test_vapid_header_carries_a_verifiable_token_over_fresh_claims(tmp_path: Pat
 
 @pytest.mark.parametrize("expires_in", [0, -1, 24 * 3600 + 1])
 def test_vapid_expiry_must_be_within_24_hours(tmp_path: Path, expires_in: int):
-    keys = load_or_create(tmp_path, None)
+    keys = generate()
     with pytest.raises(ValueError, match="24 hours"):
         vapid_headers(keys, "https://fcm.googleapis.com/x", SUBJECT, expires_in, NOW)
 
 
 def test_vapid_headers_refuse_a_localhost_subject(tmp_path: Path):
-    keys = load_or_create(tmp_path, None)
+    keys = generate()
     with pytest.raises(ValueError, match="CREDENCE_VAPID_SUBJECT"):
         vapid_headers(keys, "https://fcm.googleapis.com/x", "mailto:me@localhost", 60, NOW)

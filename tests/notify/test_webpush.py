@@ -16,7 +16,7 @@ import pytest
 from credence.clock import system_clock
 from credence.notify.endpoints import AllowedHosts
 from credence.notify.payload import MAX_PAYLOAD_BYTES, build_payload, topic_for
-from credence.notify.vapid import VapidKeys, load_or_create, vapid_headers
+from credence.notify.vapid import VapidKeys, generate, vapid_headers
 from credence.notify.webpush import (
     MAX_ATTEMPTS,
     Outcome,
@@ -194,8 +194,8 @@ async def test_a_refused_connection_is_retry(http_client, vapid_keys, subject):
 async def test_a_key_the_subscription_was_not_made_with_is_auth_failed(
     http_client, tmp_path, subject, caplog
 ):
-    other_keys = load_or_create(tmp_path / "other", None)
-    our_keys = load_or_create(tmp_path / "ours", None)
+    other_keys = generate()
+    our_keys = generate()
     with FakePushService(expected_server_key=other_keys.public_key_b64url) as fake:
         subscription = parse_subscription(fake.subscription("alice"), LOOPBACK)
         with caplog.at_level(logging.ERROR, logger="credence.notify.webpush"):

@@ -7,19 +7,17 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from credence.auth import Principal, insert_key
+from credence.auth import Principal
 from credence.clock import rfc3339
-from credence.db.store import Store
+from credence.db.engine import Database
 from credence.embed import make_embedder
 from credence.ids import new_id
 from credence.memory.beliefs import BeliefHooks, BeliefService
-from credence.models import ProposalIn, ProposedBy
 from credence.notify import tokens
 from credence.notify.outbox import OutboxConfig, pending_hook
 from credence.notify.vapid import VapidKeys
@@ -27,6 +25,7 @@ from credence.notify.webpush import backoff_seconds
 from credence.notify.worker import PushWorker, prune
 from tests.notify.fakehook import Webhook
 from tests.notify.fakepush import FakePushService, Reply
+from tests.notify.rows import insert_agent, insert_key, insert_pending_belief
 
 BASE_URL = "https://credence.reviewers-example.org"
 TEXTS = [
@@ -53,7 +52,7 @@ class ManualClock:
 
 @dataclass
 class Env:
-    store: Store
+    store: Database
     clock: ManualClock
     beliefs: BeliefService
     fake: FakePushService
@@ -70,10 +69,8 @@ class Env:
         return worker
 
     async def key(self, scope: str = "reviewer", agents: list[str] | None = None) -> str:
-        async def work(conn):
-            return await insert_key(conn, scope=scope, agents=agents, label="", clock=self.clock)
-
-        return (await self.store.write(work))[1]["id"]
+        now = rfc3339(self.clock())
+        return await self.store.write(lambda conn: insert_key(conn, scope, agents, now))
 
     async def subscribe(self, name: str, key_id: str, **options: Any) -> str:
         raw = self.fake.subscription(name, **options)
@@ -81,7 +78,7 @@ class Env:
         now = rfc3339(self.clock())
 
         async def work(conn):
-            await conn.execute(
+            await conn.run(
                 "INSERT INTO push_subscriptions(id, key_id, endpoint, p256dh, auth,"
                 " created_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 (
@@ -99,14 +96,19 @@ class Env:
         return subscription_id
 
     async def propose(self, *texts: str, agent: str = "coder") -> list[str]:
-        results = await self.beliefs.propose(
-            agent,
-            [ProposalIn(op="add", belief=t, confidence=0.7) for t in texts],
-            ProposedBy(key_id="key_test"),
-            "key:test",
-        )
-        assert all(r.accepted for r in results), results
-        return [r.belief_id for r in results]
+        """Pending beliefs, queued by the hooks in the same transaction (as proposing does)."""
+        now = rfc3339(self.clock())
+
+        async def work(conn):
+            ids = []
+            for text in texts:
+                belief = await insert_pending_belief(conn, agent, text, now)
+                for hook in self.beliefs.hooks.in_txn_pending:
+                    await hook(conn, belief)
+                ids.append(belief["id"])
+            return ids
+
+        return await self.store.write(work)
 
     async def rows(self, table: str = "push_outbox") -> list[Any]:
         return await self.store.fetchall(f"SELECT * FROM {table} ORDER BY created_at, id")
@@ -114,28 +116,23 @@ class Env:
 
 @pytest.fixture
 async def env(
-    tmp_path: Path,
+    store: Database,
     fake_push: FakePushService,
     http_client: httpx.AsyncClient,
     vapid_keys: VapidKeys,
     subject: str,
 ) -> AsyncIterator[Env]:
-    store = Store(tmp_path / "push.sqlite3")
-    await store.open()
     clock = ManualClock()
     hooks = BeliefHooks()
     beliefs = BeliefService(store, make_embedder(None, None, None), clock, hooks)
-    secret = tokens.load_or_create_secret(tmp_path)
+    secret = store.secret(tokens.SECRET_NAME)
     config = OutboxConfig(secret=secret, ttl_seconds=3600, base_url=BASE_URL, clock=clock)
     hooks.in_txn_pending.append(pending_hook(config))
     now = rfc3339(clock())
 
     async def agents(conn):
         for agent_id in ("coder", "writer"):
-            await conn.execute(
-                "INSERT INTO agents(id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                (agent_id, agent_id.title(), now, now),
-            )
+            await insert_agent(conn, agent_id, agent_id.title(), now)
 
     await store.write(agents)
     env = Env(store, clock, beliefs, fake_push, http_client, vapid_keys, subject, secret, [])
@@ -144,7 +141,6 @@ async def env(
     finally:
         for worker in env.workers:
             await worker.stop(drain_seconds=0)
-        await store.close()
 
 
 async def _run(worker: PushWorker, timeout: float = 10.0) -> None:
@@ -323,8 +319,8 @@ async def test_decided_expired_and_revoked_rows_are_not_sent(env: Env):
     decided, expiring = await env.propose(TEXTS[0], TEXTS[1])
 
     async def revoke(conn):
-        await conn.execute("UPDATE api_keys SET revoked_at = ? WHERE id = ?", ("x", revoked))
-        await conn.execute(
+        await conn.run("UPDATE api_keys SET revoked_at = ? WHERE id = ?", ("x", revoked))
+        await conn.run(
             "UPDATE push_outbox SET expires_at = ? WHERE belief_id = ?",
             (rfc3339(env.clock()), expiring),
         )
@@ -432,19 +428,19 @@ async def test_prune_drops_stale_expired_and_revoked_subscriptions_and_old_rows(
     now = env.clock()
 
     async def age(conn):
-        await conn.execute(
+        await conn.run(
             "UPDATE push_subscriptions SET last_seen_at = ? WHERE id = ?",
             (rfc3339(now - timedelta(days=61)), old),
         )
-        await conn.execute(
+        await conn.run(
             "UPDATE push_subscriptions SET last_seen_at = ? WHERE id = ?",
             (rfc3339(now - timedelta(days=59)), fresh),
         )
-        await conn.execute(
+        await conn.run(
             "UPDATE push_subscriptions SET expiration_time = ? WHERE id = ?",
             (int(now.timestamp() * 1000) - 1, expired),
         )
-        await conn.execute("UPDATE api_keys SET revoked_at = 'x' WHERE id = ?", (revoked,))
+        await conn.run("UPDATE api_keys SET revoked_at = 'x' WHERE id = ?", (revoked,))
 
     await env.store.write(age)
     pruned = await prune(env.store, env.clock())
@@ -460,7 +456,7 @@ async def test_prune_drops_stale_expired_and_revoked_subscriptions_and_old_rows(
     assert len(await env.rows()) == 1
 
     async def seen_now(conn):
-        await conn.execute("UPDATE push_subscriptions SET last_seen_at = ?", (rfc3339(now),))
+        await conn.run("UPDATE push_subscriptions SET last_seen_at = ?", (rfc3339(now),))
 
     await env.store.write(seen_now)
     assert await prune(env.store, env.clock() + timedelta(days=6)) == {
@@ -478,7 +474,7 @@ async def test_a_failing_channel_is_retried_and_never_holds_up_web_push(env: Env
         now = rfc3339(env.clock())
 
         async def channel(conn):
-            await conn.execute(
+            await conn.run(
                 "INSERT INTO push_channels(id, source, url, url_hash, masked_url, created_at)"
                 " VALUES (?, 'admin', ?, 'h', 'json://…', ?)",
                 (new_id("chn"), hook.url, now),

@@ -10,11 +10,14 @@ from pathlib import Path
 import httpx
 import pytest
 
+from credence.notify.vapid import generate
 from credence.settings import Settings
 from tests.livesrv import cli_key, running
 from tests.security.rawhttp import served
 
-SECRETS = ("credence.sqlite3", "vapid_private.pem", "push_token_secret")
+# The VAPID key and the push token secret live in the database; no file of their own is made.
+SECRETS = ("credence.sqlite3",)
+LEGACY = ("vapid_private.pem", "push_token_secret")
 
 
 @pytest.fixture
@@ -47,6 +50,7 @@ def test_a_real_start_creates_only_private_files(tmp_path: Path, open_umask) -> 
         _use(run.url, data_dir)
         modes = _modes(data_dir)
     assert {"credence.sqlite3-wal", "credence.sqlite3-shm", *SECRETS} <= set(modes)
+    assert not set(LEGACY) & set(modes)
     for name, mode in modes.items():
         expected = 0o700 if (data_dir / name).is_dir() else 0o600
         assert mode == expected, f"{name} is {mode:o}"
@@ -67,6 +71,8 @@ def test_exposed_database_and_key_files_are_named_in_one_warning(tmp_path: Path)
     data_dir = tmp_path / "data"
     with served(data_dir):
         pass
+    # A key file an older Credence left behind is still a secret, and still checked.
+    (data_dir / "vapid_private.pem").write_bytes(generate().private_pem())
     for name in ("credence.sqlite3", "vapid_private.pem"):
         (data_dir / name).chmod(0o644)
     with served(data_dir) as run:

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from credence.notify.vapid import load_or_create
 from tests.helpers import make_agent, pending_belief
 from tests.livesrv import cli_key
+from tests.notify.rows import vapid_public_key
 
 pytestmark = pytest.mark.loopback_push
 
 
 def test_the_count_covers_only_the_keys_agents(server, admin, fake_push) -> None:
-    fake_push.expected_server_key = load_or_create(server.settings.data_dir, None).public_key_b64url
+    fake_push.expected_server_key = vapid_public_key(server.settings)
     make_agent(admin, "alpha")
     make_agent(admin, "beta")
     pending_belief(admin, "alpha", text="Ask before deleting files")

@@ -9,7 +9,6 @@ from litestar import Controller, Request, Response, delete, get, post
 from litestar.exceptions import (
     ClientException,
     NotAuthorizedException,
-    NotFoundException,
     PermissionDeniedException,
 )
 from litestar.openapi.datastructures import ResponseSpec
@@ -20,6 +19,11 @@ from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
 from credence.auth import Principal, admin_only, reviewer_or_admin
 from credence.clock import rfc3339
+from credence.db import channels as channels_db
+from credence.db import push as push_db
+from credence.db.channels import NewChannel
+from credence.db.push import NewSubscription
+from credence.errors import NotFound
 from credence.ids import new_id
 from credence.memory.beliefs import etag
 from credence.models import (
@@ -38,10 +42,13 @@ from credence.models import (
     PushTestResult,
     VapidPublicKey,
 )
-from credence.notify import outbox, tokens, worker
+from credence.notify import outbox, tokens
 from credence.notify.channels import mask_channel_url
 from credence.notify.payload import opens_only
+from credence.notify.runtime import push_http_of, runtime_of
+from credence.notify.testsend import send_test
 from credence.notify.webpush import parse_subscription
+from credence.notify.worker import MAX_SUBSCRIPTIONS_PER_KEY
 
 SubscriptionIdPath = Annotated[
     str, PathParameter(pattern=ID_PATTERN, max_length=31, description="Subscription id")
@@ -79,7 +86,7 @@ class PushController(Controller):
     @get("/vapid-public-key", operation_id="getVapidPublicKey", responses=errors(403))
     async def vapid_public_key(self, request: Request) -> VapidPublicKey:
         """The server's VAPID public key, to pass as applicationServerKey when subscribing."""
-        runtime = worker.runtime_of(services_of(request))
+        runtime = await runtime_of(services_of(request))
         return VapidPublicKey(public_key=runtime.keys.public_key_b64url)
 
     @post(
@@ -127,68 +134,27 @@ class PushController(Controller):
         now = rfc3339(services.clock())
         expiration = int(data.expiration_time) if data.expiration_time is not None else None
 
-        async def work(conn):
-            async with conn.execute(
-                "SELECT id, key_id FROM push_subscriptions WHERE endpoint = ?", (parsed.endpoint,)
-            ) as cur:
-                existing = await cur.fetchone()
-            if existing is not None and existing["key_id"] != principal.key_id:
-                raise FileExistsError("this push endpoint is registered by another key")
-            if existing is not None:
-                await conn.execute(
-                    "UPDATE push_subscriptions SET key_id = ?, p256dh = ?, auth = ?,"
-                    " expiration_time = ?, last_seen_at = ? WHERE id = ?",
-                    (
-                        principal.key_id,
-                        parsed.p256dh,
-                        parsed.auth,
-                        expiration,
-                        now,
-                        existing["id"],
-                    ),
-                )
-                subscription_id = existing["id"]
-            else:
-                subscription_id = new_id("sub")
-                await conn.execute(
-                    "INSERT INTO push_subscriptions(id, key_id, endpoint, p256dh, auth,"
-                    " expiration_time, created_at, last_seen_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        subscription_id,
-                        principal.key_id,
-                        parsed.endpoint,
-                        parsed.p256dh,
-                        parsed.auth,
-                        expiration,
-                        now,
-                        now,
-                    ),
-                )
-            # A key keeps its most recently seen devices; one that re-subscribes endlessly
-            # must not multiply every notification.
-            await conn.execute(
-                "DELETE FROM push_subscriptions WHERE key_id = ? AND id NOT IN (SELECT id FROM"
-                " push_subscriptions WHERE key_id = ? ORDER BY last_seen_at DESC, id DESC"
-                " LIMIT ?)",
-                (principal.key_id, principal.key_id, worker.MAX_SUBSCRIPTIONS_PER_KEY),
+        new = NewSubscription(
+            key_id=principal.key_id,
+            endpoint=parsed.endpoint,
+            p256dh=parsed.p256dh,
+            auth=parsed.auth,
+            expiration_time=expiration,
+        )
+        subscription_id = new_id("sub")
+        created, row = await services.store.write(
+            lambda conn: push_db.upsert_subscription(
+                conn, new, subscription_id=subscription_id, now=now, keep=MAX_SUBSCRIPTIONS_PER_KEY
             )
-            async with conn.execute(
-                "SELECT * FROM push_subscriptions WHERE id = ?", (subscription_id,)
-            ) as cur:
-                return existing is None, await cur.fetchone()
-
-        try:
-            created, row = await services.store.write(work)
-        except FileExistsError as exc:
-            raise ClientException(str(exc), status_code=409) from None
+        )
         return Response(_subscription(row), status_code=201 if created else 200)
 
     @get("/subscriptions", operation_id="listPushSubscriptions", responses=errors(403))
     async def list_subscriptions(self, request: Request) -> PushSubscriptionPage:
         """The calling key's own subscriptions."""
-        rows = await services_of(request).store.fetchall(
-            "SELECT * FROM push_subscriptions WHERE key_id = ? ORDER BY last_seen_at DESC, id DESC",
-            (principal_of(request).key_id,),
+        key_id = principal_of(request).key_id
+        rows = await services_of(request).store.read(
+            lambda conn: push_db.subscriptions_of_key(conn, key_id)
         )
         return PushSubscriptionPage(items=[_subscription(r) for r in rows])
 
@@ -203,18 +169,11 @@ class PushController(Controller):
     ) -> None:
         """Unsubscribe a device: the caller's own (an admin key may remove any)."""
         principal = principal_of(request)
-
-        async def work(conn):
-            if principal.scope == "admin":
-                sql, params = "DELETE FROM push_subscriptions WHERE id = ?", (subscription_id,)
-            else:
-                sql = "DELETE FROM push_subscriptions WHERE id = ? AND key_id = ?"
-                params = (subscription_id, principal.key_id)
-            cursor = await conn.execute(sql, params)
-            return cursor.rowcount
-
-        if not await services_of(request).store.write(work):
-            raise NotFoundException(f"subscription {subscription_id!r} not found")
+        owner = None if principal.scope == "admin" else principal.key_id
+        if not await services_of(request).store.write(
+            lambda conn: push_db.delete_subscription(conn, subscription_id, owner)
+        ):
+            raise NotFound(f"subscription {subscription_id!r} not found")
 
     @post("/test", operation_id="sendPushTest", status_code=200, responses=errors(403))
     async def send_test(self, request: Request) -> PushTestResult:
@@ -222,10 +181,10 @@ class PushController(Controller):
         services = services_of(request)
         principal = principal_of(request)
         agents = None if principal.scope == "admin" else principal.agents
-        test_id, devices, channels = await worker.send_test(
+        test_id, devices, channels = await send_test(
             services.store,
-            worker.push_http_of(services),
-            worker.runtime_of(services),
+            push_http_of(services),
+            await runtime_of(services),
             services.clock,
             key_id=principal.key_id,
             agents=agents,
@@ -260,15 +219,12 @@ async def apply_action(request: Request, data: JSONBody[PushActionIn]) -> Respon
     derived from the token: a retried tap returns the first answer and never applies twice.
     """
     services = services_of(request)
-    runtime = worker.runtime_of(services)
+    runtime = await runtime_of(services)
     try:
         claims = tokens.verify(runtime.secret, data.token, services.clock())
     except tokens.TokenError as exc:
         raise NotAuthorizedException(exc.reason) from None
-    row = await services.store.fetchone(
-        "SELECT id, scope, agents, label, revoked_at FROM api_keys WHERE id = ?",
-        (claims.key_id,),
-    )
+    row = await services.store.read(lambda conn: push_db.action_key(conn, claims.key_id))
     if row is None or row["revoked_at"] is not None:
         raise NotAuthorizedException("the key this notification was sent to has been revoked")
     agents = json.loads(row["agents"]) if row["agents"] else None
@@ -313,7 +269,7 @@ class PushChannelController(Controller):
     @get(operation_id="listPushChannels", responses=errors(403))
     async def list_channels(self, request: Request) -> PushChannelPage:
         """Every channel, CREDENCE_APPRISE_URLS ones included, with masked URLs."""
-        rows = await services_of(request).store.fetchall("SELECT * FROM push_channels ORDER BY id")
+        rows = await services_of(request).store.read(channels_db.list_channels)
         return PushChannelPage(items=[PushChannel(**outbox.channel_row(r)) for r in rows])
 
     @post(
@@ -332,44 +288,17 @@ class PushChannelController(Controller):
         except ValueError as exc:
             raise ClientException(f"url: {exc}", status_code=422) from None
         services = services_of(request)
-        agents = sorted(set(data.agents)) if data.agents else None
-        digest = outbox.url_hash(url)
-
-        async def work(conn):
-            for agent_id in agents or []:
-                async with conn.execute("SELECT 1 FROM agents WHERE id = ?", (agent_id,)) as cur:
-                    if await cur.fetchone() is None:
-                        raise LookupError(f"agent {agent_id!r} not found")
-            async with conn.execute(
-                "SELECT 1 FROM push_channels WHERE url_hash = ?", (digest,)
-            ) as cur:
-                if await cur.fetchone() is not None:
-                    raise FileExistsError("this channel URL is already configured")
-            channel_id = new_id("chn")
-            await conn.execute(
-                "INSERT INTO push_channels(id, source, url, url_hash, masked_url, label, agents,"
-                " created_at) VALUES (?, 'admin', ?, ?, ?, ?, ?, ?)",
-                (
-                    channel_id,
-                    url,
-                    digest,
-                    masked,
-                    data.label,
-                    json.dumps(agents) if agents else None,
-                    rfc3339(services.clock()),
-                ),
-            )
-            async with conn.execute(
-                "SELECT * FROM push_channels WHERE id = ?", (channel_id,)
-            ) as cur:
-                return await cur.fetchone()
-
-        try:
-            row = await services.store.write(work)
-        except LookupError as exc:
-            raise NotFoundException(str(exc)) from None
-        except FileExistsError as exc:
-            raise ClientException(str(exc), status_code=409) from None
+        channel = NewChannel(
+            id=new_id("chn"),
+            source="admin",
+            url=url,
+            url_hash=outbox.url_hash(url),
+            masked_url=masked,
+            label=data.label,
+            agents=sorted(set(data.agents)) if data.agents else None,
+            created_at=rfc3339(services.clock()),
+        )
+        row = await services.store.write(lambda conn: channels_db.create_channel(conn, channel))
         return PushChannel(**outbox.channel_row(row))
 
     @delete(
@@ -380,23 +309,6 @@ class PushChannelController(Controller):
     )
     async def delete_channel(self, request: Request, channel_id: ChannelIdPath) -> None:
         """Remove an admin channel (CREDENCE_APPRISE_URLS ones are removed from the setting)."""
-
-        async def work(conn):
-            async with conn.execute(
-                "SELECT source FROM push_channels WHERE id = ?", (channel_id,)
-            ) as cur:
-                row = await cur.fetchone()
-            if row is None:
-                return "missing"
-            if row["source"] == "env":
-                return "env"
-            await conn.execute("DELETE FROM push_channels WHERE id = ?", (channel_id,))
-            return "deleted"
-
-        result = await services_of(request).store.write(work)
-        if result == "missing":
-            raise NotFoundException(f"channel {channel_id!r} not found")
-        if result == "env":
-            raise ClientException(
-                "this channel comes from CREDENCE_APPRISE_URLS; remove it there", status_code=409
-            )
+        await services_of(request).store.write(
+            lambda conn: channels_db.delete_admin_channel(conn, channel_id)
+        )

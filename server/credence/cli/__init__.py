@@ -331,18 +331,20 @@ def push_command(args: argparse.Namespace) -> int:
     from credence.notify.channels import mask_channel_url
     from credence.notify.endpoints import policy_from, push_client
     from credence.notify.outbox import sync_env_channels
-    from credence.notify.worker import load_runtime, send_test
+    from credence.notify.runtime import check_settings, load_runtime
+    from credence.notify.testsend import send_test
 
     settings = settings_from(args)
     if missing_data(settings):
         return 2
-    runtime = load_runtime(settings)
+    check_settings(settings)
     try:
         policy = policy_from(settings)
     except ValueError as exc:
         raise SettingsError(str(exc)) from None
 
     async def run(store):
+        runtime = await load_runtime(settings, store)
         await sync_env_channels(store, settings.apprise_urls, mask_channel_url, system_clock())
         async with push_client(policy) as http:
             return await send_test(

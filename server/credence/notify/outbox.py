@@ -11,7 +11,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from credence.clock import Clock, rfc3339
-from credence.db.store import one
+from credence.db import channels as channels_db
+from credence.db import outbox as outbox_db
+from credence.db import push as push_db
+from credence.db.channels import NewChannel
 from credence.ids import new_id
 from credence.notify import tokens
 from credence.notify.payload import (
@@ -28,29 +31,11 @@ from credence.notify.payload import (
 )
 
 if TYPE_CHECKING:
-    import aiosqlite
-
-    from credence.db.engine import Database
+    from credence.db.engine import Connection, Database
 
 URGENCY = "normal"
 CHANNEL_TEXT_BYTES = 1500
-KIND_BELIEF = "belief.pending"
-
-# Subscriptions whose reviewer key can see an agent: admin keys, and reviewer keys whose agent
-# list is NULL (every agent) or names it. Revoked keys get nothing.
-_SUBSCRIBERS = (
-    "SELECT s.id AS subscription_id, k.id AS key_id, k.scope AS scope, k.agents AS agents"
-    " FROM push_subscriptions s JOIN api_keys k ON k.id = s.key_id"
-    " WHERE k.revoked_at IS NULL AND k.scope IN ('admin', 'reviewer')"
-    " AND (k.scope = 'admin' OR k.agents IS NULL"
-    "      OR EXISTS (SELECT 1 FROM json_each(k.agents) WHERE value = :agent))"
-    " ORDER BY s.id"
-)
-_CHANNELS = (
-    "SELECT id FROM push_channels"
-    " WHERE agents IS NULL OR EXISTS (SELECT 1 FROM json_each(agents) WHERE value = :agent)"
-    " ORDER BY id"
-)
+KIND_BELIEF = outbox_db.KIND_BELIEF
 
 
 @dataclass(frozen=True)
@@ -89,7 +74,7 @@ def channel_message(
     return TITLE, f"{text}\n\n{name} · review it in Credence: {link}"
 
 
-async def _changes(conn: aiosqlite.Connection, belief: dict[str, Any]) -> str | None:
+async def _changes(conn: Connection, belief: dict[str, Any]) -> str | None:
     """The "Replaces: …"-style line of a belief that changes another one, else None."""
     reasons = belief.get("review_reasons") or "[]"
     reasons = json.loads(reasons) if isinstance(reasons, str) else list(reasons)
@@ -99,11 +84,7 @@ async def _changes(conn: aiosqlite.Connection, belief: dict[str, Any]) -> str | 
     target_id = changed_id(op, belief.get("target_belief_id"), reasons)
     target = None
     if target_id is not None:
-        target = await one(
-            conn,
-            "SELECT content, provenance FROM beliefs WHERE id = ? AND agent_id = ?",
-            (target_id, belief["agent_id"]),
-        )
+        target = await outbox_db.changed_belief(conn, target_id, belief["agent_id"])
     return changes_line(
         op,
         target["content"] if target is not None else None,
@@ -111,30 +92,21 @@ async def _changes(conn: aiosqlite.Connection, belief: dict[str, Any]) -> str | 
     )
 
 
-async def _pending_count(conn: aiosqlite.Connection, scope: str, agents: str | None) -> int:
-    params: tuple[Any, ...]
+async def _pending_count(conn: Connection, scope: str, agents: str | None) -> int:
+    """Pending beliefs a key of this scope and (JSON) agent list can see."""
     if scope == "admin" or agents is None:
-        sql, params = "SELECT COUNT(*) FROM beliefs WHERE status = 'pending'", ()
-    else:
-        sql = (
-            "SELECT COUNT(*) FROM beliefs WHERE status = 'pending'"
-            " AND agent_id IN (SELECT value FROM json_each(?))"
-        )
-        params = (agents,)
-    async with conn.execute(sql, params) as cur:
-        row = await cur.fetchone()
-    return int(row[0]) if row is not None else 0
+        return await outbox_db.pending_count(conn, None)
+    listed = json.loads(agents)
+    return await outbox_db.pending_count(conn, sorted(listed) if isinstance(listed, list) else [])
 
 
-async def pending_count(conn: aiosqlite.Connection, agents: frozenset[str] | None) -> int:
+async def pending_count(conn: Connection, agents: frozenset[str] | None) -> int:
     """How many pending beliefs a key covering ``agents`` (None: every agent) can see."""
-    if agents is None:
-        return await _pending_count(conn, "admin", None)
-    return await _pending_count(conn, "reviewer", json.dumps(sorted(agents)))
+    return await outbox_db.pending_count(conn, None if agents is None else sorted(agents))
 
 
 async def enqueue_pending(
-    conn: aiosqlite.Connection, belief: dict[str, Any], config: OutboxConfig
+    conn: Connection, belief: dict[str, Any], config: OutboxConfig
 ) -> tuple[int, int]:
     """Queue the notifications for one new pending belief; returns (push rows, channel rows).
 
@@ -146,11 +118,8 @@ async def enqueue_pending(
     now = config.clock()
     expires = now + timedelta(seconds=config.ttl_seconds)
     now_text, expires_text = rfc3339(now), rfc3339(expires)
-    async with conn.execute("SELECT name FROM agents WHERE id = ?", (agent_id,)) as cur:
-        agent_row = await cur.fetchone()
-    agent_name = agent_row["name"] if agent_row is not None else agent_id
-    async with conn.execute(_SUBSCRIBERS, {"agent": agent_id}) as cur:
-        subscribers = list(await cur.fetchall())
+    agent_name = await outbox_db.agent_name(conn, agent_id) or agent_id
+    subscribers = await push_db.subscribers(conn, agent_id)
     counts: dict[str, int] = {}
     topic = topic_for(belief["id"])
     changes = await _changes(conn, belief)
@@ -193,15 +162,8 @@ async def enqueue_pending(
                 now_text,
             )
         )
-    if push_rows:
-        await conn.executemany(
-            "INSERT INTO push_outbox(id, subscription_id, belief_id, belief_version, kind,"
-            " payload, topic, urgency, ttl, created_at, expires_at, next_attempt_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            push_rows,
-        )
-    async with conn.execute(_CHANNELS, {"agent": agent_id}) as cur:
-        channel_ids = [r["id"] for r in await cur.fetchall()]
+    await outbox_db.insert_push_rows(conn, push_rows)
+    channel_ids = await channels_db.channels_for_agent(conn, agent_id)
     if channel_ids:
         title, body = channel_message(
             belief_id=belief["id"],
@@ -211,10 +173,8 @@ async def enqueue_pending(
             base_url=config.base_url,
             changes=changes,
         )
-        await conn.executemany(
-            "INSERT INTO channel_outbox(id, channel_id, belief_id, belief_version, kind, title,"
-            " body, created_at, expires_at, next_attempt_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        await outbox_db.insert_channel_rows(
+            conn,
             [
                 (
                     new_id("cmsg"),
@@ -241,7 +201,7 @@ def pending_hook(config: OutboxConfig, on_enqueue: Callable[[], None] | None = N
     signal, e.g. set the worker's wake-up event; the worker's claim runs after the commit.
     """
 
-    async def hook(conn: aiosqlite.Connection, belief: dict[str, Any]) -> None:
+    async def hook(conn: Connection, belief: dict[str, Any]) -> None:
         queued = await enqueue_pending(conn, belief, config)
         if on_enqueue is not None and any(queued):
             on_enqueue()
@@ -261,28 +221,22 @@ async def sync_env_channels(
     store: Database, urls: Sequence[str], masked: Callable[[str], str], now: datetime
 ) -> None:
     """Mirror CREDENCE_APPRISE_URLS into the channels table: add new ones, drop removed ones."""
-    wanted = {url_hash(url): url.strip() for url in urls if url.strip()}
-
-    async def work(conn: aiosqlite.Connection) -> None:
-        async with conn.execute(
-            "SELECT id, url_hash, source FROM push_channels WHERE source = 'env'"
-        ) as cur:
-            existing = {r["url_hash"]: r["id"] for r in await cur.fetchall()}
-        for digest, channel_id in existing.items():
-            if digest not in wanted:
-                await conn.execute("DELETE FROM push_channels WHERE id = ?", (channel_id,))
-        for digest, url in wanted.items():
-            if digest in existing:
-                continue
-            # An admin channel with the same URL becomes the env one: one URL, one message.
-            await conn.execute("DELETE FROM push_channels WHERE url_hash = ?", (digest,))
-            await conn.execute(
-                "INSERT INTO push_channels(id, source, url, url_hash, masked_url, label, agents,"
-                " created_at) VALUES (?, 'env', ?, ?, ?, 'CREDENCE_APPRISE_URLS', NULL, ?)",
-                (new_id("chn"), url, digest, masked(url), rfc3339(now)),
-            )
-
-    await store.write(work)
+    created = rfc3339(now)
+    wanted = {
+        url_hash(url): NewChannel(
+            id=new_id("chn"),
+            source="env",
+            url=url.strip(),
+            url_hash=url_hash(url),
+            masked_url=masked(url.strip()),
+            label="CREDENCE_APPRISE_URLS",
+            agents=None,
+            created_at=created,
+        )
+        for url in urls
+        if url.strip()
+    }
+    await store.write(lambda conn: channels_db.sync_env_channels(conn, wanted))
 
 
 def channel_row(row: Any) -> dict[str, Any]:

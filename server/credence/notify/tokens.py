@@ -8,15 +8,15 @@ import hmac
 import re
 import secrets
 from datetime import datetime
-from pathlib import Path
 
 import msgspec
 
-from credence import secret_files
 from credence.models import MAX_TOKEN_LENGTH
 
+# The installation secret the MACs use (``store.secret(SECRET_NAME)``); single-box installs kept
+# it in this file of the data dir before, and the store adopts that file once.
+SECRET_NAME = "push_token"
 SECRET_FILENAME = "push_token_secret"
-SECRET_BYTES = 32
 VERSION = "v1"
 # Separates these MACs from any other use the secret might ever get.
 _DOMAIN = b"credence/push-action/v1\x00"
@@ -43,13 +43,6 @@ class ActionClaims(msgspec.Struct, frozen=True):
     key_id: str
     expires_at: int
     nonce: str
-
-
-def load_or_create_secret(data_dir: Path) -> bytes:
-    """Return the token secret kept in the data dir, generating it once (mode 0600)."""
-    return secret_files.load_or_create(
-        data_dir / SECRET_FILENAME, "outstanding notification buttons stop working", SECRET_BYTES
-    )
 
 
 def _b64url(data: bytes) -> str:

@@ -7,9 +7,7 @@ import binascii
 import functools
 import ipaddress
 import logging
-import os
 import re
-import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -52,17 +50,15 @@ class VapidKeys:
 
     private_key: ec.EllipticCurvePrivateKey = field(repr=False)
     public_key_b64url: str
-    source: Literal["generated", "file", "setting"]
+    source: Literal["generated", "file", "setting", "database"]
     # Kept so callers that want py_vapid's own API (e.g. a CLI) don't re-parse the key.
     vapid: Vapid02 = field(repr=False, compare=False)
-    path: Path | None = None
 
     @classmethod
     def from_private_key(
         cls,
         private_key: ec.EllipticCurvePrivateKey,
-        source: Literal["generated", "file", "setting"],
-        path: Path | None = None,
+        source: Literal["generated", "file", "setting", "database"],
     ) -> VapidKeys:
         """Wrap a P-256 private key, deriving the base64url uncompressed public point once."""
         if not isinstance(private_key.curve, ec.SECP256R1):
@@ -75,7 +71,6 @@ class VapidKeys:
             public_key_b64url=b64url_encode(point),
             source=source,
             vapid=Vapid02(private_key),
-            path=path,
         )
 
     def private_pem(self) -> bytes:
@@ -138,80 +133,45 @@ def parse_private_key(text: str) -> ec.EllipticCurvePrivateKey:
     return key
 
 
-def load_or_create(data_dir: Path, supplied: str | None) -> VapidKeys:
-    """Return the VAPID keys: the supplied setting if given, else the key file, created once.
-
-    An existing key file is always loaded and never overwritten: rotating the key silently
-    would invalidate every browser subscription.
-    """
-    key_path = Path(data_dir) / VAPID_KEY_FILENAME
-    if supplied is not None and supplied.strip():
-        keys = VapidKeys.from_private_key(parse_private_key(supplied), "setting")
-        _warn_if_file_differs(key_path, keys)
-        return keys
-    if key_path.exists():
-        return _load_file(key_path)
-    return _create_file(key_path)
+def generate() -> VapidKeys:
+    """A fresh P-256 key pair."""
+    return VapidKeys.from_private_key(ec.generate_private_key(ec.SECP256R1()), "generated")
 
 
-def _load_file(key_path: Path) -> VapidKeys:
-    data = key_path.read_bytes()
+def supplied_keys(supplied: str | None) -> VapidKeys | None:
+    """The keys CREDENCE_VAPID_PRIVATE_KEY gives, or None when it is unset or blank."""
+    if supplied is None or not supplied.strip():
+        return None
+    return VapidKeys.from_private_key(parse_private_key(supplied), "setting")
+
+
+def keys_from_pem(
+    pem: bytes, source: Literal["generated", "file", "database"], origin: str
+) -> VapidKeys:
+    """Load a stored PEM key; ValueError names ``origin`` when it is not a P-256 key."""
     try:
-        key = serialization.load_pem_private_key(data, password=None)
+        key = serialization.load_pem_private_key(pem, password=None)
     except (ValueError, TypeError) as exc:
         raise ValueError(
-            f"{key_path} is not a readable VAPID private key; refusing to overwrite it. Move it "
-            "away to generate a new key (this invalidates every push subscription)."
+            f"{origin} is not a readable VAPID private key; refusing to replace it (a new key"
+            " invalidates every push subscription)"
         ) from exc
     if not isinstance(key, ec.EllipticCurvePrivateKey) or not isinstance(key.curve, ec.SECP256R1):
-        raise ValueError(f"{key_path} does not hold an EC P-256 key; refusing to overwrite it")
-    return VapidKeys.from_private_key(key, "file", key_path)
+        raise ValueError(f"{origin} does not hold an EC P-256 key; refusing to replace it")
+    return VapidKeys.from_private_key(key, source)
 
 
-def _create_file(key_path: Path) -> VapidKeys:
-    key_path.parent.mkdir(parents=True, exist_ok=True)
-    private_key = ec.generate_private_key(ec.SECP256R1())
-    keys = VapidKeys.from_private_key(private_key, "generated", key_path)
-    temp_path = key_path.with_name(f".{key_path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    _write_private(temp_path, keys.private_pem())
-    try:
-        # link() publishes the complete file atomically and fails if another process won the race.
-        os.link(temp_path, key_path)
-    except FileExistsError:
-        return _load_file(key_path)
-    except OSError:
-        # Filesystems without hard links: exclusive create still never overwrites.
-        try:
-            _write_private(key_path, keys.private_pem())
-        except FileExistsError:
-            return _load_file(key_path)
-    finally:
-        temp_path.unlink(missing_ok=True)
-    log.info("generated a new VAPID key pair in %s", key_path)
-    return keys
+def legacy_pem(data_dir: Path) -> bytes | None:
+    """The key an older Credence kept in ``data_dir/vapid_private.pem`` (checked), or None.
 
-
-def _write_private(path: Path, data: bytes) -> None:
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-
-
-def _warn_if_file_differs(key_path: Path, keys: VapidKeys) -> None:
-    if not key_path.exists():
-        return
-    try:
-        on_disk = _load_file(key_path)
-    except (ValueError, OSError):
-        return
-    if on_disk.public_key_b64url != keys.public_key_b64url:
-        log.warning(
-            "%s differs from the key in %s; subscriptions made with the file's key will fail",
-            PRIVATE_KEY_SETTING,
-            key_path,
-        )
+    Adopted into the database once, so devices subscribed before the upgrade keep working.
+    """
+    path = Path(data_dir) / VAPID_KEY_FILENAME
+    if not path.is_file():
+        return None
+    pem = path.read_bytes()
+    keys_from_pem(pem, "file", str(path))
+    return pem
 
 
 @functools.lru_cache(maxsize=32)

@@ -1,0 +1,112 @@
+"""apprise channels: 'env' ones mirror CREDENCE_APPRISE_URLS, 'admin' ones come from the API."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from credence.db.engine import Connection, for_update, placeholders
+from credence.db.push import json_has
+from credence.errors import Conflict, NotFound
+
+CHANNEL_COLUMNS = "id, source, url, url_hash, masked_url, label, agents, created_at"
+
+
+@dataclass(frozen=True)
+class NewChannel:
+    """A channel to add: the raw URL (it holds the service's credentials) and its identity."""
+
+    id: str
+    source: Literal["env", "admin"]
+    url: str
+    url_hash: str
+    masked_url: str
+    label: str
+    agents: Sequence[str] | None
+    created_at: str
+
+
+async def list_channels(conn: Connection) -> list[Any]:
+    """Every channel, by id."""
+    return await conn.rows(f"SELECT {CHANNEL_COLUMNS} FROM push_channels ORDER BY id")
+
+
+async def channels_for_agent(conn: Connection, agent_id: str) -> list[str]:
+    """The ids of the channels that get notifications about ``agent_id``."""
+    found = await conn.rows(
+        f"SELECT id FROM push_channels WHERE agents IS NULL OR {json_has(conn, 'agents', 'agent')}"
+        " ORDER BY id",
+        {"agent": agent_id},
+    )
+    return [row["id"] for row in found]
+
+
+async def _insert(conn: Connection, channel: NewChannel) -> bool:
+    inserted = await conn.run(
+        f"INSERT INTO push_channels({CHANNEL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (url_hash) DO NOTHING",
+        (
+            channel.id,
+            channel.source,
+            channel.url,
+            channel.url_hash,
+            channel.masked_url,
+            channel.label,
+            json.dumps(list(channel.agents)) if channel.agents else None,
+            channel.created_at,
+        ),
+    )
+    return bool(inserted)
+
+
+async def create_channel(conn: Connection, channel: NewChannel) -> Any:
+    """Add an admin channel and return its row; NotFound for an unknown agent, Conflict for a URL
+    that is configured already."""
+    agents = sorted(set(channel.agents or ()))
+    if agents:
+        known = await conn.rows(
+            f"SELECT id FROM agents WHERE id IN ({placeholders(len(agents))})", tuple(agents)
+        )
+        missing = sorted(set(agents) - {row["id"] for row in known})
+        if missing:
+            raise NotFound(f"agent {missing[0]!r} not found")
+    if not await _insert(conn, channel):
+        raise Conflict("this channel URL is already configured")
+    return await conn.one(
+        f"SELECT {CHANNEL_COLUMNS} FROM push_channels WHERE id = ?", (channel.id,)
+    )
+
+
+async def delete_admin_channel(conn: Connection, channel_id: str) -> None:
+    """Remove an admin channel; NotFound, or Conflict for one from CREDENCE_APPRISE_URLS."""
+    row = await conn.one(
+        f"SELECT source FROM push_channels WHERE id = ?{for_update(conn)}", (channel_id,)
+    )
+    if row is None:
+        raise NotFound(f"channel {channel_id!r} not found")
+    if row["source"] == "env":
+        raise Conflict("this channel comes from CREDENCE_APPRISE_URLS; remove it there")
+    await conn.run("DELETE FROM push_channels WHERE id = ?", (channel_id,))
+
+
+async def sync_env_channels(conn: Connection, wanted: Mapping[str, NewChannel]) -> None:
+    """Make the 'env' channels exactly ``wanted`` (by URL hash); replicas may run this at once."""
+    existing = {
+        row["url_hash"]: row["id"]
+        for row in await conn.rows(
+            f"SELECT id, url_hash FROM push_channels WHERE source = 'env'{for_update(conn)}"
+        )
+    }
+    for digest, channel_id in existing.items():
+        if digest not in wanted:
+            await conn.run("DELETE FROM push_channels WHERE id = ?", (channel_id,))
+    for digest, channel in wanted.items():
+        if digest in existing:
+            continue
+        # An admin channel with the same URL becomes the env one: one URL, one message.
+        await conn.run(
+            "DELETE FROM push_channels WHERE url_hash = ? AND source = 'admin'", (digest,)
+        )
+        await _insert(conn, channel)

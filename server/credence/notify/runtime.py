@@ -1,0 +1,115 @@
+"""What push needs at run time: the VAPID keys and token secret (kept in the database), clients."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import httpx
+
+from credence.db.secrets import put_secret_once
+from credence.notify import tokens, vapid
+from credence.settings import SettingsError
+
+if TYPE_CHECKING:
+    from credence.db.engine import Database
+    from credence.notify.worker import PushWorker
+    from credence.services import Services
+
+log = logging.getLogger(__name__)
+
+EXTRAS_KEY = "push"
+# The installation secret holding the VAPID private key (PKCS#8 PEM) when no setting gives it.
+VAPID_SECRET = "vapid_private_pem"
+
+
+@dataclass
+class PushRuntime:
+    """What the push API needs at run time: VAPID keys, the token secret and the worker."""
+
+    keys: vapid.VapidKeys
+    subject: str
+    secret: bytes
+    worker: PushWorker | None = None
+
+
+def check_settings(settings: Any) -> str:
+    """The validated VAPID subject; also parses CREDENCE_VAPID_PRIVATE_KEY when it is set.
+
+    Raises SettingsError with a message naming the setting to fix.
+    """
+    try:
+        subject = vapid.validate_subject(settings.vapid_subject)
+        vapid.supplied_keys(settings.vapid_private_key)
+    except ValueError as exc:
+        raise SettingsError(f"push cannot start: {exc}") from None
+    return subject
+
+
+async def load_vapid_keys(store: Database, data_dir: Path, supplied: str | None) -> vapid.VapidKeys:
+    """The setting's key if given, else the installation's key in the database, made once.
+
+    Every replica stores its candidate with put_secret_once and uses the one that won, so all
+    present the same public key. A ``vapid_private.pem`` an older Credence left in ``data_dir``
+    is the candidate when there is one, so existing subscriptions keep working.
+    """
+    keys = vapid.supplied_keys(supplied)
+    legacy = vapid.legacy_pem(data_dir)
+    if keys is not None:
+        if legacy is not None:
+            on_disk = vapid.keys_from_pem(legacy, "file", vapid.VAPID_KEY_FILENAME)
+            if on_disk.public_key_b64url != keys.public_key_b64url:
+                log.warning(
+                    "%s differs from the key in %s; subscriptions made with the file's key fail",
+                    vapid.PRIVATE_KEY_SETTING,
+                    Path(data_dir) / vapid.VAPID_KEY_FILENAME,
+                )
+        return keys
+    candidate = legacy if legacy is not None else vapid.generate().private_pem()
+    pem = await store.write(lambda conn: put_secret_once(conn, VAPID_SECRET, candidate))
+    if pem != candidate:
+        return vapid.keys_from_pem(pem, "database", "the database's VAPID key")
+    if legacy is not None:
+        log.info("adopted the VAPID key of %s into the database", vapid.VAPID_KEY_FILENAME)
+        return vapid.keys_from_pem(pem, "file", vapid.VAPID_KEY_FILENAME)
+    log.info("generated a new VAPID key pair, kept in the database")
+    return vapid.keys_from_pem(pem, "generated", "the generated VAPID key")
+
+
+async def load_runtime(settings: Any, store: Database) -> PushRuntime:
+    """Validate the settings and load (or create once, in the database) keys and token secret.
+
+    Raises SettingsError with a message naming the setting to fix.
+    """
+    subject = check_settings(settings)
+    try:
+        keys = await load_vapid_keys(store, settings.data_dir, settings.vapid_private_key)
+    except (ValueError, OSError) as exc:
+        raise SettingsError(f"push cannot start: {exc}") from None
+    return PushRuntime(keys=keys, subject=subject, secret=store.secret(tokens.SECRET_NAME))
+
+
+def push_http_of(services: Services) -> httpx.AsyncClient:
+    """The push client that dials only vetted addresses (the app always provides one)."""
+    if services.push_http is None:
+        raise RuntimeError("these services have no push client")
+    return services.push_http
+
+
+def set_runtime(services: Services, runtime: PushRuntime | None) -> None:
+    """Publish (or withdraw, with None) the running push runtime for the API."""
+    if runtime is None:
+        services.extras.pop(EXTRAS_KEY, None)
+    else:
+        services.extras[EXTRAS_KEY] = runtime
+
+
+async def runtime_of(services: Services) -> PushRuntime:
+    """The running push runtime, or one loaded on demand when the worker is not part of the app."""
+    runtime = services.extras.get(EXTRAS_KEY)
+    if runtime is None:
+        runtime = await load_runtime(services.settings, services.store)
+        set_runtime(services, runtime)
+    return runtime
