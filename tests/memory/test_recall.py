@@ -397,3 +397,29 @@ async def test_concurrent_ingests_on_two_replicas_all_reach_the_cache(
         total = (await two.fetchone("SELECT COUNT(*) FROM episodes WHERE agent_id = 'ada'"))[0]
         assert cached.count == total == 1 + 6 * 5 * 3
         assert len(set(cached.seqs.tolist())) == cached.count
+
+
+async def test_nul_in_episode_text_is_refused_before_anything_is_stored(store: Store) -> None:
+    from credence.memory.episodes import EpisodeRejected
+
+    with pytest.raises(EpisodeRejected, match="NUL"):
+        await ingest(store, "ada", episode("fine"), episode("bad \x00 text"))
+    with pytest.raises(EpisodeRejected, match="NUL"):
+        await ingest(store, "ada", episode("fine", said="steer \x00 me"))
+    assert (await store.fetchone("SELECT COUNT(*) FROM episodes"))[0] == 0
+
+
+async def test_a_broken_full_text_index_means_recall_unavailable(store: Store) -> None:
+    await ingest(store, "ada", episode("The PDF ingester crashed."))
+
+    async def break_index(conn):
+        if conn.dialect == "sqlite":
+            await conn.run("DROP TRIGGER episodes_fts_delete")
+            await conn.run("DROP TABLE episodes_fts")
+        else:
+            await conn.run("DROP INDEX episodes_search")
+            await conn.run("ALTER TABLE episodes DROP COLUMN search_vector")
+
+    await store.write(break_index)
+    with pytest.raises(recall.RecallUnavailable, match="full-text search failed"):
+        await recall.search(store, EMBEDDER, "ada", ["pdf"], 5)
