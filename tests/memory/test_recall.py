@@ -423,3 +423,11 @@ async def test_a_broken_full_text_index_means_recall_unavailable(store: Store) -
     await store.write(break_index)
     with pytest.raises(recall.RecallUnavailable, match="full-text search failed"):
         await recall.search(store, EMBEDDER, "ada", ["pdf"], 5)
+
+
+async def test_ingest_for_an_unknown_agent_stores_nothing(store: Store) -> None:
+    from credence.memory.episodes import AgentMissing
+
+    with pytest.raises(AgentMissing):
+        await ingest(store, "nobody", episode("lost"))
+    assert (await store.fetchone("SELECT COUNT(*) FROM episodes"))[0] == 0

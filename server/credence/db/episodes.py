@@ -49,8 +49,12 @@ _INSERT = (
     f"INSERT INTO episodes({', '.join(INSERT_COLUMNS)})"
     f" VALUES ({', '.join(':' + c for c in INSERT_COLUMNS)})"
 )
-# The per-agent ingest lock: two-key advisory lock (namespace "EPIS", hashtext(agent id)).
-_INGEST_LOCK = "SELECT pg_advisory_xact_lock(1162889555, hashtext(?))"
+# The per-agent ingest lock (two-key advisory lock: namespace "EPIS", hashtext(agent id)) and
+# the agent's existence in one round trip.
+_LOCK_AND_CHECK = (
+    "SELECT pg_advisory_xact_lock(1162889555, hashtext(?)) IS NULL,"
+    " EXISTS (SELECT 1 FROM agents WHERE id = ?)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,17 +89,24 @@ async def agent_exists(conn: Connection, agent_id: str) -> bool:
     return await conn.one("SELECT 1 FROM agents WHERE id = ?", (agent_id,)) is not None
 
 
-async def insert_episodes(conn: Connection, agent_id: str, rows: Sequence[dict[str, Any]]) -> None:
-    """Insert the agent's prepared episode rows (keys ``INSERT_COLUMNS``) in one statement round.
+async def insert_episodes(conn: Connection, agent_id: str, rows: Sequence[dict[str, Any]]) -> bool:
+    """Insert the agent's prepared episode rows (keys ``INSERT_COLUMNS``); False: no agent.
 
-    On PostgreSQL the agent's ingests take turns (a transaction-scoped advisory lock), so an
-    agent's episode seqs become visible in increasing order: the recall cache appends every
-    seq above the highest it holds and would never see one that committed late below it.
+    Two round trips: the agent check, then one ``run_many`` (pipelined on PostgreSQL). On
+    PostgreSQL the check also takes the agent's ingest lock until commit, so an agent's episode
+    seqs become visible in increasing order: the recall cache appends every seq above the
+    highest it holds and would never see one that committed late below it.
     """
     if conn.dialect == "postgresql":
-        await conn.one(_INGEST_LOCK, (agent_id,))
+        found = await conn.one(_LOCK_AND_CHECK, (agent_id, agent_id))
+        exists = bool(found[1])
+    else:
+        exists = await agent_exists(conn, agent_id)
+    if not exists:
+        return False
     if rows:
         await conn.run_many(_INSERT, rows)
+    return True
 
 
 async def get_episode(conn: Connection, agent_id: str, episode_id: str) -> Any:

@@ -132,9 +132,8 @@ class EpisodeService:
             row["embedding"] = np.asarray(vector, dtype="<f4").tobytes()
 
         async def work(conn: Connection) -> None:
-            if not await db_episodes.agent_exists(conn, agent_id):
+            if not await db_episodes.insert_episodes(conn, agent_id, rows):
                 raise AgentMissing(agent_id)
-            await db_episodes.insert_episodes(conn, agent_id, rows)
 
         await self.store.write(work)
         return rows, sum(count for _, count in prepared)
