@@ -272,7 +272,7 @@ async def seed(store: Store, embedder: Embedder, now: datetime, data: RetrievalS
     stamp = rfc3339(now)
 
     async def work(conn) -> None:
-        await conn.executemany(
+        await conn.run_many(
             "INSERT INTO agents(id, name, roles, settings, created_at, updated_at)"
             " VALUES (?, ?, ?, '{\"lambda_per_day\": 0.02}', ?, ?)",
             [
@@ -297,13 +297,13 @@ async def seed(store: Store, embedder: Embedder, now: datetime, data: RetrievalS
                     vector.tobytes(),
                 )
             )
-        await conn.executemany(
+        await conn.run_many(
             "INSERT INTO beliefs(id, agent_id, role, content, content_key, status, confidence,"
             " op, provenance, created_at, updated_at, decided_by, decided_at, version, embedding)"
             " VALUES (?, ?, ?, ?, ?, 'active', ?, 'add', 'clean', ?, ?, 'key:set', ?, 2, ?)",
             rows,
         )
-        await conn.executemany(
+        await conn.run_many(
             "INSERT INTO episodes(id, agent_id, session_id, finished_at, summary, origin,"
             " created_at, embedding) VALUES (?, ?, 'set', ?, ?, 'clean', ?, ?)",
             [

@@ -1,4 +1,4 @@
-"""Tests for the hot cache and context service over a real SQLite store, in process."""
+"""Tests for the hot cache and context service over a real store of each engine, in process."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ from credence.memory.gate import decayed_confidence
 from credence.memory.prompt_block import FOR_QUERY, STANDING, block_nonce, parse_prompt_block
 from credence.models import EpisodeIn, MemoryNote, ProposalIn, ProposedBy
 from credence.services import Services
-from tests.memory.conftest import built_services
+from tests.memory.engine_store import engine_services, engines, opened_store, url_for
 
 T0 = datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
 ADMIN = Principal(key_id="key_test", scope="admin", agents=None, label="tests")
@@ -77,9 +77,17 @@ class Clock:
         return self.now
 
 
+@pytest.fixture(params=engines())
+def store_url(request: pytest.FixtureRequest) -> str | None:
+    """None (SQLite), then a migrated PostgreSQL database."""
+    return url_for(request, request.param)
+
+
 @pytest.fixture
-async def services(tmp_path: Path, embedder: WordLlamaEmbedder) -> AsyncIterator[Services]:
-    async with built_services(tmp_path, embedder, Clock(T0)) as built:
+async def services(
+    store_url: str | None, tmp_path: Path, embedder: WordLlamaEmbedder
+) -> AsyncIterator[Services]:
+    async with engine_services(store_url, tmp_path, embedder, Clock(T0)) as built:
         await add_agent(built, "coder", roles=["reviewer"])
         yield built
 
@@ -89,7 +97,7 @@ async def add_agent(services: Services, agent_id: str, roles=(), lambda_per_day=
     settings = json.dumps({"lambda_per_day": lambda_per_day})
 
     async def work(conn) -> None:
-        await conn.execute(
+        await conn.run(
             "INSERT INTO agents(id, name, roles, settings, created_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, ?)",
             (agent_id, agent_id, json.dumps(list(roles)), settings, now, now),
@@ -297,6 +305,8 @@ async def test_concurrent_misses_share_one_rebuild(services: Services) -> None:
 async def test_another_process_changing_a_belief_is_noticed_within_the_recheck(
     services: Services,
 ) -> None:
+    if services.store.dialect != "sqlite":
+        pytest.skip("a second process on one SQLite file; replicas are tested below")
     ticks = Ticks()
     context = ContextService(services.store, services.clock, monotonic=ticks)
     belief_id = await kept(services, "Pin dependency versions")
@@ -366,7 +376,7 @@ async def test_decay_is_served_and_a_new_lambda_is_seen_after_the_recheck(
     assert note.decayed_confidence == pytest.approx(0.8 * 0.548812, abs=1e-5)
 
     async def no_decay(conn) -> None:
-        await conn.execute(
+        await conn.run(
             "UPDATE agents SET settings = ? WHERE id = 'coder'", ('{"lambda_per_day": 0}',)
         )
 
@@ -577,3 +587,85 @@ async def test_embeddings_find_a_note_that_shares_no_word_with_the_query(
     text_only = ContextService(services.store, services.clock)
     alone = await text_only.context("coder", role=None, query=query, limit=3)
     assert cycling not in [n.belief_id for n in alone.memory_notes]
+
+
+# --- several replicas on one PostgreSQL ------------------------------------------------------
+
+
+async def within_a_second(check) -> float:
+    """Seconds until ``await check()`` is true, polling; fails after one second."""
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    while not await check():
+        assert loop.time() - start < 1.0, "not seen within 1 s"
+        await asyncio.sleep(0.02)
+    return loop.time() - start
+
+
+async def test_a_replica_serves_belief_changes_made_on_another_within_a_second(
+    pg_migrated_url: str, tmp_path: Path, embedder: WordLlamaEmbedder
+) -> None:
+    from credence.memory.episodes import EpisodeService
+    from credence.memory.recall import recall_episode_search
+
+    clock = Clock(T0)
+    async with (
+        opened_store(pg_migrated_url, tmp_path / "a") as writer,
+        opened_store(pg_migrated_url, tmp_path / "b") as reader,
+    ):
+        now = rfc3339(T0)
+
+        async def agent(conn) -> None:
+            await conn.run(
+                "INSERT INTO agents(id, name, created_at, updated_at) VALUES ('coder', 'c', ?, ?)",
+                (now, now),
+            )
+
+        await writer.write(agent)
+        context = ContextService(
+            reader,
+            clock,
+            episode_search=recall_episode_search(reader, embedder),
+            embedder=embedder,
+        )
+        assert (await context.context("coder", role=None, query=None)).memory_notes == []
+
+        def change(sql: str, params: tuple) -> object:
+            # A belief change as any replica's writer makes it: the row and the counter bump.
+            async def work(conn) -> None:
+                await conn.run(sql, params)
+                await conn.run(
+                    "UPDATE store_state SET value = value + 1 WHERE name = 'belief_changes'"
+                )
+
+            return writer.write(work)
+
+        await change(
+            "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
+            " provenance, created_at, updated_at)"
+            " VALUES ('b1', 'coder', ?, 'k1', 'active', 0.7, 'add', 'clean', ?, ?)",
+            ("PDF uploads over ten megabytes crash the ingester", now, now),
+        )
+
+        async def served(text: str, query: str | None = None) -> bool:
+            found = await context.context("coder", role=None, query=query)
+            return [n.content for n in found.memory_notes] == ([text] if text else [])
+
+        await within_a_second(lambda: served("PDF uploads over ten megabytes crash the ingester"))
+        await change(
+            "UPDATE beliefs SET content = ?, content_key = 'k2' WHERE id = 'b1'",
+            ("Use pnpm rather than npm",),
+        )
+        await within_a_second(lambda: served("Use pnpm rather than npm", query="pnpm"))
+        await change("UPDATE beliefs SET status = 'forgotten' WHERE id = 'b1'", ())
+        await within_a_second(lambda: served(""))
+
+        await EpisodeService(writer, embedder, clock).ingest(
+            "coder", [EpisodeIn(session_id="s", summary="The ingester crashed on a PDF")]
+        )
+
+        async def episode_served() -> bool:
+            found = await context.context("coder", role=None, query="pdf ingester crash")
+            return len(found.recent_relevant_episodes) == 1
+
+        await within_a_second(episode_served)

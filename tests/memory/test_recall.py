@@ -1,7 +1,8 @@
-"""Recall search: BM25 and cosine fused by RRF, filters, the matrix cache and its invalidation."""
+"""Recall search: full-text rank and cosine fused by RRF, filters, the matrix cache, per engine."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -9,31 +10,43 @@ from pathlib import Path
 import pytest
 
 from credence.clock import parse_rfc3339, system_clock
-from credence.db.store import Store
+from credence.db.engine import Database as Store
 from credence.embed import OpenAIEmbedder, WordLlamaEmbedder
 from credence.memory import recall
 from credence.memory.episodes import EpisodeService
 from credence.models import EpisodeIn, InterventionIn
+from tests.memory.engine_store import engines, opened_store, url_for
 
 EMBEDDER = WordLlamaEmbedder()
 
 
+@pytest.fixture(params=engines())
+def store_url(request: pytest.FixtureRequest) -> str | None:
+    """None (SQLite), then a migrated PostgreSQL database."""
+    return url_for(request, request.param)
+
+
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    """A migrated store with agents 'ada' and 'bob'."""
-    store = Store(tmp_path / "credence.sqlite3")
-    await store.open()
+async def store(store_url: str | None, tmp_path: Path) -> AsyncIterator[Store]:
+    """A migrated store of each engine with agents 'ada' and 'bob'."""
+    async with opened_store(store_url, tmp_path) as store:
+        await add_agents(store, "ada", "bob")
+        yield store
+
+
+async def add_agents(store: Store, *agent_ids: str) -> None:
+    """Agent rows straight into the table."""
 
     async def agents(conn):
-        for agent_id in ("ada", "bob"):
-            await conn.execute(
-                "INSERT INTO agents(id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
-                (agent_id, agent_id, "2026-01-01T00:00:00.000000Z", "2026-01-01T00:00:00.000000Z"),
-            )
+        await conn.run_many(
+            "INSERT INTO agents(id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
+            [
+                (a, a, "2026-01-01T00:00:00.000000Z", "2026-01-01T00:00:00.000000Z")
+                for a in agent_ids
+            ],
+        )
 
     await store.write(agents)
-    yield store
-    await store.close()
 
 
 async def ingest(store: Store, agent_id: str, *episodes: EpisodeIn) -> list[str]:
@@ -135,7 +148,7 @@ async def test_filters_since_reflected_and_untrusted(store: Store) -> None:
     assert {h.episode["id"] for h in clean} == {old, new}
 
     async def watermark(conn):
-        await conn.execute(
+        await conn.run(
             "UPDATE episodes SET reflected_at = '2026-03-01T00:00:00.000000Z' WHERE id = ?", (old,)
         )
 
@@ -161,7 +174,7 @@ async def test_deleting_an_episode_rebuilds_the_cache(store: Store) -> None:
     await recall.search(store, EMBEDDER, "ada", ["pdf"], 5)
 
     async def delete(conn):
-        await conn.execute("DELETE FROM episodes WHERE id = ?", (first,))
+        await conn.run("DELETE FROM episodes WHERE id = ?", (first,))
 
     await store.write(delete)
     hits = await recall.search(store, EMBEDDER, "ada", ["pdf"], 5)
@@ -169,13 +182,34 @@ async def test_deleting_an_episode_rebuilds_the_cache(store: Store) -> None:
     assert (await recall.agent_matrix(store, EMBEDDER, "ada")).count == 1
 
 
-@pytest.mark.parametrize(
-    "query", ['"unbalanced', "NEAR(a b", "pdf*", "a AND OR NOT", "-", "col:pdf", "^pdf"]
+HOSTILE = (
+    '"unbalanced',
+    "NEAR(a b",
+    "pdf*",
+    "a AND OR NOT",
+    "-",
+    "col:pdf",
+    "^pdf",
+    "'; DROP TABLE episodes; --",
+    "pdf' OR '1'='1",
+    "pdf & !crash | (ingester <-> <2> x)",
+    "pdf:* ingester:A",
+    "\\x00 pdf \x00 ingester",
+    "or or or",
+    "%s %(name)s ? :name $1 pdf",
+    "\\ \\\\ ' \" `pdf`",
+    "パーサー クラッシュ pdf",
 )
+
+
+@pytest.mark.parametrize("query", HOSTILE)
 async def test_fts_syntax_in_queries_is_inert(store: Store, query: str) -> None:
     await ingest(store, "ada", episode("The PDF ingester crashed."))
     hits = await recall.search(store, EMBEDDER, "ada", [query], 5)
     assert all(h.score > 0 for h in hits)
+    ids = await insert_beliefs(store, "ada", ["The PDF ingester needs files under 10MB"])
+    assert await text_ranked(store, "ada", query, ids) in ([], [0])
+    assert (await store.fetchone("SELECT COUNT(*) FROM episodes"))[0] == 1
 
 
 def test_fts_expression_quotes_terms_and_skips_stop_words() -> None:
@@ -219,7 +253,7 @@ async def insert_beliefs(store: Store, agent_id: str, texts: list[str], status="
     ids = [f"b_{agent_id}_{status}_{n}" for n in range(len(texts))]
 
     async def work(conn):
-        await conn.executemany(
+        await conn.run_many(
             "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
             " provenance, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0.5, 'add', 'clean',"
             " '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')",
@@ -247,13 +281,11 @@ async def test_belief_text_ranking_follows_inserts_edits_and_deletes(store: Stor
     ranked = await recall.belief_text_ranking(
         store, "ada", "billing deploys", {b: n for n, b in enumerate(ids)}, 10
     )
-    assert ranked[0][1] > ranked[1][1] > 0  # negated bm25: higher is better
+    assert ranked[0][1] > ranked[1][1] > 0  # negated bm25 or ts_rank: higher is better
 
     async def edit(conn):
-        await conn.execute(
-            "UPDATE beliefs SET content = 'Use yarn for docs' WHERE id = ?", (ids[2],)
-        )
-        await conn.execute("UPDATE beliefs SET confidence = 0.9 WHERE id = ?", (ids[0],))
+        await conn.run("UPDATE beliefs SET content = 'Use yarn for docs' WHERE id = ?", (ids[2],))
+        await conn.run("UPDATE beliefs SET confidence = 0.9 WHERE id = ?", (ids[0],))
 
     await store.write(edit)
     assert await text_ranked(store, "ada", "pnpm", ids) == []
@@ -261,12 +293,13 @@ async def test_belief_text_ranking_follows_inserts_edits_and_deletes(store: Stor
     assert await text_ranked(store, "ada", "blue pipeline", ids) == [0]  # untouched text stays
 
     async def delete(conn):
-        await conn.execute("DELETE FROM beliefs WHERE id = ?", (ids[1],))
+        await conn.run("DELETE FROM beliefs WHERE id = ?", (ids[1],))
 
     await store.write(delete)
     assert await text_ranked(store, "ada", "billing hourly", ids) == [0]
-    left = await store.fetchall("SELECT belief_id FROM belief_text WHERE agent_id = 'ada'")
-    assert sorted(r[0] for r in left) == sorted([ids[0], ids[2]])
+    if store.dialect == "sqlite":
+        left = await store.fetchall("SELECT belief_id FROM belief_text WHERE agent_id = 'ada'")
+        assert sorted(r[0] for r in left) == sorted([ids[0], ids[2]])
 
 
 async def test_belief_text_ranking_keeps_to_the_agent_and_the_given_beliefs(store: Store) -> None:
@@ -283,6 +316,9 @@ async def test_belief_text_ranking_keeps_to_the_agent_and_the_given_beliefs(stor
 async def test_the_migration_indexes_beliefs_that_already_exist(store: Store) -> None:
     from importlib import resources
 
+    if store.dialect != "sqlite":
+        pytest.skip("belief_text and beliefs_fts are SQLite's; PostgreSQL generates the vector")
+
     from credence.db.store import split_statements
 
     ids = await insert_beliefs(store, "ada", ["Rotate the deploy keys monthly"])
@@ -298,3 +334,100 @@ async def test_the_migration_indexes_beliefs_that_already_exist(store: Store) ->
 
     await store.write(reapply)
     assert await text_ranked(store, "ada", "deploy keys", ids) == [0]
+
+
+# --- several replicas on one PostgreSQL ------------------------------------------------------
+
+
+async def test_another_replica_sees_new_reflected_and_deleted_episodes_at_once(
+    pg_migrated_url: str, tmp_path: Path
+) -> None:
+    async with (
+        opened_store(pg_migrated_url, tmp_path / "a") as writer,
+        opened_store(pg_migrated_url, tmp_path / "b") as reader,
+    ):
+        await add_agents(writer, "ada")
+        first, second = await ingest(writer, "ada", episode("PDF one"), episode("PDF two"))
+        hits = await recall.search(reader, EMBEDDER, "ada", ["pdf"], 5)
+        assert {h.episode["id"] for h in hits} == {first, second}
+        (third,) = await ingest(writer, "ada", episode("The PDF ingester crashed again"))
+        assert third in {
+            h.episode["id"] for h in await recall.search(reader, EMBEDDER, "ada", ["pdf"], 5)
+        }
+
+        async def reflect(conn):
+            await conn.run(
+                "UPDATE episodes SET reflected_at = '2026-03-01T00:00:00.000000Z' WHERE id = ?",
+                (first,),
+            )
+
+        await writer.write(reflect)
+        done = await recall.search(reader, EMBEDDER, "ada", ["pdf"], 5, reflected=True)
+        assert [h.episode["id"] for h in done] == [first]
+
+        async def delete(conn):
+            await conn.run("DELETE FROM episodes WHERE id = ?", (second,))
+
+        await writer.write(delete)
+        left = await recall.search(reader, EMBEDDER, "ada", ["pdf"], 5)
+        assert {h.episode["id"] for h in left} == {first, third}
+        assert (await recall.agent_matrix(reader, EMBEDDER, "ada")).count == 2
+
+
+async def test_concurrent_ingests_on_two_replicas_all_reach_the_cache(
+    pg_migrated_url: str, tmp_path: Path
+) -> None:
+    # Identity seqs may commit out of order across transactions; the per-agent ingest lock
+    # keeps one agent's in order, so a cache that only appends above its highest seq misses none.
+    async with (
+        opened_store(pg_migrated_url, tmp_path / "a") as one,
+        opened_store(pg_migrated_url, tmp_path / "b") as two,
+    ):
+        await add_agents(one, "ada")
+        await ingest(one, "ada", episode("seed"))
+        seen = [await recall.agent_matrix(two, EMBEDDER, "ada")]
+
+        async def ingest_some(store: Store, n: int) -> None:
+            for m in range(5):
+                await ingest(store, "ada", *(episode(f"run {n} {m} {k}") for k in range(3)))
+                seen.append(await recall.agent_matrix(two, EMBEDDER, "ada"))
+
+        await asyncio.gather(*(ingest_some(store, n) for n, store in enumerate([one, two] * 3)))
+        cached = await recall.agent_matrix(two, EMBEDDER, "ada")
+        total = (await two.fetchone("SELECT COUNT(*) FROM episodes WHERE agent_id = 'ada'"))[0]
+        assert cached.count == total == 1 + 6 * 5 * 3
+        assert len(set(cached.seqs.tolist())) == cached.count
+
+
+async def test_nul_in_episode_text_is_refused_before_anything_is_stored(store: Store) -> None:
+    from credence.memory.episodes import EpisodeRejected
+
+    with pytest.raises(EpisodeRejected, match="NUL"):
+        await ingest(store, "ada", episode("fine"), episode("bad \x00 text"))
+    with pytest.raises(EpisodeRejected, match="NUL"):
+        await ingest(store, "ada", episode("fine", said="steer \x00 me"))
+    assert (await store.fetchone("SELECT COUNT(*) FROM episodes"))[0] == 0
+
+
+async def test_a_broken_full_text_index_means_recall_unavailable(store: Store) -> None:
+    await ingest(store, "ada", episode("The PDF ingester crashed."))
+
+    async def break_index(conn):
+        if conn.dialect == "sqlite":
+            await conn.run("DROP TRIGGER episodes_fts_delete")
+            await conn.run("DROP TABLE episodes_fts")
+        else:
+            await conn.run("DROP INDEX episodes_search")
+            await conn.run("ALTER TABLE episodes DROP COLUMN search_vector")
+
+    await store.write(break_index)
+    with pytest.raises(recall.RecallUnavailable, match="full-text search failed"):
+        await recall.search(store, EMBEDDER, "ada", ["pdf"], 5)
+
+
+async def test_ingest_for_an_unknown_agent_stores_nothing(store: Store) -> None:
+    from credence.memory.episodes import AgentMissing
+
+    with pytest.raises(AgentMissing):
+        await ingest(store, "nobody", episode("lost"))
+    assert (await store.fetchone("SELECT COUNT(*) FROM episodes"))[0] == 0

@@ -1,4 +1,4 @@
-"""The labelled retrieval set through the real context service and the bundled embedder."""
+"""The labelled retrieval set through the real context service and embedder, per engine."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from credence.embed import WordLlamaEmbedder
 from credence.memory.context import memory_context
 from credence.services import Services
 from tests.memory import retrieval_set
-from tests.memory.conftest import built_services
+from tests.memory.engine_store import engine_services, engines, url_for
 from tests.memory.retrieval_set import AGENTS, RetrievalSet
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
@@ -21,9 +21,17 @@ CONTENT_SHARE_FLOOR = 0.7
 DATA = retrieval_set.build()
 
 
+@pytest.fixture(params=engines())
+def store_url(request: pytest.FixtureRequest) -> str | None:
+    """None (SQLite), then a migrated PostgreSQL database."""
+    return url_for(request, request.param)
+
+
 @pytest.fixture
-async def services(tmp_path: Path, embedder: WordLlamaEmbedder) -> AsyncIterator[Services]:
-    async with built_services(tmp_path, embedder, lambda: NOW) as built:
+async def services(
+    store_url: str | None, tmp_path: Path, embedder: WordLlamaEmbedder
+) -> AsyncIterator[Services]:
+    async with engine_services(store_url, tmp_path, embedder, lambda: NOW) as built:
         await retrieval_set.seed(built.store, embedder, NOW, DATA)
         yield built
 

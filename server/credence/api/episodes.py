@@ -79,9 +79,7 @@ class EpisodeController(Controller):
     ) -> Episode:
         """One episode of the agent (the evidence behind a belief)."""
         await load_agent(request, agent_id)
-        row = await services_of(request).store.fetchone(
-            "SELECT * FROM episodes WHERE id = ? AND agent_id = ?", (episode_id, agent_id)
-        )
+        row = await services_of(request).episodes.get_row(agent_id, episode_id)
         if row is None:
             raise NotFoundException(f"episode {episode_id!r} not found")
         return episode_from_row(row)

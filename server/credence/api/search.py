@@ -40,7 +40,7 @@ class SearchController(Controller):
     async def search(
         self, request: Request, agent_id: AgentIdPath, data: JSONBody[SearchIn]
     ) -> SearchResult:
-        """Episodes ranked by FTS5 BM25 fused with embedding cosine (reciprocal rank fusion)."""
+        """Episodes ranked by text match fused with embedding cosine (reciprocal rank fusion)."""
         await load_agent(request, agent_id)
         return await search_memory(services_of(request), agent_id, data)
 

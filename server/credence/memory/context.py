@@ -8,7 +8,7 @@ import logging
 import math
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from credence.clock import Clock, parse_rfc3339
+from credence.db import recall as db_recall
 from credence.embed import EmbeddingUnavailable
 from credence.memory import recall
 from credence.memory.episodes import AgentMissing
@@ -32,11 +33,10 @@ from credence.memory.prompt_block import (
     new_nonce,
     notes_section,
 )
+from credence.memory.recall import EpisodeSearch, recall_episode_search
 from credence.models import MemoryContext, MemoryNote, RelevantEpisode
 
 if TYPE_CHECKING:
-    import aiosqlite
-
     from credence.db.engine import Database
     from credence.embed import Embedder
     from credence.services import Services
@@ -53,32 +53,6 @@ DEFAULT_LAMBDA = 0.02
 # Provenances a served belief may have. The schema already refuses an active untrusted belief;
 # the read path checks again so that no future migration or bug can put one in a prompt.
 SERVABLE_PROVENANCE = ("clean", "owner", "unsourced")
-
-# The agent row and the store-wide change counter in one indexed read: every context read checks
-# freshness (another process may have changed a belief) without a second round trip.
-_AGENT_AND_COUNTER = (
-    "SELECT a.settings AS settings,"
-    " (SELECT value FROM store_state WHERE name = 'belief_changes') AS changes"
-    " FROM agents a WHERE a.id = ?"
-)
-_COUNTER = "SELECT value FROM store_state WHERE name = 'belief_changes'"
-_ACTIVE_FOR_ROLE = (
-    "SELECT id, content, confidence, created_at, updated_at, provenance FROM beliefs"
-    " WHERE agent_id = ? AND status = 'active' AND provenance IN ('clean', 'owner', 'unsourced')"
-    " AND (role IS NULL OR role = ?)"
-)
-_ACTIVE_GENERAL = (
-    "SELECT id, content, confidence, created_at, updated_at, provenance FROM beliefs"
-    " WHERE agent_id = ? AND status = 'active' AND provenance IN ('clean', 'owner', 'unsourced')"
-    " AND role IS NULL"
-)
-_ACTIVE_EMBEDDINGS = (
-    "SELECT id, embedding FROM beliefs WHERE agent_id = ? AND status = 'active'"
-    " AND embedding IS NOT NULL"
-)
-
-# (agent id, query, limit, include_untrusted, the query's embedding or None) -> episodes
-EpisodeSearch = Callable[[str, str, int, bool, np.ndarray | None], Awaitable[list[RelevantEpisode]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,7 +177,7 @@ class HotCache:
     def put(
         self, agent_id: str, role: str | None, entry: CacheEntry, generation: int | None = None
     ) -> bool:
-        """Database an entry unless the agent was invalidated since ``generation``; evict LRU."""
+        """Store an entry unless the agent was invalidated since ``generation``; evict LRU."""
         if generation is not None and generation != self.generation(agent_id):
             return False
         key = (agent_id, role)
@@ -250,9 +224,9 @@ class ContextService:
     """Builds an agent's memory context; one per process, shared by every request.
 
     Changes made through this process invalidate the cache at once (the after-commit hook).
-    Changes made by another process on the same data dir are noticed through the store's
-    change counter, read with the agent row at most once per ``recheck_s`` per agent, so a warm
-    read touches no database at all.
+    Changes made by another process (on the same data dir, or another replica on the same
+    PostgreSQL) are noticed through the store's change counter, read with the agent row at most
+    once per ``recheck_s`` per agent, so a warm read touches no database at all.
     """
 
     def __init__(
@@ -294,11 +268,15 @@ class ContextService:
         if state is not None and now - state.checked_at < self.recheck_s:
             return state
         self.checks += 1
-        row = await self.store.fetchone(_AGENT_AND_COUNTER, (agent_id,))
+        # The agent row and the store-wide change counter in one indexed read: freshness is
+        # checked (another process may have changed a belief) without a second round trip.
+        row = await self.store.read(
+            lambda conn: db_recall.agent_settings_and_changes(conn, agent_id)
+        )
         if row is None:
             self._agents.pop(agent_id, None)
             raise AgentMissing(agent_id)
-        state = AgentState(_lambda_of(row["settings"]), int(row["changes"]), now)
+        state = AgentState(_lambda_of(row[0]), row[1], now)
         if len(self._agents) >= MAX_CACHE_ENTRIES:
             self._agents.clear()
         self._agents[agent_id] = state
@@ -372,7 +350,9 @@ class ContextService:
             columns = entry.columns(dim)
             if columns is None:
                 # Read once per entry; a change drops the entry, and the next query reads again.
-                rows = await self.store.fetchall(_ACTIVE_EMBEDDINGS, (agent_id,))
+                rows = await self.store.read(
+                    lambda conn: db_recall.active_embeddings(conn, agent_id)
+                )
                 columns = entry.keep_columns(rows, dim)
             everyone = np.ones(columns.shape[1], dtype=bool)
             rankings = recall.vector_rankings(columns, everyone, vectors, depth)
@@ -415,24 +395,13 @@ class ContextService:
         future: asyncio.Future[CacheEntry] = asyncio.get_running_loop().create_future()
         self._building[key] = (future, generation)
 
-        async def read(conn: aiosqlite.Connection) -> tuple[int, list[Any]]:
-            # Counter first: rows read after it are at least that fresh, so a change that lands
-            # in between only causes one extra rebuild, never a stale entry.
-            async with conn.execute(_COUNTER) as cur:
-                counter_row = await cur.fetchone()
-            assert counter_row is not None, "migrations seed the change counter"
-            counter = int(counter_row["value"])
-            if role is None:
-                async with conn.execute(_ACTIVE_GENERAL, (agent_id,)) as cur:
-                    rows = list(await cur.fetchall())
-            else:
-                async with conn.execute(_ACTIVE_FOR_ROLE, (agent_id, role)) as cur:
-                    rows = list(await cur.fetchall())
-            return counter, rows
-
         self.rebuilds += 1
         try:
-            counter, rows = await self.store.read(read)
+            # Counter first: rows read after it are at least that fresh, so a change that lands
+            # in between only causes one extra rebuild, never a stale entry.
+            counter, rows = await self.store.read(
+                lambda conn: db_recall.counter_and_servable_beliefs(conn, agent_id, role)
+            )
             entry = CacheEntry(counter, lam, rank_notes(rows, lam))
             self.cache.put(agent_id, role, entry, generation)
             future.set_result(entry)
@@ -539,48 +508,6 @@ def _memory_note(
         ),
         for_query=for_query,
     )
-
-
-def recall_episode_search(store: Database, embedder: Embedder) -> EpisodeSearch:
-    """Episode search backed by recall: FTS5 BM25 fused with embedding cosine.
-
-    When recall cannot run (the embedder is down), the context still serves its reviewed notes
-    and no episodes, and says so in the log: the notes matter more than the specifics.
-    """
-
-    async def search(
-        agent_id: str,
-        query: str,
-        limit: int,
-        include_untrusted: bool,
-        vectors: np.ndarray | None = None,
-    ) -> list[RelevantEpisode]:
-        try:
-            hits = await recall.search(
-                store,
-                embedder,
-                agent_id,
-                [query],
-                min(limit, recall.MAX_K),
-                include_untrusted=include_untrusted,
-                query_vectors=vectors,
-            )
-        except recall.RecallUnavailable as exc:
-            log.warning("recall unavailable for %s; serving notes only: %s", agent_id, exc)
-            return []
-        return [
-            RelevantEpisode(
-                episode_id=hit.episode["id"],
-                summary=hit.episode["summary"],
-                finished_at=hit.episode["finished_at"],
-                score=round(hit.score, 6),
-            )
-            for hit in hits
-            # Defence in depth: recall filters untrusted episodes, and so does this.
-            if include_untrusted or hit.episode["origin"] == "clean"
-        ]
-
-    return search
 
 
 def context_of(services: Services) -> ContextService:

@@ -9,15 +9,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from credence.clock import Clock, rfc3339
-from credence.db.store import one
+from credence.db import episodes as db_episodes
+from credence.db.engine import Connection
 from credence.ids import new_id
 from credence.memory.provenance import combine_origin, third_party_reasons
 from credence.memory.redact import REDACTION_SECRET, redact, redact_value
 from credence.models import Episode, EpisodeIn, Intervention
 
 if TYPE_CHECKING:
-    import aiosqlite
-
     from credence.db.engine import Database
     from credence.embed import Embedder
 
@@ -42,6 +41,10 @@ def prepare(
     item: EpisodeIn, agent_id: str, now: str, index: int, digest_key: bytes
 ) -> tuple[dict[str, Any], int]:
     """Redact and normalise one incoming episode into a row (no I/O); returns (row, redacted)."""
+    texts = [item.summary, item.session_id, item.role_label or ""]
+    if any("\x00" in text for text in [*texts, *(i.text for i in item.interventions)]):
+        # PostgreSQL text cannot hold NUL; refuse it on both engines alike.
+        raise EpisodeRejected(f"episodes[{index}]: text must not contain NUL characters")
     if item.finished_at is None:
         finished_at = now
     else:
@@ -110,24 +113,6 @@ def episode_from_row(row: Any) -> Episode:
     )
 
 
-_COLUMNS = (
-    "id",
-    "agent_id",
-    "session_id",
-    "role_label",
-    "finished_at",
-    "summary",
-    "interventions",
-    "intervention_text",
-    "origin",
-    "untrusted_reasons",
-    "metadata",
-    "redactions",
-    "created_at",
-    "embedding",
-)
-
-
 class EpisodeService:
     """Stores episodes for agents: redacted, provenance-checked, embedded, all-or-nothing."""
 
@@ -137,7 +122,7 @@ class EpisodeService:
         self.clock = clock
 
     async def ingest(self, agent_id: str, items: Sequence[EpisodeIn]) -> tuple[list[Any], int]:
-        """Database the episodes in one transaction; returns (stored rows, secrets redacted)."""
+        """Store the episodes in one transaction; returns (stored rows, secrets redacted)."""
         now = rfc3339(self.clock())
         digest_key = self.store.secret(REDACTION_SECRET)
         prepared = [prepare(item, agent_id, now, i, digest_key) for i, item in enumerate(items)]
@@ -146,14 +131,9 @@ class EpisodeService:
         for row, vector in zip(rows, vectors, strict=True):
             row["embedding"] = np.asarray(vector, dtype="<f4").tobytes()
 
-        async def work(conn: aiosqlite.Connection) -> None:
-            if await one(conn, "SELECT 1 FROM agents WHERE id = ?", (agent_id,)) is None:
+        async def work(conn: Connection) -> None:
+            if not await db_episodes.insert_episodes(conn, agent_id, rows):
                 raise AgentMissing(agent_id)
-            await conn.executemany(
-                f"INSERT INTO episodes({', '.join(_COLUMNS)})"
-                f" VALUES ({', '.join(':' + c for c in _COLUMNS)})",
-                rows,
-            )
 
         await self.store.write(work)
         return rows, sum(count for _, count in prepared)
@@ -168,19 +148,17 @@ class EpisodeService:
         cursor: int | None,
     ) -> tuple[list[Any], str | None]:
         """Episodes oldest first with optional filters; returns (rows, next cursor)."""
-        clauses = ["agent_id = ?"]
-        params: list[Any] = [agent_id]
-        if since is not None:
-            clauses.append("finished_at >= ?")
-            params.append(since)
-        if reflected is not None:
-            clauses.append("reflected_at IS NOT NULL" if reflected else "reflected_at IS NULL")
-        if cursor is not None:
-            clauses.append("seq > ?")
-            params.append(cursor)
-        rows = await self.store.fetchall(
-            f"SELECT * FROM episodes WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?",
-            (*params, limit + 1),
+        found = db_episodes.EpisodeFilter(since, reflected)
+        rows = await self.store.read(
+            lambda conn: db_episodes.list_episodes(
+                conn, agent_id, found, after_seq=cursor, limit=limit + 1
+            )
         )
         next_cursor = str(rows[limit - 1]["seq"]) if len(rows) > limit else None
         return rows[:limit], next_cursor
+
+    async def get_row(self, agent_id: str, episode_id: str) -> Any:
+        """One episode row of the agent, or None."""
+        return await self.store.read(
+            lambda conn: db_episodes.get_episode(conn, agent_id, episode_id)
+        )

@@ -1,0 +1,154 @@
+"""Store functions for episodes: batch insert, lookup, listing and the shared filter clause."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from credence.db.engine import Connection, placeholders
+
+# Every column the API reads, named: PostgreSQL's episodes also carry ``search_vector``.
+COLUMNS = (
+    "seq",
+    "id",
+    "agent_id",
+    "session_id",
+    "role_label",
+    "finished_at",
+    "summary",
+    "interventions",
+    "intervention_text",
+    "origin",
+    "untrusted_reasons",
+    "metadata",
+    "redactions",
+    "embedding",
+    "reflected_at",
+    "reflected_job",
+    "created_at",
+)
+SELECT_COLUMNS = ", ".join(COLUMNS)
+INSERT_COLUMNS = (
+    "id",
+    "agent_id",
+    "session_id",
+    "role_label",
+    "finished_at",
+    "summary",
+    "interventions",
+    "intervention_text",
+    "origin",
+    "untrusted_reasons",
+    "metadata",
+    "redactions",
+    "created_at",
+    "embedding",
+)
+_INSERT = (
+    f"INSERT INTO episodes({', '.join(INSERT_COLUMNS)})"
+    f" VALUES ({', '.join(':' + c for c in INSERT_COLUMNS)})"
+)
+# The per-agent ingest lock (two-key advisory lock: namespace "EPIS", hashtext(agent id)) and
+# the agent's existence in one round trip.
+_LOCK_AND_CHECK = (
+    "SELECT pg_advisory_xact_lock(1162889555, hashtext(?)) IS NULL,"
+    " EXISTS (SELECT 1 FROM agents WHERE id = ?)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeFilter:
+    """Which of an agent's episodes a listing or a search may return."""
+
+    since: str | None = None
+    reflected: bool | None = None
+    include_untrusted: bool = True
+
+
+def filter_clause(
+    agent_id: str, found: EpisodeFilter, *, alias: str = ""
+) -> tuple[list[str], list[Any]]:
+    """The WHERE conditions (to be AND-ed) and their parameters for one agent and filter."""
+    prefix = f"{alias}." if alias else ""
+    clauses = [f"{prefix}agent_id = ?"]
+    params: list[Any] = [agent_id]
+    if found.since is not None:
+        clauses.append(f"{prefix}finished_at >= ?")
+        params.append(found.since)
+    if found.reflected is not None:
+        state = "IS NOT NULL" if found.reflected else "IS NULL"
+        clauses.append(f"{prefix}reflected_at {state}")
+    if not found.include_untrusted:
+        clauses.append(f"{prefix}origin = 'clean'")
+    return clauses, params
+
+
+async def agent_exists(conn: Connection, agent_id: str) -> bool:
+    """Whether the agent exists."""
+    return await conn.one("SELECT 1 FROM agents WHERE id = ?", (agent_id,)) is not None
+
+
+async def insert_episodes(conn: Connection, agent_id: str, rows: Sequence[dict[str, Any]]) -> bool:
+    """Insert the agent's prepared episode rows (keys ``INSERT_COLUMNS``); False: no agent.
+
+    Two round trips: the agent check, then one ``run_many`` (pipelined on PostgreSQL). On
+    PostgreSQL the check also takes the agent's ingest lock until commit, so an agent's episode
+    seqs become visible in increasing order: the recall cache appends every seq above the
+    highest it holds and would never see one that committed late below it.
+    """
+    if conn.dialect == "postgresql":
+        found = await conn.one(_LOCK_AND_CHECK, (agent_id, agent_id))
+        exists = bool(found[1])
+    else:
+        exists = await agent_exists(conn, agent_id)
+    if not exists:
+        return False
+    if rows:
+        await conn.run_many(_INSERT, rows)
+    return True
+
+
+async def get_episode(conn: Connection, agent_id: str, episode_id: str) -> Any:
+    """One episode row of the agent, or None."""
+    return await conn.one(
+        f"SELECT {SELECT_COLUMNS} FROM episodes WHERE id = ? AND agent_id = ?",
+        (episode_id, agent_id),
+    )
+
+
+async def list_episodes(
+    conn: Connection, agent_id: str, found: EpisodeFilter, *, after_seq: int | None, limit: int
+) -> list[Any]:
+    """Up to ``limit`` episode rows oldest first, after ``after_seq`` when given."""
+    clauses, params = filter_clause(agent_id, found)
+    if after_seq is not None:
+        clauses.append("seq > ?")
+        params.append(after_seq)
+    return await conn.rows(
+        f"SELECT {SELECT_COLUMNS} FROM episodes WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?",
+        (*params, limit),
+    )
+
+
+async def newest_episodes(
+    conn: Connection, agent_id: str, found: EpisodeFilter, limit: int
+) -> list[Any]:
+    """Up to ``limit`` of the agent's newest episode rows that pass the filter."""
+    clauses, params = filter_clause(agent_id, found)
+    return await conn.rows(
+        f"SELECT {SELECT_COLUMNS} FROM episodes WHERE {' AND '.join(clauses)}"
+        " ORDER BY seq DESC LIMIT ?",
+        (*params, limit),
+    )
+
+
+async def episodes_by_seq(conn: Connection, seqs: Sequence[int]) -> dict[int, Any]:
+    """Episode rows by seq (missing seqs are left out)."""
+    if not seqs:
+        return {}
+    rows = await conn.rows(
+        f"SELECT {SELECT_COLUMNS} FROM episodes WHERE seq IN ({placeholders(len(seqs))})",
+        tuple(seqs),
+    )
+    return {row["seq"]: row for row in rows}
