@@ -32,7 +32,6 @@ from credence.api.errors import (
     http_exception_handler,
     store_unavailable_handler,
     too_deep_handler,
-    unacceptable_handler,
     unexpected_exception_handler,
 )
 from credence.api.hardening import body_deadline, refuse_control_characters
@@ -58,9 +57,7 @@ from credence.notify.tokens import SECRET_FILENAME
 from credence.notify.vapid import VAPID_KEY_FILENAME
 from credence.openapi_doc import openapi_dict
 from credence.ratelimit import RateLimiter, RateLimitMiddleware
-from credence.reflection.cron import CronRejected
 from credence.reflection.engine import reflection_component
-from credence.reflection.jobs import JobInputRejected
 from credence.services import Component, open_services
 from credence.settings import Settings, SettingsError
 
@@ -216,8 +213,6 @@ def create_app(
             RecursionError: too_deep_handler,
             DomainError: domain_error_handler,
             StoreUnavailable: store_unavailable_handler,
-            CronRejected: unacceptable_handler,
-            JobInputRejected: unacceptable_handler,
             Exception: unexpected_exception_handler,
         },
         openapi_config=openapi_config(),

@@ -31,10 +31,11 @@ def fake_llm() -> Iterator[FakeLLM]:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, fake_llm: FakeLLM) -> Settings:
+def settings(tmp_path: Path, fake_llm: FakeLLM, database_url: str | None) -> Settings:
     """Settings pointing the llm reflector at the fake server, with a short timeout."""
     return Settings(
         data_dir=tmp_path / "data",
+        database_url=database_url,
         scheduler=False,
         llm_url=fake_llm.url,
         llm_model="reflector-test",
@@ -225,11 +226,12 @@ def test_diffs_against_active_beliefs(server, admin, fake_llm, ada) -> None:
 
 
 @pytest.mark.parametrize("cap", [3000])
-def test_token_cap_records_a_partial_result(tmp_path, fake_llm, cap) -> None:
+def test_token_cap_records_a_partial_result(tmp_path, fake_llm, cap, database_url) -> None:
     from tests.livesrv import cli_key, running
 
     settings = Settings(
         data_dir=tmp_path / "capped",
+        database_url=database_url,
         scheduler=False,
         llm_url=fake_llm.url,
         llm_model="m",

@@ -6,33 +6,45 @@ import json
 import sqlite3
 from pathlib import Path
 
+import psycopg
 import pytest
 
 from credence.cli import main
+from credence.settings import Settings
+from tests.livesrv import store_flags
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "reflection.json"
 
 
-def _rows(data_dir: Path, sql: str) -> list[tuple]:
-    conn = sqlite3.connect(data_dir / "credence.sqlite3")
+@pytest.fixture
+def where(tmp_path: Path, database_url: str | None) -> Settings:
+    """The data dir (and, on PostgreSQL, the database) the commands use."""
+    return Settings(data_dir=tmp_path / "data", database_url=database_url)
+
+
+def _rows(where: Settings, sql: str) -> list[tuple]:
+    if where.database_url:
+        with psycopg.connect(where.database_url) as pg:
+            return pg.execute(sql).fetchall()
+    conn = sqlite3.connect(Path(where.data_dir) / "credence.sqlite3")
     try:
         return conn.execute(sql).fetchall()
     finally:
         conn.close()
 
 
-def test_seeding_the_example_twice_changes_nothing_the_second_time(tmp_path, capsys) -> None:
-    data = tmp_path / "data"
-    assert main(["seed", str(EXAMPLE), "--data", str(data)]) == 0
+def test_seeding_the_example_twice_changes_nothing_the_second_time(tmp_path, capsys, where) -> None:
+    flags = store_flags(where)
+    assert main(["seed", str(EXAMPLE), *flags]) == 0
     first = capsys.readouterr().out.splitlines()
     assert "agent support-bot: created" in first and "agent research-agent: created" in first
     assert "wake research-own-schedule: created" in first
-    assert main(["seed", str(EXAMPLE), "--data", str(data)]) == 0
+    assert main(["seed", str(EXAMPLE), *flags]) == 0
     second = capsys.readouterr().out.splitlines()
     assert second and all(line.endswith(": unchanged") for line in second)
-    agents = dict(_rows(data, "SELECT id, settings FROM agents"))
+    agents = dict(_rows(where, "SELECT id, settings FROM agents"))
     assert json.loads(agents["support-bot"])["recall_queries"][0].startswith("the user")
-    wakes = dict(_rows(data, "SELECT id, cron FROM wakes"))
+    wakes = dict(_rows(where, "SELECT id, cron FROM wakes"))
     assert wakes == {
         "reflection-nightly": "0 3 * * *",
         "research-own-schedule": None,
@@ -40,18 +52,18 @@ def test_seeding_the_example_twice_changes_nothing_the_second_time(tmp_path, cap
     }
 
 
-def test_seed_updates_what_changed(tmp_path, capsys) -> None:
-    data = tmp_path / "data"
+def test_seed_updates_what_changed(tmp_path, capsys, where) -> None:
+    flags = store_flags(where)
     manifest = tmp_path / "m.json"
     body = {"agents": [{"id": "ada", "name": "Ada"}], "wakes": []}
     manifest.write_text(json.dumps(body))
-    assert main(["seed", str(manifest), "--data", str(data)]) == 0
+    assert main(["seed", str(manifest), *flags]) == 0
     body["agents"][0]["name"] = "Ada Lovelace"
     body["$comment"] = "annotations are ignored"
     manifest.write_text(json.dumps(body))
-    assert main(["seed", str(manifest), "--data", str(data)]) == 0
+    assert main(["seed", str(manifest), *flags]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "agent ada: updated"
-    assert _rows(data, "SELECT name FROM agents") == [("Ada Lovelace",)]
+    assert _rows(where, "SELECT name FROM agents") == [("Ada Lovelace",)]
 
 
 @pytest.mark.parametrize(
@@ -64,27 +76,25 @@ def test_seed_updates_what_changed(tmp_path, capsys) -> None:
         {"surprise": []},
     ],
 )
-def test_bad_manifests_change_nothing(tmp_path, capsys, body) -> None:
-    data = tmp_path / "data"
+def test_bad_manifests_change_nothing(tmp_path, capsys, body, where) -> None:
+    flags = store_flags(where)
     manifest = tmp_path / "m.json"
     manifest.write_text(json.dumps({"agents": [{"id": "zed", "name": "Zed"}], **body}))
-    assert main(["seed", str(manifest), "--data", str(data)]) == 2
+    assert main(["seed", str(manifest), *flags]) == 2
     assert "error:" in capsys.readouterr().err
-    if (data / "credence.sqlite3").exists():
-        assert _rows(data, "SELECT id FROM agents") == []
+    if where.database_url or (Path(where.data_dir) / "credence.sqlite3").exists():
+        assert _rows(where, "SELECT id FROM agents") == []
 
 
-def test_reflect_runs_one_job_and_prints_it(tmp_path, capsys) -> None:
-    data = tmp_path / "data"
+def test_reflect_runs_one_job_and_prints_it(tmp_path, capsys, where) -> None:
+    flags = store_flags(where)
     manifest = tmp_path / "m.json"
     manifest.write_text(json.dumps({"agents": [{"id": "ada", "name": "Ada"}]}))
-    assert main(["seed", str(manifest), "--data", str(data)]) == 0
+    assert main(["seed", str(manifest), *flags]) == 0
     capsys.readouterr()
     answer = tmp_path / "answer.txt"
     answer.write_text("[]")
-    code = main(
-        ["reflect", "ada", "--reflector", "stub", "--stub-output", str(answer), "--data", str(data)]
-    )
+    code = main(["reflect", "ada", "--reflector", "stub", "--stub-output", str(answer), *flags])
     out = capsys.readouterr().out
     assert code == 0, out
     assert " succeeded (agent ada, trigger manual)" in out.splitlines()[0]
@@ -92,19 +102,19 @@ def test_reflect_runs_one_job_and_prints_it(tmp_path, capsys) -> None:
     for step in ("pull", "propose", "check", "submit"):
         assert f"  {step}" in out
     answer.write_text("not an answer")
-    code = main(["reflect", "ada", "--stub-output", str(answer), "--json", "--data", str(data)])
+    code = main(["reflect", "ada", "--stub-output", str(answer), "--json", *flags])
     job = json.loads(capsys.readouterr().out)
     assert code == 1 and job["status"] == "failed" and job["error"].startswith("propose:")
-    assert _rows(data, "SELECT COUNT(*) FROM jobs WHERE status = 'running'") == [(0,)]
+    assert _rows(where, "SELECT COUNT(*) FROM jobs WHERE status = 'running'") == [(0,)]
 
 
-def test_reflect_refuses_what_cannot_run(tmp_path, capsys) -> None:
-    data = tmp_path / "data"
-    assert main(["reflect", "ghost", "--data", str(data)]) == 2
+def test_reflect_refuses_what_cannot_run(tmp_path, capsys, where) -> None:
+    flags = store_flags(where)
+    assert main(["reflect", "ghost", *flags]) == 2
     assert "no agent 'ghost'" in capsys.readouterr().err
     manifest = tmp_path / "m.json"
     manifest.write_text(json.dumps({"agents": [{"id": "ada", "name": "Ada"}]}))
-    main(["seed", str(manifest), "--data", str(data)])
-    assert main(["reflect", "ada", "--reflector", "llm", "--data", str(data)]) == 2
+    main(["seed", str(manifest), *flags])
+    assert main(["reflect", "ada", "--reflector", "llm", *flags]) == 2
     assert "CREDENCE_LLM_URL" in capsys.readouterr().err
-    assert main(["reflect", "ada", "--now", "tomorrow", "--data", str(data)]) == 2
+    assert main(["reflect", "ada", "--now", "tomorrow", *flags]) == 2

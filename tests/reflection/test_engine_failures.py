@@ -41,10 +41,13 @@ def fake_llm() -> Iterator[FakeLLM]:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, fake_embed: FakeEmbeddings, fake_llm: FakeLLM) -> Settings:
+def settings(
+    tmp_path: Path, fake_embed: FakeEmbeddings, fake_llm: FakeLLM, database_url: str | None
+) -> Settings:
     """A server embedding remotely and reflecting with the fake model."""
     return Settings(
         data_dir=tmp_path / "data",
+        database_url=database_url,
         scheduler=False,
         embed_url=fake_embed.url,
         embed_model="fake",

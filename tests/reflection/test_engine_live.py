@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from credence.clock import rfc3339
-from credence.db.store import Store
+from credence.db import make_store
+from credence.db.engine import Database
 from credence.embed import WordLlamaEmbedder
 from credence.memory import gate, live
 from credence.memory.gate import BeliefIndex, Proposal
@@ -38,13 +39,13 @@ NOW = "2030-01-01T00:00:00.000000Z"
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
+async def store(tmp_path: Path, database_url: str | None) -> AsyncIterator[Database]:
     """A migrated store with one agent."""
-    store = Store(tmp_path / "credence.sqlite3")
+    store = make_store(database_url, tmp_path / "credence.sqlite3")
     await store.open()
 
     async def agent(conn):
-        await conn.execute(
+        await conn.run(
             "INSERT INTO agents(id, name, created_at, updated_at) VALUES ('ada', 'Ada', ?, ?)",
             (NOW, NOW),
         )
@@ -58,9 +59,9 @@ def _texts(rng: random.Random, count: int) -> list[str]:
     return [rng.choice(FORMS).format(s=rng.choice(SUBJECTS)).capitalize() for _ in range(count)]
 
 
-async def _insert(store: Store, rows: list[tuple[str, str, str, bytes, str | None]]) -> None:
+async def _insert(store: Database, rows: list[tuple[str, str, str, bytes, str | None]]) -> None:
     async def work(conn):
-        await conn.executemany(
+        await conn.run_many(
             "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
             " provenance, created_at, updated_at, embedding, proposed_by) VALUES (?, 'ada', ?, ?,"
             " ?, 0.6, 'add', 'clean', ?, ?, ?, ?)",
@@ -82,7 +83,7 @@ async def _insert(store: Store, rows: list[tuple[str, str, str, bytes, str | Non
     await store.write(work)
 
 
-async def test_subset_verdicts_equal_full_index_verdicts(store: Store) -> None:
+async def test_subset_verdicts_equal_full_index_verdicts(store: Database) -> None:
     rng = random.Random(7)
     texts = _texts(rng, 120)
     vectors = EMBEDDER.embed_sync(texts)
@@ -128,14 +129,14 @@ async def test_subset_verdicts_equal_full_index_verdicts(store: Store) -> None:
     assert min(sizes) < len(texts)
 
 
-async def test_refresh_reads_only_changed_beliefs(store: Store) -> None:
+async def test_refresh_reads_only_changed_beliefs(store: Database) -> None:
     blob = np.zeros(EMBEDDER.dim, dtype="<f4").tobytes()
     await _insert(store, [("b_a", "Use tabs.", "active", blob, None)])
     first = await live.agent_beliefs(store, "ada", EMBEDDER.dim)
     assert [b.content for b in first.live()] == ["Use tabs."]
 
     async def edit(conn):
-        await conn.execute(
+        await conn.run(
             "UPDATE beliefs SET content = 'Use spaces.', status = 'pending', version = 2,"
             " updated_at = ? WHERE id = 'b_a'",
             (rfc3339(datetime(2030, 2, 1, tzinfo=UTC)),),
@@ -154,7 +155,7 @@ async def test_refresh_reads_only_changed_beliefs(store: Store) -> None:
     assert again.cursor == (await store.fetchone("SELECT MAX(seq) FROM belief_change_log"))[0]
 
     async def injected(conn):  # a read-path counter: not a change the gate cares about
-        await conn.execute("UPDATE beliefs SET injection_count = injection_count + 1")
+        await conn.run("UPDATE beliefs SET injection_count = injection_count + 1")
 
     before = again.cursor
     await store.write(injected)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from credence.clock import rfc3339
-from credence.db.store import Store
+from credence.db import make_store
+from credence.db.engine import Database
 from credence.reflection import jobs
 from tests.reflection.jobtools import wait_job
 
@@ -20,13 +21,13 @@ LEASE = 30.0
 
 
 @pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[Store]:
-    """A migrated store with one agent."""
-    store = Store(tmp_path / "credence.sqlite3")
+async def store(tmp_path: Path, database_url: str | None) -> AsyncIterator[Database]:
+    """A migrated store of the test's engine with one agent."""
+    store = make_store(database_url, tmp_path / "credence.sqlite3")
     await store.open()
 
     async def agent(conn):
-        await conn.execute(
+        await conn.run(
             "INSERT INTO agents(id, name, created_at, updated_at) VALUES ('ada', 'Ada', ?, ?)",
             (rfc3339(T0), rfc3339(T0)),
         )
@@ -36,7 +37,7 @@ async def store(tmp_path: Path) -> AsyncIterator[Store]:
     await store.close()
 
 
-async def _queued(store: Store, agent_id: str = "ada") -> str:
+async def _queued(store: Database, agent_id: str = "ada") -> str:
     job = await jobs.submit(
         store,
         agent_id=agent_id,
@@ -52,7 +53,7 @@ def alive(_: str) -> bool:
     return False
 
 
-async def test_claim_takes_one_job_per_agent(store: Store) -> None:
+async def test_claim_takes_one_job_per_agent(store: Database) -> None:
     first = await _queued(store)
     await _queued(store)
     assert await jobs.claim(store, "wrk_a", T0, LEASE) == first
@@ -61,7 +62,7 @@ async def test_claim_takes_one_job_per_agent(store: Store) -> None:
     assert job.status == "running" and job.attempts == 1
 
 
-async def test_expired_lease_is_retried_then_fails(store: Store) -> None:
+async def test_expired_lease_is_retried_then_fails(store: Database) -> None:
     job_id = await _queued(store)
     now = T0
     for attempt in (1, 2, 3):
@@ -78,7 +79,7 @@ async def test_expired_lease_is_retried_then_fails(store: Store) -> None:
     assert pull.status == "failed" and pull.error.startswith("interrupted")
 
 
-async def test_a_requeued_job_resets_its_running_step(store: Store) -> None:
+async def test_a_requeued_job_resets_its_running_step(store: Database) -> None:
     job_id = await _queued(store)
     await jobs.claim(store, "wrk_dead", T0, LEASE)
     await jobs.advance(store, job_id, "wrk_dead", start="propose", at=rfc3339(T0))
@@ -91,7 +92,7 @@ async def test_a_requeued_job_resets_its_running_step(store: Store) -> None:
     assert "interrupted" in propose.error
 
 
-async def test_a_worker_that_lost_its_lease_is_fenced_out(store: Store) -> None:
+async def test_a_worker_that_lost_its_lease_is_fenced_out(store: Database) -> None:
     job_id = await _queued(store)
     await jobs.claim(store, "wrk_slow", T0, LEASE)
     await jobs.recover(store, T0 + timedelta(seconds=LEASE + 1), alive, "me")
@@ -107,7 +108,7 @@ async def test_a_worker_that_lost_its_lease_is_fenced_out(store: Store) -> None:
     assert row["lease_expires_at"] == rfc3339(T0 + timedelta(seconds=40 + LEASE))
 
 
-async def test_release_gives_the_job_back_without_using_an_attempt(store: Store) -> None:
+async def test_release_gives_the_job_back_without_using_an_attempt(store: Database) -> None:
     job_id = await _queued(store)
     await jobs.claim(store, "wrk_a", T0, LEASE)
     await jobs.release(store, job_id, "wrk_a", rfc3339(T0), "interrupted")
@@ -115,7 +116,7 @@ async def test_release_gives_the_job_back_without_using_an_attempt(store: Store)
     assert job.status == "queued" and job.attempts == 0
 
 
-async def test_windows_are_unique(store: Store) -> None:
+async def test_windows_are_unique(store: Database) -> None:
     async def insert(conn):
         return [
             await jobs.insert_job(

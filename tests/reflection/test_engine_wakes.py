@@ -89,9 +89,11 @@ def clock() -> Clock:
 
 
 @pytest.fixture
-def pair(tmp_path: Path, clock: Clock) -> Iterator[tuple[LiveServer, LiveServer]]:
-    """Two schedulers on one data dir, ticking fast."""
-    settings = Settings(data_dir=tmp_path / "data", scheduler=True)
+def pair(
+    tmp_path: Path, clock: Clock, database_url: str | None
+) -> Iterator[tuple[LiveServer, LiveServer]]:
+    """Two schedulers on one data dir (and database), ticking fast."""
+    settings = Settings(data_dir=tmp_path / "data", database_url=database_url, scheduler=True)
     components = [context_component(), reflection_component(tick_s=0.02, poll_s=0.02)]
     with (
         running(settings, clock=clock, components=components) as one,
@@ -128,8 +130,10 @@ def test_two_servers_run_each_window_once(pair, clock: Clock) -> None:
         assert wakes["reflection-nightly"]["last_fired_at"] is not None
 
 
-def test_without_the_scheduler_cron_wakes_stay_quiet(tmp_path: Path, clock: Clock) -> None:
-    settings = Settings(data_dir=tmp_path / "data", scheduler=False)
+def test_without_the_scheduler_cron_wakes_stay_quiet(
+    tmp_path: Path, clock: Clock, database_url: str | None
+) -> None:
+    settings = Settings(data_dir=tmp_path / "data", database_url=database_url, scheduler=False)
     components = [context_component(), reflection_component(tick_s=0.02, poll_s=0.02)]
     with (
         running(settings, clock=clock, components=components) as live,

@@ -127,8 +127,13 @@ def fake_llm() -> Iterator[FakeLLM]:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, fake_llm: FakeLLM) -> Settings:
-    return Settings(data_dir=tmp_path / "data", scheduler=False, llm_url=fake_llm.url)
+def settings(tmp_path: Path, fake_llm: FakeLLM, database_url: str | None) -> Settings:
+    return Settings(
+        data_dir=tmp_path / "data",
+        database_url=database_url,
+        scheduler=False,
+        llm_url=fake_llm.url,
+    )
 
 
 def proposed(admin, text: str, *sources: str, **fields) -> dict:

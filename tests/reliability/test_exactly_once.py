@@ -8,14 +8,17 @@ import os
 import sqlite3
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
+import psycopg
 import pytest
 from benchmarks.httpload import UNLIMITED_RATE_ENV, ServerProcess
+from psycopg.rows import dict_row
 
 from credence.auth import insert_key
 from credence.clock import system_clock
-from credence.db.store import Store
+from credence.db import make_store
 from credence.embed import make_embedder
 from credence.memory.episodes import EpisodeService
 from credence.models import EpisodeIn, InterventionIn
@@ -27,19 +30,19 @@ PAST = "2026-01-01T00:00:00.000Z"  # the agent and the nightly wake are older th
 AGENT = "ada"
 
 
-async def _seed(data_dir: Path) -> tuple[str, list[str]]:
+async def _seed(data_dir: Path, database_url: str | None) -> tuple[str, list[str]]:
     """An agent and a nightly wake created long ago (so a window is due now), episodes, a key."""
-    store = Store(data_dir / "credence.sqlite3")
+    store = make_store(database_url, data_dir / "credence.sqlite3")
     await store.open()
     try:
 
         async def setup(conn):
-            await conn.execute(
+            await conn.run(
                 "INSERT INTO agents(id, name, roles, settings, created_at, updated_at)"
                 " VALUES (?, 'Ada', '[]', '{}', ?, ?)",
                 (AGENT, PAST, PAST),
             )
-            await conn.execute(
+            await conn.run(
                 "UPDATE wakes SET created_at = ?, updated_at = ? WHERE id = 'reflection-nightly'",
                 (PAST, PAST),
             )
@@ -87,13 +90,19 @@ def _answer(episode_ids: list[str]) -> str:
     )
 
 
-def _jobs(database: Path) -> list[sqlite3.Row]:
+JOBS_SQL = "SELECT id, trigger, wake_id, status, attempts, lease_owner, window_key, error FROM jobs"
+
+
+def _jobs(database: Path, database_url: str | None) -> list[dict[str, Any]]:
+    """The agent's jobs, read straight from the database the servers share."""
+    if database_url:
+        with psycopg.connect(database_url, row_factory=dict_row) as pg:
+            return pg.execute(f"{JOBS_SQL} WHERE agent_id = %s ORDER BY id", (AGENT,)).fetchall()
     conn = sqlite3.connect(database, timeout=10)
     conn.row_factory = sqlite3.Row
     try:
-        return conn.execute(
-            "SELECT * FROM jobs WHERE agent_id = ? ORDER BY id", (AGENT,)
-        ).fetchall()
+        rows = conn.execute(f"{JOBS_SQL} WHERE agent_id = ? ORDER BY id", (AGENT,)).fetchall()
+        return [dict(row) for row in rows]
     finally:
         conn.close()
 
@@ -122,10 +131,12 @@ def _wait(condition, timeout: float, what: str):
 
 
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc to find the runner")
-def test_one_job_per_window_and_a_killed_runner_completes_it_once(tmp_path: Path) -> None:
+def test_one_job_per_window_and_a_killed_runner_completes_it_once(
+    tmp_path: Path, database_url: str | None
+) -> None:
     data_dir = tmp_path / "data"
     database = data_dir / "credence.sqlite3"
-    admin_key, episode_ids = asyncio.run(_seed(data_dir))
+    admin_key, episode_ids = asyncio.run(_seed(data_dir, database_url))
     with FakeLLM() as llm:
         llm.hold(_answer(episode_ids))  # the first attempt waits on the model until released
         llm.default = _answer(episode_ids)
@@ -134,6 +145,7 @@ def test_one_job_per_window_and_a_killed_runner_completes_it_once(tmp_path: Path
             "CREDENCE_SCHEDULER": "1",
             "CREDENCE_LLM_URL": llm.url,
             "CREDENCE_LLM_MODEL": "fake-model",
+            **({"CREDENCE_DATABASE_URL": database_url} if database_url else {}),
         }
         servers = [
             ServerProcess(data_dir, env, log_path=tmp_path / f"server-{n}.log") for n in range(2)
@@ -143,7 +155,7 @@ def test_one_job_per_window_and_a_killed_runner_completes_it_once(tmp_path: Path
                 server.start()
             # both schedulers tick at start-up; the window must yield one job, now mid-propose
             _wait(llm.holding.is_set, 30, "the job to call the model")
-            (job,) = _jobs(database)
+            (job,) = _jobs(database, database_url)
             assert (job["trigger"], job["wake_id"]) == ("cron", "reflection-nightly")
             assert job["status"] == "running" and job["attempts"] == 1
             runner = _holder(data_dir / "run" / f"{job['lease_owner']}.lock", servers)
@@ -153,7 +165,7 @@ def test_one_job_per_window_and_a_killed_runner_completes_it_once(tmp_path: Path
 
             # the survivor sees the runner's lock freed, retries the job and finishes it
             def finished():
-                rows = _jobs(database)
+                rows = _jobs(database, database_url)
                 return rows if rows and rows[0]["status"] in ("succeeded", "failed") else None
 
             (done,) = _wait(finished, 30, "the retried job to finish")
@@ -163,7 +175,7 @@ def test_one_job_per_window_and_a_killed_runner_completes_it_once(tmp_path: Path
 
             runner.start()  # the killed process comes back, ticks and recovers: nothing to redo
             time.sleep(2.5)  # several poll intervals of both workers
-            rows = _jobs(database)
+            rows = _jobs(database, database_url)
             assert [(r["id"], r["status"], r["attempts"]) for r in rows] == [
                 (job["id"], "succeeded", 2)
             ]

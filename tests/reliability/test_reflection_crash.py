@@ -7,11 +7,15 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
+import psycopg
 import pytest
 from benchmarks.httpload import UNLIMITED_RATE_ENV, ServerProcess
+from psycopg.rows import dict_row
 
+from credence.settings import Settings
 from tests.livesrv import cli_key
 from tests.reflection.fake_embed import FakeEmbeddings
 from tests.reflection.fake_llm import FakeLLM
@@ -44,8 +48,9 @@ def fake_embed() -> Iterator[FakeEmbeddings]:
         yield fake
 
 
-def _env(fake_llm: FakeLLM, fake_embed: FakeEmbeddings) -> dict[str, str]:
+def _env(fake_llm: FakeLLM, fake_embed: FakeEmbeddings, settings: Settings) -> dict[str, str]:
     return {
+        **({"CREDENCE_DATABASE_URL": settings.database_url} if settings.database_url else {}),
         **UNLIMITED_RATE_ENV,
         "CREDENCE_LLM_URL": fake_llm.url,
         "CREDENCE_LLM_MODEL": "crash-test",
@@ -60,19 +65,23 @@ def _wait_for(flag, what: str, timeout: float = 30.0) -> None:
         raise AssertionError(f"timed out waiting for {what}")
 
 
-def _row(data_dir: Path, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
-    conn = sqlite3.connect(data_dir / "credence.sqlite3")
+def _row(settings: Settings, sql: str, params: tuple = ()) -> list[dict[str, Any]]:
+    """Rows read straight from the server's database (``?`` placeholders, either engine)."""
+    if settings.database_url:
+        with psycopg.connect(settings.database_url, row_factory=dict_row) as pg:
+            return pg.execute(sql.replace("?", "%s"), params).fetchall()
+    conn = sqlite3.connect(Path(settings.data_dir) / "credence.sqlite3")
     conn.row_factory = sqlite3.Row
     try:
-        return conn.execute(sql, params).fetchall()
+        return [dict(row) for row in conn.execute(sql, params).fetchall()]
     finally:
         conn.close()
 
 
-def _prepare(server: ServerProcess, data_dir: Path) -> tuple[httpx.Client, list[str]]:
+def _prepare(server: ServerProcess, settings: Settings) -> tuple[httpx.Client, list[str]]:
     admin = httpx.Client(
         base_url=server.url,
-        headers={"Authorization": f"Bearer {cli_key(data_dir, 'admin')}"},
+        headers={"Authorization": f"Bearer {cli_key(settings, 'admin')}"},
         timeout=30,
     )
     make_agent(admin, "baker")
@@ -100,13 +109,13 @@ def _answer(ids: list[str]) -> str:
     )
 
 
-def _assert_recovered(admin: httpx.Client, data_dir: Path, job_id: str, ids: list[str]) -> dict:
+def _assert_recovered(admin: httpx.Client, settings: Settings, job_id: str, ids: list[str]) -> dict:
     job = wait_job(admin, job_id, timeout=60)
     assert job["status"] == "succeeded", job
     assert job["attempts"] == 2
     assert all(step["status"] == "succeeded" for step in job["steps"])
-    assert _row(data_dir, "SELECT id FROM jobs WHERE status = 'running'") == []
-    stored = _row(data_dir, "SELECT id, reflected_job FROM episodes ORDER BY seq")
+    assert _row(settings, "SELECT id FROM jobs WHERE status = 'running'") == []
+    stored = _row(settings, "SELECT id, reflected_job FROM episodes ORDER BY seq")
     assert [r["id"] for r in stored] == ids  # nothing lost
     assert {r["reflected_job"] for r in stored} == {job_id}
     assert unreflected(admin, "baker") == set()
@@ -115,26 +124,26 @@ def _assert_recovered(admin: httpx.Client, data_dir: Path, job_id: str, ids: lis
     return job
 
 
-def test_kill_while_waiting_for_the_model(tmp_path, fake_llm, fake_embed) -> None:
-    data_dir = tmp_path / "data"
-    server = ServerProcess(data_dir, _env(fake_llm, fake_embed)).start()
-    admin, ids = _prepare(server, data_dir)
+def test_kill_while_waiting_for_the_model(settings, fake_llm, fake_embed) -> None:
+    data_dir = Path(settings.data_dir)
+    server = ServerProcess(data_dir, _env(fake_llm, fake_embed, settings)).start()
+    admin, ids = _prepare(server, settings)
     try:
         fake_llm.hold()
         job_id = submit_job(admin, "baker", reflector="llm")["id"]
         _wait_for(fake_llm.holding, "the job to call the model")
         server.kill()
 
-        (row,) = _row(data_dir, "SELECT status, answer FROM jobs WHERE id = ?", (job_id,))
+        (row,) = _row(settings, "SELECT status, answer FROM jobs WHERE id = ?", (job_id,))
         assert row["status"] == "running" and row["answer"] is None
-        stored = _row(data_dir, "SELECT reflected_at FROM episodes")
+        stored = _row(settings, "SELECT reflected_at FROM episodes")
         assert [r["reflected_at"] for r in stored] == [None, None, None]
         fake_llm.release()
         fake_llm.answer(_answer(ids))
 
         server.start()
         admin.base_url = httpx.URL(server.url)
-        job = _assert_recovered(admin, data_dir, job_id, ids)
+        job = _assert_recovered(admin, settings, job_id, ids)
         assert fake_llm.calls == 2  # the first call never answered, so it was asked again
         pull = next(s for s in job["steps"] if s["name"] == "pull")
         assert pull["status"] == "succeeded"
@@ -143,10 +152,10 @@ def test_kill_while_waiting_for_the_model(tmp_path, fake_llm, fake_embed) -> Non
         server.stop()
 
 
-def test_kill_after_the_answer_was_stored(tmp_path, fake_llm, fake_embed) -> None:
-    data_dir = tmp_path / "data"
-    server = ServerProcess(data_dir, _env(fake_llm, fake_embed)).start()
-    admin, ids = _prepare(server, data_dir)
+def test_kill_after_the_answer_was_stored(settings, fake_llm, fake_embed) -> None:
+    data_dir = Path(settings.data_dir)
+    server = ServerProcess(data_dir, _env(fake_llm, fake_embed, settings)).start()
+    admin, ids = _prepare(server, settings)
     try:
         fake_llm.answer(_answer(ids))
         fake_embed.hold_on(LESSON)  # the check step embeds the proposals: stop it there
@@ -154,13 +163,13 @@ def test_kill_after_the_answer_was_stored(tmp_path, fake_llm, fake_embed) -> Non
         _wait_for(fake_embed.holding, "the check step")
         server.kill()
 
-        (row,) = _row(data_dir, "SELECT status, answer FROM jobs WHERE id = ?", (job_id,))
+        (row,) = _row(settings, "SELECT status, answer FROM jobs WHERE id = ?", (job_id,))
         assert row["status"] == "running"
         assert row["answer"] == _answer(ids)
         steps = {
             r["name"]: r["status"]
             for r in _row(
-                data_dir, "SELECT name, status FROM job_steps WHERE job_id = ?", (job_id,)
+                settings, "SELECT name, status FROM job_steps WHERE job_id = ?", (job_id,)
             )
         }
         assert steps == {
@@ -173,17 +182,17 @@ def test_kill_after_the_answer_was_stored(tmp_path, fake_llm, fake_embed) -> Non
 
         server.start()
         admin.base_url = httpx.URL(server.url)
-        _assert_recovered(admin, data_dir, job_id, ids)
+        _assert_recovered(admin, settings, job_id, ids)
         assert fake_llm.calls == 1  # the stored answer was reused: the model was paid once
     finally:
         admin.close()
         server.stop()
 
 
-def test_a_job_that_keeps_crashing_its_worker_fails(tmp_path, fake_llm, fake_embed) -> None:
-    data_dir = tmp_path / "data"
-    server = ServerProcess(data_dir, _env(fake_llm, fake_embed)).start()
-    admin, ids = _prepare(server, data_dir)
+def test_a_job_that_keeps_crashing_its_worker_fails(settings, fake_llm, fake_embed) -> None:
+    data_dir = Path(settings.data_dir)
+    server = ServerProcess(data_dir, _env(fake_llm, fake_embed, settings)).start()
+    admin, ids = _prepare(server, settings)
     try:
         fake_llm.hold()
         job_id = submit_job(admin, "baker", reflector="llm")["id"]
@@ -200,7 +209,7 @@ def test_a_job_that_keeps_crashing_its_worker_fails(tmp_path, fake_llm, fake_emb
         job = wait_job(admin, job_id, timeout=30)
         assert job["status"] == "failed"
         assert "stopped 3 times" in job["error"]
-        assert _row(data_dir, "SELECT id FROM jobs WHERE status = 'running'") == []
+        assert _row(settings, "SELECT id FROM jobs WHERE status = 'running'") == []
         assert unreflected(admin, "baker") == set(ids)  # a failed job moves no watermark
     finally:
         admin.close()

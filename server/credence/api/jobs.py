@@ -6,7 +6,6 @@ from typing import Annotated
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
-from litestar.exceptions import NotFoundException
 from litestar.params import JSONBody, PathParameter, QueryParameter
 
 from credence.api.agents import load_agent
@@ -14,6 +13,7 @@ from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import Cursor, Limit
 from credence.clock import rfc3339
+from credence.errors import NotFound
 from credence.memory.redact import REDACTION_SECRET
 from credence.models import ID_PATTERN, SLUG_PATTERN, Job, JobIn, JobPage, JobStatus
 from credence.reflection import jobs
@@ -90,5 +90,5 @@ class JobController(Controller):
         """One job: status, steps with timing and errors, input and output."""
         job = await jobs.get(services_of(request).store, job_id)
         if job is None or not principal_of(request).sees_agent(job.agent_id):
-            raise NotFoundException(f"job {job_id!r} not found")
+            raise NotFound(f"job {job_id!r} not found")
         return job

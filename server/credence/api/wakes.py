@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 from litestar import Controller, Request, delete, get, patch, post
-from litestar.exceptions import ClientException, NotFoundException, PermissionDeniedException
 from litestar.params import JSONBody, PathParameter
 
 from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
 from credence.auth import admin_only, reviewer_or_admin
+from credence.errors import Forbidden, NotFound
 from credence.models import SLUG_PATTERN, Wake, WakeIn, WakePage, WakePatch
 from credence.reflection import wakes
 
@@ -30,13 +30,13 @@ async def _visible_wake(request: Request, wake_id: str) -> Wake:
     wake = await wakes.get_wake(services.store, wake_id, services.clock())
     seen = wakes.as_seen_by(wake, _key_agents(request)) if wake is not None else None
     if seen is None:
-        raise NotFoundException(f"wake {wake_id!r} not found")
+        raise NotFound(f"wake {wake_id!r} not found")
     return seen
 
 
 def _require_admin(request: Request) -> None:
     if principal_of(request).scope != "admin":
-        raise PermissionDeniedException("this needs an admin key")
+        raise Forbidden("this needs an admin key")
 
 
 class WakeController(Controller):
@@ -73,12 +73,7 @@ class WakeController(Controller):
     async def create_wake(self, request: Request, data: JSONBody[WakeIn]) -> Wake:
         """Create a cron or event wake (admin)."""
         services = services_of(request)
-        try:
-            return await wakes.create_wake(services.store, data, services.clock())
-        except wakes.WakeRejected as exc:
-            raise ClientException(status_code=422, detail=str(exc)) from None
-        except wakes.WakeConflict as exc:
-            raise ClientException(status_code=409, detail=str(exc)) from None
+        return await wakes.create_wake(services.store, data, services.clock())
 
     @patch(
         "/{wake_id:str}",
@@ -93,12 +88,9 @@ class WakeController(Controller):
         await _visible_wake(request, wake_id)
         _require_admin(request)
         services = services_of(request)
-        try:
-            wake = await wakes.update_wake(services.store, wake_id, data, services.clock())
-        except wakes.WakeRejected as exc:
-            raise ClientException(status_code=422, detail=str(exc)) from None
+        wake = await wakes.update_wake(services.store, wake_id, data, services.clock())
         if wake is None:
-            raise NotFoundException(f"wake {wake_id!r} not found")
+            raise NotFound(f"wake {wake_id!r} not found")
         return wake
 
     @delete(
@@ -113,4 +105,4 @@ class WakeController(Controller):
         await _visible_wake(request, wake_id)
         _require_admin(request)
         if not await wakes.delete_wake(services_of(request).store, wake_id):
-            raise NotFoundException(f"wake {wake_id!r} not found")
+            raise NotFound(f"wake {wake_id!r} not found")

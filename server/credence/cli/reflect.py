@@ -88,6 +88,7 @@ def _input(args: argparse.Namespace) -> dict[str, Any]:
 async def _reflect(settings: Settings, args: argparse.Namespace) -> tuple[int, Job | None]:
     from credence.app import create_app
     from credence.clock import rfc3339
+    from credence.db import jobs as db_jobs
     from credence.memory.redact import REDACTION_SECRET
     from credence.reflection import jobs
     from credence.reflection.engine import runner_of
@@ -100,8 +101,8 @@ async def _reflect(settings: Settings, args: argparse.Namespace) -> tuple[int, J
     app = create_app(settings)
     async with app.lifespan():
         services = app.state.services
-        agent = await services.store.fetchone("SELECT 1 FROM agents WHERE id = ?", (args.agent_id,))
-        if agent is None:
+        agent_id = args.agent_id
+        if not await services.store.read(lambda conn: db_jobs.agent_exists(conn, agent_id)):
             print(f"error: no agent {args.agent_id!r}", file=sys.stderr)
             return EXIT_USAGE, None
         try:

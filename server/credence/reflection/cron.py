@@ -6,11 +6,13 @@ from datetime import UTC, datetime
 
 from croniter import CroniterError, croniter
 
+from credence.errors import Unprocessable
+
 # Any fixed instant will do: a schedule that fires at all has a time before and after each one.
 _ANCHOR = datetime(2000, 1, 1, tzinfo=UTC)
 
 
-class CronRejected(ValueError):
+class CronRejected(Unprocessable):
     """A schedule that cannot work; the message names the field (the app answers 422)."""
 
 

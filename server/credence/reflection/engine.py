@@ -284,7 +284,9 @@ class ReflectionRunner:
         try:
             fd = os.open(path, os.O_RDWR)
         except FileNotFoundError:
-            return True
+            # Replicas on one PostgreSQL may run on other hosts or data dirs: a lock file that
+            # is not here says nothing about them, so only their lease tells.
+            return self.services.store.dialect != "postgresql"
         except OSError:
             return False
         try:

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from credence.clock import parse_rfc3339, rfc3339
-from credence.db.paging import newest_first, next_cursor
+from credence.db import jobs as db_jobs
+from credence.errors import Unprocessable
 from credence.ids import new_id
 from credence.memory.redact import REDACTION_SECRET, redact
 from credence.models import Job, JobIn, JobInput, JobOutput, JobStep
@@ -18,9 +19,7 @@ from credence.models import Job, JobIn, JobInput, JobOutput, JobStep
 if TYPE_CHECKING:
     from datetime import datetime
 
-    import aiosqlite
-
-    from credence.db.engine import Database
+    from credence.db.engine import Connection, Database
 
 WORKFLOW = "agent-reflection"
 STEPS = ("pull", "propose", "check", "submit")
@@ -33,7 +32,7 @@ class LeaseLost(RuntimeError):
     """This worker no longer holds the job's lease (another worker recovered it)."""
 
 
-class JobInputRejected(ValueError):
+class JobInputRejected(Unprocessable):
     """A manual job's input names a combination that cannot run; the message says why."""
 
 
@@ -110,20 +109,8 @@ def job_from_rows(row: Any, steps: Sequence[Any]) -> Job:
     )
 
 
-async def _fetch(conn: aiosqlite.Connection, job_id: str) -> tuple[Any, list[Any]] | None:
-    async with conn.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)) as cur:
-        row = await cur.fetchone()
-    if row is None:
-        return None
-    async with conn.execute(
-        "SELECT * FROM job_steps WHERE job_id = ? ORDER BY position", (job_id,)
-    ) as cur:
-        steps = list(await cur.fetchall())
-    return row, steps
-
-
 async def insert_job(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     *,
     agent_id: str,
     trigger: str,
@@ -138,40 +125,22 @@ async def insert_job(
 
     A job keyed by a window that already exists is not created again: the existing job's id
     comes back with ``created`` False. That unique key is what makes a scheduled window run
-    once even when several processes tick the same schedule.
+    once even when several processes (or replicas) tick the same schedule.
     """
-    if window_key is not None:
-        async with conn.execute(
-            "SELECT id FROM jobs WHERE workflow_id = ? AND agent_id = ? AND window_key = ?",
-            (WORKFLOW, agent_id, window_key),
-        ) as cur:
-            existing = await cur.fetchone()
-        if existing is not None:
-            return existing["id"], False
-    job_id = new_id("job")
-    await conn.execute(
-        "INSERT INTO jobs(id, workflow_id, agent_id, trigger, window_key, wake_id, status,"
-        " input_data, max_attempts, submitted_by, created_at, updated_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)",
-        (
-            job_id,
-            WORKFLOW,
-            agent_id,
-            trigger,
-            window_key,
-            wake_id,
-            json.dumps(input_data, ensure_ascii=False),
-            max_attempts,
-            submitted_by,
-            now,
-            now,
-        ),
+    return await db_jobs.insert_job(
+        conn,
+        job_id=new_id("job"),
+        workflow_id=WORKFLOW,
+        agent_id=agent_id,
+        trigger=trigger,
+        input_json=json.dumps(input_data, ensure_ascii=False),
+        now=now,
+        steps=STEPS,
+        window_key=window_key,
+        wake_id=wake_id,
+        submitted_by=submitted_by,
+        max_attempts=max_attempts,
     )
-    await conn.executemany(
-        "INSERT INTO job_steps(job_id, position, name, status) VALUES (?, ?, ?, 'pending')",
-        [(job_id, position, name) for position, name in enumerate(STEPS)],
-    )
-    return job_id, True
 
 
 async def submit(
@@ -187,7 +156,7 @@ async def submit(
 ) -> Job:
     """Queue one job (or find the one already queued for its window) and return it."""
 
-    async def work(conn: aiosqlite.Connection) -> Job:
+    async def work(conn: Connection) -> Job:
         job_id, _ = await insert_job(
             conn,
             agent_id=agent_id,
@@ -198,7 +167,7 @@ async def submit(
             wake_id=wake_id,
             submitted_by=submitted_by,
         )
-        found = await _fetch(conn, job_id)
+        found = await db_jobs.fetch(conn, job_id)
         assert found is not None
         return job_from_rows(*found)
 
@@ -208,8 +177,8 @@ async def submit(
 async def get(store: Database, job_id: str) -> Job | None:
     """One job with its steps, or None."""
 
-    async def work(conn: aiosqlite.Connection) -> Job | None:
-        found = await _fetch(conn, job_id)
+    async def work(conn: Connection) -> Job | None:
+        found = await db_jobs.fetch(conn, job_id)
         return job_from_rows(*found) if found else None
 
     return await store.read(work)
@@ -218,8 +187,8 @@ async def get(store: Database, job_id: str) -> Job | None:
 async def raw(store: Database, job_id: str) -> tuple[Any, dict[str, Any]] | None:
     """The jobs row and its steps by name (the engine's view, including step outputs)."""
 
-    async def work(conn: aiosqlite.Connection):
-        found = await _fetch(conn, job_id)
+    async def work(conn: Connection) -> tuple[Any, dict[str, Any]] | None:
+        found = await db_jobs.fetch(conn, job_id)
         if found is None:
             return None
         row, steps = found
@@ -237,25 +206,14 @@ async def list_jobs(
     cursor: str | None,
 ) -> tuple[list[Job], str | None]:
     """Jobs newest first, optionally by agents and status; returns (jobs, next cursor)."""
-    where, params = newest_first(agent_ids=agent_ids, status=status, cursor=cursor)
 
-    async def work(conn: aiosqlite.Connection):
-        async with conn.execute(
-            f"SELECT * FROM jobs {where} ORDER BY id DESC LIMIT ?", (*params, limit + 1)
-        ) as cur:
-            rows = list(await cur.fetchall())
-        page = rows[:limit]
-        steps: dict[str, list[Any]] = {row["id"]: [] for row in page}
-        if page:
-            marks = ",".join("?" * len(page))
-            async with conn.execute(
-                f"SELECT * FROM job_steps WHERE job_id IN ({marks})", tuple(steps)
-            ) as cur:
-                for step in await cur.fetchall():
-                    steps[step["job_id"]].append(step)
-        return [job_from_rows(row, steps[row["id"]]) for row in page], next_cursor(rows, limit)
+    async def work(conn: Connection) -> tuple[list[tuple[Any, list[Any]]], str | None]:
+        return await db_jobs.page(
+            conn, agent_ids=agent_ids, status=status, limit=limit, cursor=cursor
+        )
 
-    return await store.read(work)
+    found, cursor_next = await store.read(work)
+    return [job_from_rows(row, steps) for row, steps in found], cursor_next
 
 
 # --- leases ---------------------------------------------------------------------------------
@@ -267,54 +225,35 @@ def lease_until(now: datetime, lease_s: float) -> str:
 
 
 async def claim(store: Database, owner: str, now: datetime, lease_s: float) -> str | None:
-    """Take the oldest queued job whose agent has no running job; returns its id or None."""
-    at = rfc3339(now)
-    until = lease_until(now, lease_s)
+    """Take the oldest queued job whose agent has no running job; returns its id or None.
 
-    async def work(conn: aiosqlite.Connection) -> str | None:
-        async with conn.execute(
-            "SELECT id FROM jobs WHERE status = 'queued' AND agent_id NOT IN"
-            " (SELECT agent_id FROM jobs WHERE status = 'running')"
-            " ORDER BY created_at, id LIMIT 1"
-        ) as cur:
-            row = await cur.fetchone()
-        if row is None:
-            return None
-        await conn.execute(
-            "UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires_at = ?,"
-            " heartbeat_at = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?),"
-            " updated_at = ? WHERE id = ?",
-            (owner, until, at, at, at, row["id"]),
-        )
-        return row["id"]
-
-    return await store.write(work)
+    Replicas on one PostgreSQL claim with ``SKIP LOCKED``: never the same job twice, and never
+    two jobs of one agent at once.
+    """
+    at, until = rfc3339(now), lease_until(now, lease_s)
+    return await store.write(lambda conn: db_jobs.claim(conn, owner, at, until))
 
 
-async def require_lease(conn: aiosqlite.Connection, job_id: str, owner: str) -> None:
-    """Raise LeaseLost unless ``owner`` still runs the job (call inside a write)."""
-    async with conn.execute(
-        "SELECT 1 FROM jobs WHERE id = ? AND status = 'running' AND lease_owner = ?",
-        (job_id, owner),
-    ) as cur:
-        if await cur.fetchone() is None:
-            raise LeaseLost(job_id)
+async def require_lease(conn: Connection, job_id: str, owner: str) -> None:
+    """Raise LeaseLost unless ``owner`` still runs the job (call inside a write).
+
+    On PostgreSQL the job row stays locked until the caller commits, so another replica's
+    recovery cannot take the job over between this check and the commit.
+    """
+    if not await db_jobs.holds_lease(conn, job_id, owner):
+        raise LeaseLost(job_id)
 
 
 async def heartbeat(
     store: Database, job_id: str, owner: str, now: datetime, lease_s: float
 ) -> bool:
     """Renew the lease; False when this worker no longer holds it."""
+    at, until = rfc3339(now), lease_until(now, lease_s)
+    return await store.write(lambda conn: db_jobs.heartbeat(conn, job_id, owner, at, until))
 
-    async def work(conn: aiosqlite.Connection) -> bool:
-        cur = await conn.execute(
-            "UPDATE jobs SET heartbeat_at = ?, lease_expires_at = ?"
-            " WHERE id = ? AND status = 'running' AND lease_owner = ?",
-            (rfc3339(now), lease_until(now, lease_s), job_id, owner),
-        )
-        return cur.rowcount == 1
 
-    return await store.write(work)
+def _json(value: dict[str, Any] | None) -> str | None:
+    return json.dumps(value, ensure_ascii=False) if value is not None else None
 
 
 async def advance(
@@ -328,41 +267,15 @@ async def advance(
 ) -> None:
     """Finish one step (name, duration, output) and start the next, in one fenced write."""
 
-    async def work(conn: aiosqlite.Connection) -> None:
+    async def work(conn: Connection) -> None:
         await require_lease(conn, job_id, owner)
         if done is not None:
-            await _step_done(conn, job_id, done[0], at, done[1], done[2])
+            await db_jobs.step_done(conn, job_id, done[0], at, done[1], _json(done[2]))
         if start is not None:
-            await conn.execute(
-                "UPDATE job_steps SET status = 'running', started_at = ?, finished_at = NULL,"
-                " duration_ms = NULL, error = NULL WHERE job_id = ? AND name = ?",
-                (at, job_id, start),
-            )
-        await conn.execute("UPDATE jobs SET updated_at = ? WHERE id = ?", (at, job_id))
+            await db_jobs.start_step(conn, job_id, start, at)
+        await db_jobs.touch(conn, job_id, at)
 
     await store.write(work)
-
-
-async def _step_done(
-    conn: aiosqlite.Connection,
-    job_id: str,
-    name: str,
-    at: str,
-    duration_ms: float,
-    output: dict[str, Any] | None,
-) -> None:
-    await conn.execute(
-        "UPDATE job_steps SET status = 'succeeded', finished_at = ?, duration_ms = ?,"
-        " error = NULL, output = COALESCE(?, output) WHERE job_id = ? AND name = ?",
-        (
-            at,
-            round(duration_ms, 3),
-            json.dumps(output, ensure_ascii=False) if output is not None else None,
-            job_id,
-            name,
-        ),
-    )
-    await conn.execute("UPDATE jobs SET updated_at = ? WHERE id = ?", (at, job_id))
 
 
 async def store_answer(
@@ -370,13 +283,9 @@ async def store_answer(
 ) -> None:
     """Persist the reflector's raw answer (and what it covered) before anything applies it."""
 
-    async def work(conn: aiosqlite.Connection) -> None:
+    async def work(conn: Connection) -> None:
         await require_lease(conn, job_id, owner)
-        await conn.execute("UPDATE jobs SET answer = ? WHERE id = ?", (answer, job_id))
-        await conn.execute(
-            "UPDATE job_steps SET output = ? WHERE job_id = ? AND name = 'propose'",
-            (json.dumps(meta, ensure_ascii=False), job_id),
-        )
+        await db_jobs.save_answer(conn, job_id, answer, json.dumps(meta, ensure_ascii=False))
 
     await store.write(work)
 
@@ -395,22 +304,17 @@ async def succeed(
 ) -> None:
     """Finish the job and move the episode watermark, in one transaction."""
 
-    async def work(conn: aiosqlite.Connection) -> None:
+    async def work(conn: Connection) -> None:
         await require_lease(conn, job_id, owner)
-        await _step_done(conn, job_id, "submit", at, duration_ms, submit_output)
-        for start in range(0, len(reflected_ids), 500):
-            chunk = list(reflected_ids[start : start + 500])
-            await conn.execute(
-                "UPDATE episodes SET reflected_at = ?, reflected_job = ?"
-                f" WHERE agent_id = ? AND reflected_at IS NULL"
-                f" AND id IN ({','.join('?' * len(chunk))})",
-                (at, job_id, agent_id, *chunk),
-            )
-        await conn.execute(
-            "UPDATE jobs SET status = 'succeeded', output_data = ?, error = NULL,"
-            " finished_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL"
-            " WHERE id = ?",
-            (msgspec.json.encode(output).decode(), at, at, job_id),
+        await db_jobs.step_done(conn, job_id, "submit", at, duration_ms, _json(submit_output))
+        await db_jobs.mark_reflected(conn, agent_id, job_id, reflected_ids, at)
+        await db_jobs.finish(
+            conn,
+            job_id,
+            status="succeeded",
+            at=at,
+            output=msgspec.json.encode(output).decode(),
+            error=None,
         )
 
     await store.write(work)
@@ -430,24 +334,17 @@ async def fail(
     # Errors quote model answers and server replies.
     error = _cut(redact(error, digest_key=store.secret(REDACTION_SECRET)).text)
 
-    async def work(conn: aiosqlite.Connection) -> None:
+    async def work(conn: Connection) -> None:
         await require_lease(conn, job_id, owner)
         if step is not None:
-            await conn.execute(
-                "UPDATE job_steps SET status = 'failed', finished_at = ?, duration_ms = ?,"
-                " error = ? WHERE job_id = ? AND name = ?",
-                (
-                    at,
-                    round(duration_ms, 3) if duration_ms is not None else None,
-                    error,
-                    job_id,
-                    step,
-                ),
-            )
-        await conn.execute(
-            "UPDATE jobs SET status = 'failed', error = ?, finished_at = ?, updated_at = ?,"
-            " lease_owner = NULL, lease_expires_at = NULL WHERE id = ?",
-            (f"{step}: {error}" if step else error, at, at, job_id),
+            await db_jobs.step_failed(conn, job_id, step, at, duration_ms, error)
+        await db_jobs.finish(
+            conn,
+            job_id,
+            status="failed",
+            at=at,
+            output=None,
+            error=f"{step}: {error}" if step else error,
         )
 
     await store.write(work)
@@ -456,30 +353,37 @@ async def fail(
 async def release(store: Database, job_id: str, owner: str, at: str, reason: str) -> None:
     """Give a job back to the queue (shutdown), without counting the interrupted attempt."""
 
-    async def work(conn: aiosqlite.Connection) -> None:
-        try:
-            await require_lease(conn, job_id, owner)
-        except LeaseLost:
-            return
-        await _requeue_rows(conn, job_id, at, reason)
-        await conn.execute(
-            "UPDATE jobs SET attempts = MAX(attempts - 1, 0) WHERE id = ?", (job_id,)
-        )
+    async def work(conn: Connection) -> None:
+        if await db_jobs.holds_lease(conn, job_id, owner):
+            await db_jobs.requeue(conn, job_id, at, reason, uncount=True)
 
     await store.write(work)
 
 
-async def _requeue_rows(conn: aiosqlite.Connection, job_id: str, at: str, reason: str) -> None:
-    await conn.execute(
-        "UPDATE job_steps SET status = 'pending', error = ?"
-        " WHERE job_id = ? AND status = 'running'",
-        (reason, job_id),
+INTERRUPTED = "interrupted: the worker running this step stopped"
+
+
+def _lapsed(row: Any, now: datetime) -> bool:
+    return row["lease_expires_at"] is None or parse_rfc3339(row["lease_expires_at"]) < now
+
+
+async def _take_over(
+    conn: Connection, job_id: str, owner: str | None, at: str, now: datetime, dead: bool
+) -> str | None:
+    row = await db_jobs.lock_running(conn, job_id, owner)
+    # Re-read under the lock: the owner may have renewed its lease since the scan.
+    if row is None or not (dead or _lapsed(row, now)):
+        return None
+    if row["attempts"] < row["max_attempts"]:
+        await db_jobs.requeue(conn, job_id, at, INTERRUPTED, uncount=False)
+        return "queued"
+    await db_jobs.fail_running_steps(conn, job_id, at, INTERRUPTED)
+    error = (
+        f"the worker running this job stopped {row['attempts']} times"
+        f" (max_attempts {row['max_attempts']}); giving up"
     )
-    await conn.execute(
-        "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,"
-        " updated_at = ? WHERE id = ?",
-        (at, job_id),
-    )
+    await db_jobs.finish(conn, job_id, status="failed", at=at, output=None, error=error)
+    return "failed"
 
 
 async def recover(
@@ -489,50 +393,24 @@ async def recover(
 
     A worker is gone when its lease expired without a heartbeat, or when ``owner_is_dead``
     says so (its process lock is free). Returns [(job id, new status)]. Each change is fenced
-    on the same owner, so a worker that is alive after all keeps its job.
+    on the same owner and re-checked under a row lock, so a worker that is alive after all
+    keeps its job, and of replicas recovering at once exactly one takes each job over.
     """
-    rows = await store.fetchall(
-        "SELECT id, lease_owner, lease_expires_at, attempts, max_attempts FROM jobs"
-        " WHERE status = 'running'"
-    )
+    rows = await store.read(db_jobs.running)
     at = rfc3339(now)
     changed: list[tuple[str, str]] = []
     for row in rows:
         owner = row["lease_owner"]
         if owner == me:
             continue
-        expired = row["lease_expires_at"] is None or parse_rfc3339(row["lease_expires_at"]) < now
-        if not expired and not (owner and owner_is_dead(owner)):
+        dead = bool(owner) and owner_is_dead(owner)
+        if not dead and not _lapsed(row, now):
             continue
-        give_up = row["attempts"] >= row["max_attempts"]
 
-        async def work(conn: aiosqlite.Connection, row=row, owner=owner, give_up=give_up):
-            async with conn.execute(
-                "SELECT 1 FROM jobs WHERE id = ? AND status = 'running' AND lease_owner IS ?",
-                (row["id"], owner),
-            ) as cur:
-                if await cur.fetchone() is None:
-                    return None
-            if not give_up:
-                await _requeue_rows(
-                    conn, row["id"], at, "interrupted: the worker running this step stopped"
-                )
-                return "queued"
-            error = (
-                f"the worker running this job stopped {row['attempts']} times"
-                f" (max_attempts {row['max_attempts']}); giving up"
-            )
-            await conn.execute(
-                "UPDATE job_steps SET status = 'failed', finished_at = ?, error = ?"
-                " WHERE job_id = ? AND status = 'running'",
-                (at, "interrupted: the worker running this step stopped", row["id"]),
-            )
-            await conn.execute(
-                "UPDATE jobs SET status = 'failed', error = ?, finished_at = ?, updated_at = ?,"
-                " lease_owner = NULL, lease_expires_at = NULL WHERE id = ?",
-                (error, at, at, row["id"]),
-            )
-            return "failed"
+        async def work(
+            conn: Connection, job_id: str = row["id"], owner: Any = owner, dead: bool = dead
+        ) -> str | None:
+            return await _take_over(conn, job_id, owner, at, now, dead)
 
         outcome = await store.write(work)
         if outcome is not None:

@@ -9,14 +9,13 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from credence.clock import Clock, rfc3339
+from credence.db import wakes as db_wakes
 from credence.models import AgentIn, WakeIn
 from credence.reflection.cron import CronRejected, check_cron
 from credence.reflection.wakes import WakeRejected, upsert_wake_rows
 
 if TYPE_CHECKING:
-    import aiosqlite
-
-    from credence.db.engine import Database
+    from credence.db.engine import Connection, Database
 
 
 class Manifest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -63,31 +62,20 @@ def load_manifest(path: Path) -> Manifest:
     return manifest
 
 
-async def _upsert_agent(conn: aiosqlite.Connection, agent: AgentIn, now: str) -> str:
+async def _upsert_agent(conn: Connection, agent: AgentIn, now: str) -> str:
     roles = json.dumps(agent.roles)
     settings = msgspec.json.encode(agent.reflection).decode()
-    async with conn.execute(
-        "SELECT name, roles, settings FROM agents WHERE id = ?", (agent.id,)
-    ) as cur:
-        existing = await cur.fetchone()
-    if existing is None:
-        await conn.execute(
-            "INSERT INTO agents(id, name, roles, settings, created_at, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (agent.id, agent.name, roles, settings, now, now),
-        )
+    if await db_wakes.insert_agent(conn, agent.id, agent.name, roles, settings, now):
         return "created"
-    same_settings = json.loads(existing["settings"]) == json.loads(settings)
+    existing = await db_wakes.seed_agent_row(conn, agent.id)
     if (
-        existing["name"] == agent.name
+        existing is not None
+        and existing["name"] == agent.name
         and json.loads(existing["roles"]) == agent.roles
-        and (same_settings)
+        and json.loads(existing["settings"]) == json.loads(settings)
     ):
         return "unchanged"
-    await conn.execute(
-        "UPDATE agents SET name = ?, roles = ?, settings = ?, updated_at = ? WHERE id = ?",
-        (agent.name, roles, settings, now, agent.id),
-    )
+    await db_wakes.update_agent(conn, agent.id, agent.name, roles, settings, now)
     return "updated"
 
 
@@ -95,7 +83,7 @@ async def apply_manifest(store: Database, manifest: Manifest, clock: Clock) -> l
     """Create or update every agent and wake in one transaction; returns one line per entry."""
     now = rfc3339(clock())
 
-    async def work(conn: aiosqlite.Connection) -> list[str]:
+    async def work(conn: Connection) -> list[str]:
         lines = []
         for agent in manifest.agents:
             lines.append(f"agent {agent.id}: {await _upsert_agent(conn, agent, now)}")

@@ -10,6 +10,7 @@ import msgspec
 import numpy as np
 
 from credence.clock import Clock, parse_rfc3339, rfc3339
+from credence.db import jobs as db_jobs
 from credence.embed import EmbeddingUnavailable
 from credence.memory import gate as gate_module
 from credence.memory import live, recall
@@ -110,21 +111,15 @@ async def pull(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, An
     a stored answer still refers to episodes the job considers.
     """
     services = ctx.services
-    agent = await services.store.fetchone("SELECT * FROM agents WHERE id = ?", (ctx.agent_id,))
-    if agent is None:
+    agent_id = ctx.agent_id
+    settings = await services.store.read(lambda conn: db_jobs.agent_settings(conn, agent_id))
+    if settings is None:
         raise StepError(f"agent {ctx.agent_id!r} not found")
-    ctx.settings = msgspec.convert(json.loads(agent["settings"]), ReflectionSettings)
+    ctx.settings = msgspec.convert(json.loads(settings), ReflectionSettings)
     dim = services.embedder.dim
     if previous is not None and "episode_ids" in previous:
         ids = list(previous["episode_ids"])
-        rows = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows += await services.store.fetchall(
-                f"SELECT * FROM episodes WHERE agent_id = ? AND id IN ({marks})",
-                (ctx.agent_id, *chunk),
-            )
+        rows = await services.store.read(lambda conn: db_jobs.episodes_by_id(conn, agent_id, ids))
         by_id = {row["id"]: row for row in rows}
         ctx.episodes = [_episode(by_id[i], dim) for i in ids if i in by_id]
         ranking = previous.get("ranking", "recall")

@@ -11,23 +11,24 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from credence.clock import parse_rfc3339, rfc3339
+from credence.db import jobs as db_jobs
+from credence.db import wakes as db_wakes
+from credence.errors import Conflict, Unprocessable
 from credence.models import Job, ReflectionSettings, Wake, WakeIn, WakeInput, WakePatch
 from credence.reflection import jobs
 from credence.reflection.cron import CronRejected, check_cron, latest_window, next_window
 
 if TYPE_CHECKING:
-    import aiosqlite
-
-    from credence.db.engine import Database
+    from credence.db.engine import Connection, Database
 
 log = logging.getLogger("credence.reflection")
 
 
-class WakeRejected(ValueError):
+class WakeRejected(Unprocessable):
     """A wake definition that cannot work (the message names the field)."""
 
 
-class WakeConflict(ValueError):
+class WakeConflict(Conflict):
     """A wake with this id already exists."""
 
 
@@ -90,13 +91,13 @@ def as_seen_by(wake: Wake, agents: frozenset[str] | None) -> Wake | None:
 
 async def list_wakes(store: Database, now: datetime) -> list[Wake]:
     """Every wake, by id."""
-    rows = await store.fetchall("SELECT * FROM wakes ORDER BY id")
+    rows = await store.read(db_wakes.all_wakes)
     return [wake_from_row(row, now) for row in rows]
 
 
 async def get_wake(store: Database, wake_id: str, now: datetime) -> Wake | None:
     """One wake, or None."""
-    row = await store.fetchone("SELECT * FROM wakes WHERE id = ?", (wake_id,))
+    row = await store.read(lambda conn: db_wakes.get(conn, wake_id))
     return wake_from_row(row, now) if row is not None else None
 
 
@@ -104,9 +105,7 @@ def _input_json(value: Any) -> str:
     return json.dumps(msgspec.to_builtins(value) if value is not None else {}, ensure_ascii=False)
 
 
-async def upsert_wake_rows(
-    conn: aiosqlite.Connection, data: WakeIn, now: str, *, replace: bool
-) -> str:
+async def upsert_wake_rows(conn: Connection, data: WakeIn, now: str, *, replace: bool) -> str:
     """Insert a wake (or, with ``replace``, make an existing one match); returns what happened.
 
     The answer is ``created``, ``updated`` or ``unchanged``; without ``replace`` an existing
@@ -122,33 +121,21 @@ async def upsert_wake_rows(
         "input_data": _input_json(data.input_data),
         "description": data.description,
     }
-    async with conn.execute("SELECT * FROM wakes WHERE id = ?", (data.id,)) as cur:
-        existing = await cur.fetchone()
-    if existing is None:
-        await conn.execute(
-            "INSERT INTO wakes(id, kind, cron, event, agent_ids, enabled, input_data,"
-            " description, created_at, updated_at) VALUES (:id, :kind, :cron, :event,"
-            " :agent_ids, :enabled, :input_data, :description, :now, :now)",
-            {**values, "id": data.id, "now": now},
-        )
+    if await db_wakes.insert(conn, data.id, values, now):
         return "created"
     if not replace:
         raise WakeConflict(f"wake {data.id!r} already exists")
-    if all(existing[name] == value for name, value in values.items()):
+    existing = await db_wakes.get(conn, data.id, lock=True)
+    if existing is not None and all(existing[name] == value for name, value in values.items()):
         return "unchanged"
-    await conn.execute(
-        "UPDATE wakes SET kind = :kind, cron = :cron, event = :event, agent_ids = :agent_ids,"
-        " enabled = :enabled, input_data = :input_data, description = :description,"
-        " updated_at = :now WHERE id = :id",
-        {**values, "id": data.id, "now": now},
-    )
+    await db_wakes.replace(conn, data.id, values, now)
     return "updated"
 
 
 async def create_wake(store: Database, data: WakeIn, now: datetime) -> Wake:
     """Create a wake; WakeRejected for a definition that cannot work, WakeConflict if taken."""
 
-    async def work(conn: aiosqlite.Connection) -> None:
+    async def work(conn: Connection) -> None:
         await upsert_wake_rows(conn, data, rfc3339(now), replace=False)
 
     await store.write(work)
@@ -162,9 +149,8 @@ async def update_wake(
 ) -> Wake | None:
     """Apply a patch; None when there is no such wake."""
 
-    async def work(conn: aiosqlite.Connection) -> bool:
-        async with conn.execute("SELECT * FROM wakes WHERE id = ?", (wake_id,)) as cur:
-            row = await cur.fetchone()
+    async def work(conn: Connection) -> bool:
+        row = await db_wakes.get(conn, wake_id, lock=True)
         if row is None:
             return False
         cron, event, agent_ids = row["cron"], row["event"], row["agent_ids"]
@@ -183,20 +169,16 @@ async def update_wake(
         if patch.all_agents:
             agent_ids = None
         _validate(row["kind"], cron, event)
-        await conn.execute(
-            "UPDATE wakes SET cron = ?, event = ?, agent_ids = ?,"
-            " enabled = COALESCE(?, enabled), description = COALESCE(?, description),"
-            " input_data = COALESCE(?, input_data), updated_at = ? WHERE id = ?",
-            (
-                cron,
-                event,
-                agent_ids,
-                int(patch.enabled) if patch.enabled is not None else None,
-                patch.description,
-                _input_json(patch.input_data) if patch.input_data is not None else None,
-                rfc3339(now),
-                wake_id,
-            ),
+        await db_wakes.patch(
+            conn,
+            wake_id,
+            cron=cron,
+            event=event,
+            agent_ids=agent_ids,
+            enabled=int(patch.enabled) if patch.enabled is not None else None,
+            description=patch.description,
+            input_data=_input_json(patch.input_data) if patch.input_data is not None else None,
+            now=rfc3339(now),
         )
         return True
 
@@ -208,11 +190,7 @@ async def update_wake(
 async def delete_wake(store: Database, wake_id: str) -> bool:
     """Delete a wake (its jobs stay); False when there is no such wake."""
 
-    async def work(conn: aiosqlite.Connection) -> bool:
-        cur = await conn.execute("DELETE FROM wakes WHERE id = ?", (wake_id,))
-        return cur.rowcount == 1
-
-    return await store.write(work)
+    return await store.write(lambda conn: db_wakes.delete(conn, wake_id))
 
 
 def _reflection_of(row: Any) -> ReflectionSettings:
@@ -288,13 +266,15 @@ async def tick(store: Database, now: datetime, seen: set[tuple[str, str]]) -> li
     """Submit the job of every due cron window not seen yet; returns the new job ids.
 
     ``seen`` remembers (agent, window key) pairs already ensured by this process so a quiet
-    tick costs two reads and no write. Another process submitting the same window first is
-    harmless: the unique window key keeps it to one job.
+    tick costs two reads and no write. Another process or replica submitting the same window
+    first is harmless: the unique window key keeps it to one job. On PostgreSQL each wake is
+    claimed with ``SKIP LOCKED`` for the tick; a wake another replica holds is left to it and
+    looked at again next tick.
     """
-    wakes = await store.fetchall("SELECT * FROM wakes WHERE kind = 'cron' AND enabled = 1")
+    wakes = await store.read(db_wakes.enabled_cron)
     if not wakes:
         return []
-    agents = await store.fetchall("SELECT id, settings, created_at FROM agents")
+    agents = await store.read(db_wakes.agents)
     due = [
         d for d in due_windows(wakes, agents, now) if (d["agent_id"], d["window_key"]) not in seen
     ]
@@ -302,9 +282,12 @@ async def tick(store: Database, now: datetime, seen: set[tuple[str, str]]) -> li
         return []
     at = rfc3339(now)
 
-    async def work(conn: aiosqlite.Connection) -> list[str]:
-        created = []
+    async def work(conn: Connection) -> tuple[list[str], list[dict[str, Any]]]:
+        held = await db_wakes.claim_cron(conn, sorted({d["wake_id"] for d in due}))
+        created, ensured = [], []
         for item in due:
+            if item["wake_id"] not in held:
+                continue
             job_id, new = await jobs.insert_job(
                 conn,
                 agent_id=item["agent_id"],
@@ -315,15 +298,14 @@ async def tick(store: Database, now: datetime, seen: set[tuple[str, str]]) -> li
                 wake_id=item["wake_id"],
                 submitted_by=f"wake:{item['wake_id']}",
             )
+            ensured.append(item)
             if new:
                 created.append(job_id)
-                await conn.execute(
-                    "UPDATE wakes SET last_fired_at = ? WHERE id = ?", (at, item["wake_id"])
-                )
-        return created
+                await db_wakes.fired(conn, item["wake_id"], at)
+        return created, ensured
 
-    created = await store.write(work)
-    seen.update((d["agent_id"], d["window_key"]) for d in due)
+    created, ensured = await store.write(work)
+    seen.update((d["agent_id"], d["window_key"]) for d in ensured)
     return created
 
 
@@ -333,16 +315,12 @@ async def fire_event(
     """Submit a job for each enabled event wake listening for ``name`` that targets the agent.
 
     A wake that already has a queued job for the agent returns that job instead of queueing
-    another: a burst of "episodes ready" events becomes one run. Agents with reflection
-    disabled get no jobs. Returns (wake ids that matched, jobs).
+    another: a burst of "episodes ready" events becomes one run, on any number of replicas
+    (the wake row is locked while it decides). Agents with reflection disabled get no jobs.
+    Returns (wake ids that matched, jobs).
     """
-    wakes = await store.fetchall(
-        "SELECT * FROM wakes WHERE kind = 'event' AND enabled = 1 AND event = ? ORDER BY id",
-        (name,),
-    )
-    agent = await store.fetchone(
-        "SELECT id, settings, created_at FROM agents WHERE id = ?", (agent_id,)
-    )
+    wakes = await store.read(lambda conn: db_wakes.enabled_event(conn, name))
+    agent = await store.read(lambda conn: db_wakes.agent(conn, agent_id))
     if agent is None or not wakes:
         return [], []
     matching = [wake for wake in wakes if _targets(wake, [agent])]
@@ -350,17 +328,14 @@ async def fire_event(
         return [], []
     at = rfc3339(now)
 
-    async def work(conn: aiosqlite.Connection) -> list[str]:
+    async def work(conn: Connection) -> list[str]:
         ids = []
         for wake in matching:
-            async with conn.execute(
-                "SELECT id FROM jobs WHERE agent_id = ? AND wake_id = ? AND status = 'queued'"
-                " ORDER BY created_at LIMIT 1",
-                (agent_id, wake["id"]),
-            ) as cur:
-                queued = await cur.fetchone()
+            if not await db_wakes.lock_event(conn, wake["id"]):
+                continue  # disabled or deleted since it was read
+            queued = await db_jobs.queued_for_wake(conn, agent_id, wake["id"])
             if queued is not None:
-                ids.append(queued["id"])
+                ids.append(queued)
                 continue
             job_id, _ = await jobs.insert_job(
                 conn,
@@ -371,7 +346,7 @@ async def fire_event(
                 wake_id=wake["id"],
                 submitted_by=actor,
             )
-            await conn.execute("UPDATE wakes SET last_fired_at = ? WHERE id = ?", (at, wake["id"]))
+            await db_wakes.fired(conn, wake["id"], at)
             ids.append(job_id)
         return ids
 
