@@ -8,28 +8,16 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from credence.clock import rfc3339
+from credence.db import beliefs as rows_of
 from credence.memory.episodes import AgentMissing
 from credence.models import AuditSummary, ExportedBelief, MemoryExport
 
 if TYPE_CHECKING:
-    import aiosqlite
-
     from credence.clock import Clock
     from credence.db.engine import Database
 
 FORMAT_VERSION = 1
 
-# Superseded beliefs come after active memory, marked by status, so a history survives a restore.
-_ACTIVE = (
-    "SELECT * FROM beliefs WHERE agent_id = ? AND status IN ('active', 'superseded')"
-    " AND provenance IN ('clean', 'owner', 'unsourced')"
-    " ORDER BY status = 'superseded', role IS NOT NULL, role, id"
-)
-_AUDIT = (
-    "SELECT belief_id, action, actor, at, row_hash FROM audit WHERE belief_id IN"
-    " (SELECT id FROM beliefs WHERE agent_id = ? AND status IN ('active', 'superseded'))"
-    " ORDER BY seq"
-)
 # Markdown that would render as a link, image, heading, emphasis, HTML or code: shown literally.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
 
@@ -40,21 +28,7 @@ async def export_memory(store: Database, clock: Clock, agent_id: str) -> MemoryE
     Raises AgentMissing when the agent does not exist.
     """
 
-    async def read(conn: aiosqlite.Connection) -> tuple[Any, list[Any], list[Any]]:
-        # One read transaction, so beliefs and their audit rows describe the same moment.
-        await conn.execute("BEGIN")
-        try:
-            async with conn.execute("SELECT * FROM agents WHERE id = ?", (agent_id,)) as cur:
-                agent = await cur.fetchone()
-            async with conn.execute(_ACTIVE, (agent_id,)) as cur:
-                beliefs = list(await cur.fetchall())
-            async with conn.execute(_AUDIT, (agent_id,)) as cur:
-                trail = list(await cur.fetchall())
-        finally:
-            await conn.execute("COMMIT")
-        return agent, beliefs, trail
-
-    agent, beliefs, trail = await store.read(read)
+    agent, beliefs, trail = await store.read(lambda conn: rows_of.export_snapshot(conn, agent_id))
     if agent is None:
         raise AgentMissing(agent_id)
     by_belief: dict[str, list[Any]] = {}
