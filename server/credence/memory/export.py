@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from credence.clock import rfc3339
 from credence.db import beliefs as rows_of
+from credence.memory.beliefs import belief_from_row
 from credence.memory.episodes import AgentMissing
 from credence.models import AuditSummary, ExportedBelief, MemoryExport
 
@@ -43,26 +43,16 @@ async def export_memory(store: Database, clock: Clock, agent_id: str) -> MemoryE
     )
 
 
+# Every field of an exported belief but its audit summary, taken from the API's Belief as is.
+_BELIEF_FIELDS = tuple(f for f in ExportedBelief.__struct_fields__ if f != "audit")
+
+
 def _exported(row: Any, trail: Sequence[Any]) -> ExportedBelief:
+    belief = belief_from_row(row)
     proposed = next((r["at"] for r in trail if r["action"] == "proposed"), None)
     last = trail[-1] if trail else None
     return ExportedBelief(
-        id=row["id"],
-        role=row["role"],
-        content=row["content"],
-        status=row["status"],
-        superseded_by=row["superseded_by"],
-        confidence=row["confidence"],
-        provenance=row["provenance"],
-        op=row["op"],
-        source_episodes=json.loads(row["source_episodes"]),
-        version=row["version"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        decided_by=row["decided_by"],
-        decided_at=row["decided_at"],
-        injection_count=row["injection_count"],
-        last_injected_at=row["last_injected_at"],
+        **{name: getattr(belief, name) for name in _BELIEF_FIELDS},
         audit=AuditSummary(
             events=len(trail),
             proposed_at=proposed,
