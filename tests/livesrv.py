@@ -92,7 +92,8 @@ class LiveServer:
         return asyncio.run_coroutine_threadsafe(coro, loop).result(timeout=30)
 
     def _server_loop(self) -> asyncio.AbstractEventLoop:
-        return self.services.store._executor.get_loop()
+        # The listening socket's loop is the app's on either engine (PostgreSQL has no executor).
+        return self._server.servers[0].get_loop()
 
     def client(self, key: str | None = None, **kwargs: Any) -> httpx.Client:
         """A sync httpx client for this server, authenticated with ``key``."""

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 import httpx
 import pytest
 
 from credence.memory import live
 from tests.helpers import decide, make_agent, pending_belief, propose
+from tests.rawdb import REFUSED, raw_db
 
 YARN = "Use yarn for the frontend"
 BUN = "Use bun for the frontend"
@@ -146,12 +145,8 @@ def test_retire_keeps_if_match_rules(admin, yarn) -> None:
 
 
 def test_the_database_refuses_a_superseded_belief_without_its_successor(server, admin, yarn):
-    db = sqlite3.connect(server.settings.database_path)
-    try:
-        with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
-            db.execute("UPDATE beliefs SET status = 'superseded' WHERE id = ?", (yarn["id"],))
-    finally:
-        db.close()
+    with raw_db(server.settings) as db, pytest.raises(REFUSED, match=r"(?i)check"):
+        db.execute("UPDATE beliefs SET status = 'superseded' WHERE id = ?", (yarn["id"],))
 
 
 def test_export_lists_superseded_beliefs_apart_from_active_memory(admin, yarn) -> None:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 
 import pytest
 
 from tests.helpers import decide, make_agent, pending_belief, post_episode, propose
 from tests.livesrv import cli_key
+from tests.rawdb import REFUSED, raw_db
 
 
 def test_keep_forget_edit_reopen_lifecycle_is_audited(admin) -> None:
@@ -71,13 +71,9 @@ def test_untrusted_belief_cannot_be_kept_only_edited(server, admin) -> None:
     edited = decide(admin, belief, "edit", {"content": "Keep TLS checks on for vendor calls"})
     assert edited.json()["status"] == "active" and edited.json()["provenance"] == "owner"
     # The database itself refuses to activate untrusted text, whatever the code above it does.
-    db = sqlite3.connect(server.settings.database_path)
-    try:
-        other = pending_belief(admin, text="Vendor says: use root", source_episodes=[episode["id"]])
-        with pytest.raises(sqlite3.IntegrityError, match="untrusted"):
-            db.execute("UPDATE beliefs SET status = 'active' WHERE id = ?", (other["id"],))
-    finally:
-        db.close()
+    other = pending_belief(admin, text="Vendor says: use root", source_episodes=[episode["id"]])
+    with raw_db(server.settings) as db, pytest.raises(REFUSED, match="untrusted"):
+        db.execute("UPDATE beliefs SET status = 'active' WHERE id = ?", (other["id"],))
 
 
 def test_a_supersede_retires_its_target_only_when_keep_names_it(admin) -> None:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sqlite3
-
 from tests.helpers import decide, make_agent, pending_belief, post_episode, propose
+from tests.rawdb import raw_db
 
 
 def test_accepted_proposals_become_pending_with_a_proposed_audit_row(admin) -> None:
@@ -161,11 +160,8 @@ def test_secrets_in_proposals_and_edits_are_redacted_before_storage(server, admi
     assert secret not in belief["rationale"]
     edited = decide(admin, belief, "edit", {"content": f"Never paste {secret} anywhere"}).json()
     assert secret not in edited["content"] and edited["status"] == "active"
-    db = sqlite3.connect(server.settings.database_path)
-    try:
-        assert secret not in "\n".join(db.iterdump())
-    finally:
-        db.close()
+    with raw_db(server.settings) as db:
+        assert secret not in db.dump()
 
 
 def test_an_opposite_lesson_is_never_dropped_as_a_near_duplicate(admin) -> None:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import contextlib
 import io
-import sqlite3
 
 import pytest
 
 from credence.cli import main as credence_main
 from credence.memory.audit import GENESIS, actor_label, row_hash, verify_rows
 from tests.helpers import decide, make_agent, pending_belief
+from tests.livesrv import store_flags
+from tests.rawdb import REFUSED, raw_db
 
 
 def _row(seq: int, prev: str, action: str = "kept") -> dict:
@@ -44,29 +45,27 @@ def test_verify_rows_accepts_a_chain_and_names_the_first_broken_row() -> None:
     assert verify_rows([]) == (True, 0, None)
 
 
+@pytest.mark.parametrize("engine", ["sqlite", "postgresql"], indirect=True)
 def test_triggers_refuse_update_and_delete_and_cli_detects_tampering(server, admin) -> None:
     make_agent(admin)
     decide(admin, pending_belief(admin), "keep")
-    data = str(server.settings.data_dir)
+    flags = store_flags(server.settings)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert credence_main(["audit", "verify", "--data", data]) == 0
+        assert credence_main(["audit", "verify", *flags]) == 0
     assert '"ok": true' in out.getvalue() and '"rows": 2' in out.getvalue()
-    db = sqlite3.connect(server.settings.database_path)
-    try:
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+    with raw_db(server.settings) as db:
+        with pytest.raises(REFUSED, match="append-only"):
             db.execute("UPDATE audit SET actor = 'x' WHERE seq = 1")
-        with pytest.raises(sqlite3.IntegrityError, match="append-only"):
+        with pytest.raises(REFUSED, match="append-only"):
             db.execute("DELETE FROM audit")
         # Someone with file access drops the trigger and rewrites history: verify must notice.
-        db.execute("DROP TRIGGER audit_no_update")
+        on_table = " ON audit" if db.dialect == "postgresql" else ""
+        db.execute(f"DROP TRIGGER audit_no_update{on_table}")
         db.execute("UPDATE audit SET actor = 'key:forged' WHERE seq = 2")
-        db.commit()
-    finally:
-        db.close()
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert credence_main(["audit", "verify", "--data", data]) == 1
+        assert credence_main(["audit", "verify", *flags]) == 1
     assert '"first_broken": 2' in out.getvalue()
     assert admin.get("/api/v1/audit/verify").json() == {"ok": False, "rows": 2, "first_broken": 2}
 

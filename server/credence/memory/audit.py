@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from credence.db.store import one
+from credence.db import audit as audit_rows
+from credence.db.audit import GENESIS, row_hash
 
 if TYPE_CHECKING:
-    import aiosqlite
+    from credence.db.engine import Connection, Database
 
-    from credence.db.engine import Database
-
-GENESIS = "0" * 64
+__all__ = ["GENESIS", "actor_label", "append", "content_hash", "row_hash", "verify_rows"]
+_VERIFY_PAGE = 10_000
 
 
 def content_hash(content: str) -> str:
@@ -22,32 +22,8 @@ def content_hash(content: str) -> str:
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def row_hash(fields: dict[str, Any]) -> str:
-    """Hash of one audit row's fields (including its seq and the previous row's hash)."""
-    canonical = json.dumps(
-        [
-            fields["seq"],
-            fields["belief_id"],
-            fields["agent_id"],
-            fields["action"],
-            fields["actor"],
-            fields["at"],
-            fields["before_status"],
-            fields["after_status"],
-            fields["before_hash"],
-            fields["after_hash"],
-            fields["version"],
-            fields["detail"],
-            fields["prev_hash"],
-        ],
-        separators=(",", ":"),
-        ensure_ascii=False,
-    )
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
 async def append(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     *,
     belief_id: str,
     agent_id: str,
@@ -60,37 +36,31 @@ async def append(
     after_content: str,
     version: int,
     detail: str = "",
-) -> None:
-    """Append one chained audit row inside the caller's write transaction."""
-    last = await one(conn, "SELECT seq, row_hash FROM audit ORDER BY seq DESC LIMIT 1")
-    fields: dict[str, Any] = {
-        "seq": (last["seq"] + 1) if last else 1,
-        "belief_id": belief_id,
-        "agent_id": agent_id,
-        "action": action,
-        "actor": actor,
-        "at": at,
-        "before_status": before_status,
-        "after_status": after_status,
-        "before_hash": content_hash(before_content) if before_content is not None else None,
-        "after_hash": content_hash(after_content),
-        "version": version,
-        "detail": detail,
-        "prev_hash": last["row_hash"] if last else GENESIS,
-    }
-    fields["row_hash"] = row_hash(fields)
-    await conn.execute(
-        "INSERT INTO audit(seq, belief_id, agent_id, action, actor, at, before_status,"
-        " after_status, before_hash, after_hash, version, detail, prev_hash, row_hash)"
-        " VALUES (:seq, :belief_id, :agent_id, :action, :actor, :at, :before_status,"
-        " :after_status, :before_hash, :after_hash, :version, :detail, :prev_hash, :row_hash)",
-        fields,
+) -> dict[str, Any]:
+    """Append one chained audit row inside the caller's write transaction; returns it."""
+    return await audit_rows.append(
+        conn,
+        {
+            "belief_id": belief_id,
+            "agent_id": agent_id,
+            "action": action,
+            "actor": actor,
+            "at": at,
+            "before_status": before_status,
+            "after_status": after_status,
+            "before_hash": content_hash(before_content) if before_content is not None else None,
+            "after_hash": content_hash(after_content),
+            "version": version,
+            "detail": detail,
+        },
     )
 
 
-def verify_rows(rows: list[dict[str, Any]]) -> tuple[bool, int, int | None]:
-    """Check a whole chain in seq order; returns (ok, rows, seq of the first broken row)."""
-    previous = GENESIS
+def verify_rows(
+    rows: list[dict[str, Any]], previous: str = GENESIS
+) -> tuple[bool, int, int | None]:
+    """Check a chain in seq order, from the row after ``previous`` (by default the first);
+    returns (ok, rows, seq of the first broken row)."""
     for row in rows:
         if row["prev_hash"] != previous or row_hash(row) != row["row_hash"]:
             return False, len(rows), row["seq"]
@@ -99,17 +69,28 @@ def verify_rows(rows: list[dict[str, Any]]) -> tuple[bool, int, int | None]:
 
 
 async def verify(store: Database) -> tuple[bool, int, int | None]:
-    """Walk the stored audit chain and verify every link."""
-    rows = await store.fetchall("SELECT * FROM audit ORDER BY seq")
-    return verify_rows([dict(row) for row in rows])
+    """Walk the stored audit chain page by page and verify every link."""
+    previous, seen, after = GENESIS, 0, 0
+    while True:
+        page = await store.read(
+            functools.partial(audit_rows.chain, after=after, limit=_VERIFY_PAGE)
+        )
+        ok, _, broken = verify_rows(page, previous)
+        if not ok:
+            return False, await store.read(audit_rows.count), broken
+        seen += len(page)
+        if len(page) < _VERIFY_PAGE:
+            return True, seen, None
+        previous, after = page[-1]["row_hash"], page[-1]["seq"]
 
 
 async def trail(store: Database, belief_id: str) -> list[dict[str, Any]]:
     """A belief's audit rows, oldest first, each with its actor's label."""
-    rows = await store.fetchall(
-        "SELECT * FROM audit WHERE belief_id = ? ORDER BY seq", (belief_id,)
-    )
-    return await labelled(store, [dict(row) for row in rows])
+
+    async def work(conn: Connection) -> list[dict[str, Any]]:
+        return await labelled(conn, await audit_rows.trail(conn, belief_id))
+
+    return await store.read(work)
 
 
 async def decisions(
@@ -117,33 +98,21 @@ async def decisions(
 ) -> tuple[list[dict[str, Any]], str | None]:
     """Every change but proposals, newest first, with the belief's text and the actor's label;
     returns (rows, next cursor)."""
-    clauses = ["a.action != 'proposed'"]
-    params: list[Any] = []
-    if agent_ids is not None:
-        clauses.append(f"a.agent_id IN ({','.join('?' * len(agent_ids))})")
-        params.extend(agent_ids)
-    if cursor is not None:
-        clauses.append("a.seq < ?")
-        params.append(cursor)
-    rows = await store.fetchall(
-        "SELECT a.*, b.content FROM audit a JOIN beliefs b ON b.id = a.belief_id"
-        f" WHERE {' AND '.join(clauses)} ORDER BY a.seq DESC LIMIT ?",
-        (*params, limit + 1),
-    )
-    page = await labelled(store, [dict(row) for row in rows[:limit]])
-    return page, str(rows[limit - 1]["seq"]) if len(rows) > limit else None
+
+    async def work(conn: Connection) -> list[dict[str, Any]]:
+        found = await audit_rows.decisions(
+            conn, agent_ids=agent_ids, limit=limit + 1, before=cursor
+        )
+        return [*await labelled(conn, found[:limit]), *found[limit:]]
+
+    rows = await store.read(work)
+    return rows[:limit], str(rows[limit - 1]["seq"]) if len(rows) > limit else None
 
 
-async def labelled(store: Database, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def labelled(conn: Connection, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The rows with ``actor_label``: the key's label (a paired phone's name), not its id."""
     key_ids = sorted({row["actor"][4:] for row in rows if row["actor"].startswith("key:")})
-    labels: dict[str, str] = {}
-    if key_ids:
-        found = await store.fetchall(
-            f"SELECT id, label FROM api_keys WHERE id IN ({','.join('?' * len(key_ids))})",
-            tuple(key_ids),
-        )
-        labels = {row["id"]: row["label"] for row in found}
+    labels = await audit_rows.key_labels(conn, key_ids) if key_ids else {}
     return [{**row, "actor_label": actor_label(row["actor"], labels)} for row in rows]
 
 

@@ -12,32 +12,37 @@ import msgspec
 import numpy as np
 
 from credence.clock import Clock, rfc3339
-from credence.db.paging import newest_first, next_cursor
-from credence.db.store import one, rows
+from credence.db import beliefs as rows_of
+from credence.db import changes
+from credence.db.paging import next_cursor
 from credence.ids import new_id
 from credence.memory import audit, live
 from credence.memory import gate as gate_rules
 from credence.memory.gate import GateResult, Proposal
 from credence.memory.redact import REDACTION_SECRET, redact
 from credence.memory.text import normalise
+from credence.memory.transitions import (
+    Outcome,
+    forget_target,
+    problem,
+    restore_targets,
+    retirable,
+    retire,
+    transition,
+    with_restated,
+)
 from credence.models import Belief, ProposalIn, ProposalResult, ProposedBy
 
 if TYPE_CHECKING:
-    import aiosqlite
-
     from credence.auth import Principal
-    from credence.db.engine import Database
+    from credence.db.engine import Connection, Database
     from credence.embed import Embedder
 
 DECISIONS = ("keep", "forget", "edit", "reopen")
-RETIRED = ("forgotten", "superseded")
 # A proposal matching a belief the reviewer already retired is named as that past decision.
 _PAST_DECISION = {"forgotten": "previously_forgotten", "superseded": "previously_superseded"}
-# Ops whose kept belief restates its target with a new confidence: the target is retired with it.
-# A `supersede` target is retired only when the reviewer names it in `retire`.
-RESTATING_OPS = ("strengthen", "weaken")
 
-PendingHook = Callable[["aiosqlite.Connection", dict[str, Any]], Awaitable[None]]
+PendingHook = Callable[["Connection", dict[str, Any]], Awaitable[None]]
 ChangeHook = Callable[[str], None]
 
 
@@ -55,13 +60,8 @@ class BeliefHooks:
                 hook(agent_id)
 
 
-@dataclass(frozen=True)
-class Outcome:
-    """An HTTP-shaped result computed inside a transaction (so it can be stored for replay)."""
-
-    status_code: int
-    body: bytes
-    headers: dict[str, str]
+class _Raced(Exception):
+    """Another request stored its answer under this Idempotency-Key while this one ran."""
 
 
 def etag(version: int) -> str:
@@ -97,13 +97,6 @@ def belief_from_row(row: Any) -> Belief:
     )
 
 
-def _problem(status_code: int, detail: str, headers: dict[str, str] | None = None, **extra: Any):
-    body: dict[str, Any] = {"status_code": status_code, "detail": detail}
-    if extra:
-        body["extra"] = extra
-    return Outcome(status_code, msgspec.json.encode(body), headers or {})
-
-
 def _ok(row: Any) -> Outcome:
     belief = belief_from_row(row)
     return Outcome(200, msgspec.json.encode(belief), {"ETag": etag(belief.version)})
@@ -121,15 +114,9 @@ def parse_if_match(value: str | None) -> int | None:
     return int(value)
 
 
-async def bump_change_counter(conn: aiosqlite.Connection) -> None:
-    """Count a belief change so other processes' caches notice it."""
-    await conn.execute("UPDATE store_state SET value = value + 1 WHERE name = 'belief_changes'")
-
-
 async def change_counter(store: Database) -> int:
     """The store-wide belief change counter."""
-    row = await store.fetchone("SELECT value FROM store_state WHERE name = 'belief_changes'")
-    return int(row["value"])
+    return await store.read(changes.belief_changes)
 
 
 @dataclass(frozen=True)
@@ -165,7 +152,7 @@ class BeliefService:
 
     async def get_row(self, belief_id: str) -> Any:
         """The raw row of a belief, or None."""
-        return await self.store.fetchone("SELECT * FROM beliefs WHERE id = ?", (belief_id,))
+        return await self.store.read(lambda conn: rows_of.get(conn, belief_id))
 
     async def list_rows(
         self,
@@ -176,11 +163,12 @@ class BeliefService:
         cursor: str | None,
     ) -> tuple[list[Any], str | None]:
         """Beliefs newest first, optionally by agents and status; returns (rows, next cursor)."""
-        where, params = newest_first(agent_ids=agent_ids, status=status, cursor=cursor)
-        rows = await self.store.fetchall(
-            f"SELECT * FROM beliefs {where} ORDER BY id DESC LIMIT ?", (*params, limit + 1)
+        found = await self.store.read(
+            lambda conn: rows_of.page(
+                conn, agent_ids=agent_ids, status=status, limit=limit + 1, cursor=cursor
+            )
         )
-        return rows[:limit], next_cursor(rows, limit)
+        return found[:limit], next_cursor(found, limit)
 
     # --- proposals -----------------------------------------------------------------------
 
@@ -204,7 +192,10 @@ class BeliefService:
             vectors = None  # beliefs were embedded by another model: lexical checks only
         candidates = snapshot.relevant(proposals, vectors, exclude_job=exclude_job)
         index = gate_rules.BeliefIndex.build(candidates)
-        untrusted = await self._untrusted_sources(agent_id, proposals)
+        cited = [source for p in proposals for source in p.source_episodes]
+        untrusted = await self.store.read(
+            lambda conn: rows_of.untrusted_episodes(conn, agent_id, cited)
+        )
         results = gate_rules.gate(proposals, index, untrusted, vectors)
         return GateRun(
             results=[
@@ -214,20 +205,6 @@ class BeliefService:
             live_beliefs=len(snapshot.beliefs),
             gated_against=len(candidates),
         )
-
-    async def _untrusted_sources(self, agent_id: str, proposals: Sequence[Proposal]) -> set[str]:
-        cited = sorted({source for p in proposals for source in p.source_episodes})
-        found: set[str] = set()
-        for start in range(0, len(cited), 500):
-            chunk = cited[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            rows = await self.store.fetchall(
-                f"SELECT id FROM episodes WHERE agent_id = ? AND id IN ({marks})"
-                " AND origin != 'clean'",
-                (agent_id, *chunk),
-            )
-            found.update(row["id"] for row in rows)
-        return found
 
     async def propose(
         self,
@@ -252,8 +229,8 @@ class BeliefService:
         proposals = [
             msgspec.structs.replace(
                 p,
-                belief=redact(p.belief, digest_key=key).text,
-                rationale=redact(p.rationale, digest_key=key).text,
+                belief=_no_nul(redact(p.belief, digest_key=key).text),
+                rationale=_no_nul(redact(p.rationale, digest_key=key).text),
             )
             for p in proposals
         ]
@@ -280,7 +257,8 @@ class BeliefService:
         ).results
         now = rfc3339(self.clock())
 
-        async def work(conn: aiosqlite.Connection) -> list[ProposalResult]:
+        async def work(conn: Connection) -> list[ProposalResult]:
+            await rows_of.serialise_proposals(conn, agent_id)
             results: list[ProposalResult] = []
             accepted: set[int] = set()
             for index, proposal in enumerate(proposals):
@@ -312,7 +290,7 @@ class BeliefService:
                 accepted.add(names[index])
                 results.append(ProposalResult(index, True, row["id"], None))
             if accepted:
-                await bump_change_counter(conn)
+                await changes.bump_belief_changes(conn)
             return results
 
         results = await self.store.write(work)
@@ -340,7 +318,8 @@ class BeliefService:
         new_embedding = None
         if action == "edit":
             key = self.store.secret(REDACTION_SECRET)
-            payload = {**payload, "content": redact(payload["content"], digest_key=key).text}
+            content = _no_nul(redact(payload["content"], digest_key=key).text)
+            payload = {**payload, "content": content}
             new_embedding = (await self.embedder.embed([payload["content"]]))[0]
         now = rfc3339(self.clock())
         touched: list[str] = []
@@ -349,47 +328,54 @@ class BeliefService:
         # the answer to another request that had one would hide what is missing.
         remembered = idempotency_key is not None and if_match is not None
 
-        async def work(conn: aiosqlite.Connection) -> Outcome:
-            if remembered:
-                seen = await one(
-                    conn,
-                    "SELECT fingerprint, status_code, body, headers FROM idempotency"
-                    " WHERE key_id = ? AND idem_key = ?",
-                    (principal.key_id, idempotency_key),
+        async def replay(conn: Connection) -> Outcome | None:
+            assert idempotency_key is not None
+            seen = await rows_of.remembered_decision(conn, principal.key_id, idempotency_key)
+            if seen is None:
+                return None
+            if seen["fingerprint"] != fingerprint:
+                return problem(
+                    422, "this Idempotency-Key was already used with a different request"
                 )
-                if seen is not None:
-                    if seen["fingerprint"] != fingerprint:
-                        return _problem(
-                            422, "this Idempotency-Key was already used with a different request"
-                        )
-                    return Outcome(seen["status_code"], seen["body"], json.loads(seen["headers"]))
+            return Outcome(seen["status_code"], bytes(seen["body"]), json.loads(seen["headers"]))
+
+        async def work(conn: Connection) -> Outcome:
+            if remembered and (seen := await replay(conn)) is not None:
+                return seen
             outcome = await self._apply(
                 conn, belief_id, action, principal, if_match, payload, new_embedding, now, touched
             )
             if remembered:
-                await conn.execute(
-                    "INSERT INTO idempotency(key_id, idem_key, fingerprint, status_code, body,"
-                    " headers, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        principal.key_id,
-                        idempotency_key,
-                        fingerprint,
-                        outcome.status_code,
-                        outcome.body,
-                        json.dumps(outcome.headers),
-                        now,
-                    ),
+                assert idempotency_key is not None
+                stored = await rows_of.remember_decision(
+                    conn,
+                    principal.key_id,
+                    idempotency_key,
+                    fingerprint=fingerprint,
+                    status_code=outcome.status_code,
+                    body=outcome.body,
+                    headers=json.dumps(outcome.headers),
+                    now=now,
                 )
+                if not stored:
+                    raise _Raced  # roll this decision back: the twin's stored answer stands
             return outcome
 
-        outcome = await self.store.write(work)
+        try:
+            outcome = await self.store.write(work)
+        except _Raced:
+            # A request with the same Idempotency-Key (on another replica) committed first.
+            touched.clear()
+            replayed = await self.store.read(replay)
+            assert replayed is not None
+            outcome = replayed
         if touched:
             self.hooks.changed(touched)
         return outcome
 
     async def _apply(
         self,
-        conn: aiosqlite.Connection,
+        conn: Connection,
         belief_id: str,
         action: str,
         principal: Principal,
@@ -399,16 +385,14 @@ class BeliefService:
         now: str,
         touched: list[str],
     ) -> Outcome:
-        row = await _fetch(conn, belief_id)
+        row = await rows_of.get(conn, belief_id, lock=True)
         if row is None or not principal.sees_agent(row["agent_id"]):
-            return _problem(404, f"belief {belief_id!r} not found")
+            return problem(404, f"belief {belief_id!r} not found")
         current = etag(row["version"])
         if if_match is None:
-            return _problem(
-                428, "If-Match with the belief's ETag is required", current_etag=current
-            )
+            return problem(428, "If-Match with the belief's ETag is required", current_etag=current)
         if parse_if_match(if_match) != row["version"]:
-            return _problem(
+            return problem(
                 412,
                 "the belief changed since you loaded it; reload and decide again",
                 {"ETag": current},
@@ -418,19 +402,19 @@ class BeliefService:
         actor = principal.actor
         if action == "keep":
             if status != "pending":
-                return _problem(409, f"only a pending belief can be kept; this one is {status}")
+                return problem(409, f"only a pending belief can be kept; this one is {status}")
             if row["provenance"] == "untrusted":
-                return _problem(
+                return problem(
                     409,
                     "this belief came from third-party content and cannot be kept as is;"
                     " edit it into your own words to activate it",
                 )
-            retiring = await _retirable(conn, row, payload.get("retire", ()))
+            retiring = await retirable(conn, row, payload.get("retire", ()))
             if isinstance(retiring, Outcome):
                 return retiring
             if row["op"] == "forget":
-                await _forget_target(conn, row, actor, now, f"forgotten_by:{row['id']}")
-                await _transition(
+                await forget_target(conn, row, actor, now, f"forgotten_by:{row['id']}")
+                await transition(
                     conn,
                     row,
                     "forgotten",
@@ -440,23 +424,23 @@ class BeliefService:
                     forgotten_reason=f"applied:forget:{row['target_belief_id']}",
                 )
             else:
-                retiring = await _with_restated(conn, row, retiring)
-                await _transition(conn, row, "active", "kept", actor, now)
-                await _retire(conn, retiring, row["id"], actor, now)
+                retiring = await with_restated(conn, row, retiring)
+                await transition(conn, row, "active", "kept", actor, now)
+                await retire(conn, retiring, row["id"], actor, now)
         elif action == "forget":
             if status == "forgotten":
-                return _problem(409, "this belief is already forgotten")
+                return problem(409, "this belief is already forgotten")
             reason = (payload.get("reason") or "").strip() or None
-            await _transition(
+            await transition(
                 conn, row, "forgotten", "forgotten", actor, now, forgotten_reason=reason
             )
         elif action == "edit":
-            retiring = await _retirable(conn, row, payload.get("retire", ()))
+            retiring = await retirable(conn, row, payload.get("retire", ()))
             if isinstance(retiring, Outcome):
                 return retiring
             if status == "pending":
-                retiring = await _with_restated(conn, row, retiring)
-            await _transition(
+                retiring = await with_restated(conn, row, retiring)
+            await transition(
                 conn,
                 row,
                 "active",
@@ -466,22 +450,23 @@ class BeliefService:
                 content=payload["content"],
                 embedding=new_embedding,
             )
-            await _retire(conn, retiring, row["id"], actor, now)
+            await retire(conn, retiring, row["id"], actor, now)
         else:  # reopen
             if status == "pending":
-                return _problem(409, "this belief is already pending")
-            await _transition(conn, row, "pending", "reopened", actor, now)
-            await _restore_targets(conn, row, actor, now)
-        await bump_change_counter(conn)
+                return problem(409, "this belief is already pending")
+            await transition(conn, row, "pending", "reopened", actor, now)
+            await restore_targets(conn, row, actor, now)
+        await changes.bump_belief_changes(conn)
         touched.append(row["agent_id"])
-        return _ok(await _fetch(conn, belief_id))
+        return _ok(await rows_of.get(conn, belief_id))
 
 
 # --- transaction helpers ------------------------------------------------------------------
 
 
-async def _fetch(conn: aiosqlite.Connection, belief_id: str) -> Any:
-    return await one(conn, "SELECT * FROM beliefs WHERE id = ?", (belief_id,))
+def _no_nul(text: str) -> str:
+    """PostgreSQL text cannot hold NUL; a reflector's output may (the API refuses it already)."""
+    return text.replace("\x00", "")
 
 
 def _named(reasons: tuple[str, ...], index: gate_rules.BeliefIndex) -> tuple[str, ...]:
@@ -508,19 +493,15 @@ def _batch_duplicate(verdict: GateResult, accepted: set[int]) -> str | None:
     return None
 
 
-async def _rejection(
-    conn: aiosqlite.Connection, agent_id: str, proposal: ProposalIn, key: str
-) -> str | None:
+async def _rejection(conn: Connection, agent_id: str, proposal: ProposalIn, key: str) -> str | None:
     """Why this proposal cannot become pending whatever the gate says, or None.
 
     The exact-text check runs again here, inside the writing transaction, so two concurrent
     submissions of one lesson cannot both land.
     """
+    known = await rows_of.agent_episodes(conn, agent_id, proposal.source_episodes)
     for episode_id in proposal.source_episodes:
-        known = await one(
-            conn, "SELECT 1 FROM episodes WHERE id = ? AND agent_id = ?", (episode_id, agent_id)
-        )
-        if known is None:
+        if episode_id not in known:
             return f"unknown_source_episode:{episode_id}"
     target = proposal.target_belief_id
     if proposal.op == "add" and target is not None:
@@ -528,26 +509,19 @@ async def _rejection(
     if proposal.op != "add":
         if target is None:
             return f"missing_target:{proposal.op}"
-        target_row = await one(
-            conn, "SELECT status FROM beliefs WHERE id = ? AND agent_id = ?", (target, agent_id)
-        )
-        if target_row is None:
+        if await rows_of.target_status(conn, agent_id, target) is None:
             return f"unknown_target:{target}"
-    same_key = await rows(
-        conn,
-        "SELECT id, status FROM beliefs WHERE agent_id = ? AND content_key = ? ORDER BY"
-        " CASE status WHEN 'forgotten' THEN 0 WHEN 'superseded' THEN 2 ELSE 1 END, id",
-        (agent_id, key),
-    )
-    exact = [r for r in same_key if r["id"] != target]
+    exact = [
+        (i, status) for i, status in await rows_of.with_key(conn, agent_id, key) if i != target
+    ]
     if exact:
-        first = exact[0]
-        return f"{_PAST_DECISION.get(first['status'], 'duplicate_of')}:{first['id']}"
+        first_id, first_status = exact[0]
+        return f"{_PAST_DECISION.get(first_status, 'duplicate_of')}:{first_id}"
     return None
 
 
 async def _insert_pending(
-    conn: aiosqlite.Connection,
+    conn: Connection,
     agent_id: str,
     proposal: ProposalIn,
     key: str,
@@ -556,17 +530,7 @@ async def _insert_pending(
     actor: str,
     now: str,
 ) -> dict[str, Any]:
-    untrusted = False
-    if proposal.source_episodes:
-        marks = ",".join("?" * len(proposal.source_episodes))
-        untrusted = (
-            await one(
-                conn,
-                f"SELECT 1 FROM episodes WHERE id IN ({marks}) AND origin = 'untrusted' LIMIT 1",
-                tuple(proposal.source_episodes),
-            )
-            is not None
-        )
+    untrusted = await rows_of.any_untrusted_episode(conn, proposal.source_episodes)
     reasons = list(proposal.review_reasons)
     if proposal.op != "add":
         reasons.append(f"op:{proposal.op}")
@@ -596,15 +560,7 @@ async def _insert_pending(
         "updated_at": now,
         "embedding": np.asarray(embedding, dtype="<f4").tobytes(),
     }
-    await conn.execute(
-        "INSERT INTO beliefs(id, agent_id, role, content, content_key, status, confidence, op,"
-        " target_belief_id, rationale, source_episodes, provenance, review_reasons, proposed_by,"
-        " version, created_at, updated_at, embedding) VALUES (:id, :agent_id, :role, :content,"
-        " :content_key, :status, :confidence, :op, :target_belief_id, :rationale,"
-        " :source_episodes, :provenance, :review_reasons, :proposed_by, 1, :created_at,"
-        " :updated_at, :embedding)",
-        row,
-    )
+    await rows_of.insert_pending(conn, row)
     await audit.append(
         conn,
         belief_id=belief_id,
@@ -620,158 +576,3 @@ async def _insert_pending(
         detail=proposal.op,
     )
     return row
-
-
-async def _transition(
-    conn: aiosqlite.Connection,
-    row: Any,
-    new_status: str,
-    action: str,
-    actor: str,
-    now: str,
-    *,
-    forgotten_reason: str | None = None,
-    content: str | None = None,
-    embedding: np.ndarray | None = None,
-    detail: str = "",
-    superseded_by: str | None = None,
-) -> None:
-    """Move one belief to ``new_status`` (bumping its version) and audit the change."""
-    version = row["version"] + 1
-    new_content = content if content is not None else row["content"]
-    decided = action != "reopened"
-    await conn.execute(
-        "UPDATE beliefs SET status = ?, version = ?, updated_at = ?, decided_by = ?,"
-        " decided_at = ?, forgotten_reason = ?, content = ?, content_key = ?,"
-        " provenance = ?, embedding = COALESCE(?, embedding), superseded_by = ?,"
-        " proposed_content = CASE WHEN ? THEN COALESCE(proposed_content, content)"
-        " ELSE proposed_content END WHERE id = ?",
-        (
-            new_status,
-            version,
-            now,
-            actor if decided else None,
-            now if decided else None,
-            forgotten_reason if new_status == "forgotten" else None,
-            new_content,
-            normalise(new_content),
-            "owner" if content is not None else row["provenance"],
-            np.asarray(embedding, dtype="<f4").tobytes() if embedding is not None else None,
-            superseded_by if new_status == "superseded" else None,
-            content is not None,
-            row["id"],
-        ),
-    )
-    await audit.append(
-        conn,
-        belief_id=row["id"],
-        agent_id=row["agent_id"],
-        action=action,
-        actor=actor,
-        at=now,
-        before_status=row["status"],
-        after_status=new_status,
-        before_content=row["content"],
-        after_content=new_content,
-        version=version,
-        detail=detail or (forgotten_reason or ""),
-    )
-
-
-async def _forget_target(
-    conn: aiosqlite.Connection, row: Any, actor: str, now: str, reason: str
-) -> None:
-    """Forget the belief a kept `forget` proposal points at."""
-    target_id = row["target_belief_id"]
-    if target_id is None:
-        return
-    target = await _fetch(conn, target_id)
-    if target is None or target["status"] in RETIRED:
-        return
-    await _transition(conn, target, "forgotten", "superseded", actor, now, forgotten_reason=reason)
-
-
-async def _with_restated(conn: aiosqlite.Connection, row: Any, retiring: list[Any]) -> list[Any]:
-    """``retiring`` plus the target a strengthen / weaken proposal restates, if still live."""
-    target_id = row["target_belief_id"]
-    if row["op"] not in RESTATING_OPS or target_id is None:
-        return retiring
-    if any(r["id"] == target_id for r in retiring):
-        return retiring
-    target = await _fetch(conn, target_id)
-    if target is None or target["status"] in RETIRED:
-        return retiring
-    return [*retiring, target]
-
-
-async def _retirable(
-    conn: aiosqlite.Connection, row: Any, retire: Sequence[str]
-) -> list[Any] | Outcome:
-    """The rows ``retire`` names, or the 422 / 409 problem that refuses the whole decision.
-
-    Only what the belief itself says it replaces may be retired: an id its review reasons flag
-    as ``contradicts:<id>``, or its target when its op is ``supersede``.
-    """
-    if not retire:
-        return []
-    if row["op"] == "forget":
-        return _problem(422, "a forget proposal retires only its target; retire does not apply")
-    reasons = json.loads(row["review_reasons"])
-    allowed = {r.removeprefix("contradicts:") for r in reasons if r.startswith("contradicts:")}
-    if row["op"] == "supersede" and row["target_belief_id"] is not None:
-        allowed.add(row["target_belief_id"])
-    unflagged = [belief_id for belief_id in retire if belief_id not in allowed]
-    if unflagged:
-        return _problem(
-            422,
-            "retire may name only beliefs this one contradicts or supersedes",
-            not_retirable=unflagged,
-        )
-    marks = ",".join("?" * len(retire))
-    found = await rows(
-        conn,
-        f"SELECT * FROM beliefs WHERE agent_id = ? AND id IN ({marks})",
-        (row["agent_id"], *retire),
-    )
-    by_id = {r["id"]: r for r in found}
-    missing = [belief_id for belief_id in retire if belief_id not in by_id]
-    if missing:
-        return _problem(422, "retire names beliefs that do not exist", not_retirable=missing)
-    inactive = [belief_id for belief_id in retire if by_id[belief_id]["status"] != "active"]
-    if inactive:
-        return _problem(
-            409,
-            "only an active belief can be retired",
-            not_active={belief_id: by_id[belief_id]["status"] for belief_id in inactive},
-        )
-    return [by_id[belief_id] for belief_id in retire]
-
-
-async def _retire(
-    conn: aiosqlite.Connection, targets: Sequence[Any], by: str, actor: str, now: str
-) -> None:
-    """Mark each target superseded by belief ``by`` (audited as ``superseded``)."""
-    for target in targets:
-        await _transition(
-            conn,
-            target,
-            "superseded",
-            "superseded",
-            actor,
-            now,
-            detail=f"superseded_by:{by}",
-            superseded_by=by,
-        )
-
-
-async def _restore_targets(conn: aiosqlite.Connection, row: Any, actor: str, now: str) -> None:
-    """Undoing a decision brings back whatever that decision retired."""
-    retired = await rows(
-        conn,
-        "SELECT * FROM beliefs WHERE agent_id = ? AND (superseded_by = ? OR"
-        " (status = 'forgotten' AND forgotten_reason IN (?, ?))) ORDER BY id",
-        (row["agent_id"], row["id"], f"superseded_by:{row['id']}", f"forgotten_by:{row['id']}"),
-    )
-    for target in retired:
-        restored = "pending" if target["provenance"] == "untrusted" else "active"
-        await _transition(conn, target, restored, "restored", actor, now)

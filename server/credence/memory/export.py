@@ -2,34 +2,22 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from credence.clock import rfc3339
+from credence.db import beliefs as rows_of
+from credence.memory.beliefs import belief_from_row
 from credence.memory.episodes import AgentMissing
 from credence.models import AuditSummary, ExportedBelief, MemoryExport
 
 if TYPE_CHECKING:
-    import aiosqlite
-
     from credence.clock import Clock
     from credence.db.engine import Database
 
 FORMAT_VERSION = 1
 
-# Superseded beliefs come after active memory, marked by status, so a history survives a restore.
-_ACTIVE = (
-    "SELECT * FROM beliefs WHERE agent_id = ? AND status IN ('active', 'superseded')"
-    " AND provenance IN ('clean', 'owner', 'unsourced')"
-    " ORDER BY status = 'superseded', role IS NOT NULL, role, id"
-)
-_AUDIT = (
-    "SELECT belief_id, action, actor, at, row_hash FROM audit WHERE belief_id IN"
-    " (SELECT id FROM beliefs WHERE agent_id = ? AND status IN ('active', 'superseded'))"
-    " ORDER BY seq"
-)
 # Markdown that would render as a link, image, heading, emphasis, HTML or code: shown literally.
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+!|~])")
 
@@ -40,21 +28,7 @@ async def export_memory(store: Database, clock: Clock, agent_id: str) -> MemoryE
     Raises AgentMissing when the agent does not exist.
     """
 
-    async def read(conn: aiosqlite.Connection) -> tuple[Any, list[Any], list[Any]]:
-        # One read transaction, so beliefs and their audit rows describe the same moment.
-        await conn.execute("BEGIN")
-        try:
-            async with conn.execute("SELECT * FROM agents WHERE id = ?", (agent_id,)) as cur:
-                agent = await cur.fetchone()
-            async with conn.execute(_ACTIVE, (agent_id,)) as cur:
-                beliefs = list(await cur.fetchall())
-            async with conn.execute(_AUDIT, (agent_id,)) as cur:
-                trail = list(await cur.fetchall())
-        finally:
-            await conn.execute("COMMIT")
-        return agent, beliefs, trail
-
-    agent, beliefs, trail = await store.read(read)
+    agent, beliefs, trail = await store.read(lambda conn: rows_of.export_snapshot(conn, agent_id))
     if agent is None:
         raise AgentMissing(agent_id)
     by_belief: dict[str, list[Any]] = {}
@@ -69,26 +43,16 @@ async def export_memory(store: Database, clock: Clock, agent_id: str) -> MemoryE
     )
 
 
+# Every field of an exported belief but its audit summary, taken from the API's Belief as is.
+_BELIEF_FIELDS = tuple(f for f in ExportedBelief.__struct_fields__ if f != "audit")
+
+
 def _exported(row: Any, trail: Sequence[Any]) -> ExportedBelief:
+    belief = belief_from_row(row)
     proposed = next((r["at"] for r in trail if r["action"] == "proposed"), None)
     last = trail[-1] if trail else None
     return ExportedBelief(
-        id=row["id"],
-        role=row["role"],
-        content=row["content"],
-        status=row["status"],
-        superseded_by=row["superseded_by"],
-        confidence=row["confidence"],
-        provenance=row["provenance"],
-        op=row["op"],
-        source_episodes=json.loads(row["source_episodes"]),
-        version=row["version"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        decided_by=row["decided_by"],
-        decided_at=row["decided_at"],
-        injection_count=row["injection_count"],
-        last_injected_at=row["last_injected_at"],
+        **{name: getattr(belief, name) for name in _BELIEF_FIELDS},
         audit=AuditSummary(
             events=len(trail),
             proposed_at=proposed,

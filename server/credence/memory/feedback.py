@@ -3,34 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from credence.db import beliefs as rows_of
 from credence.memory.redact import REDACTION_SECRET, redact
 
 if TYPE_CHECKING:
-    from credence.db.engine import Database
+    from credence.db.engine import Connection, Database
 
 MAX_ENTRIES = 50
-
-# Forgotten by the reviewer, not by the machinery: a kept `forget` proposal ends as forgotten
-# ("applied:…"), and before migration 0004 a retired belief was forgotten "superseded_by:…".
-# Untrusted text never reaches a model, refused or not.
-_REFUSED = (
-    "SELECT id, content, forgotten_reason, decided_at FROM beliefs"
-    " WHERE agent_id = ? AND status = 'forgotten' AND provenance != 'untrusted'"
-    " AND (forgotten_reason IS NULL OR (forgotten_reason NOT LIKE 'applied:%'"
-    "      AND forgotten_reason NOT LIKE 'superseded_by:%'))"
-    " ORDER BY decided_at DESC, id DESC LIMIT ?"
-)
-# Rewritten by the reviewer and still memory. A proposal that came from third-party content
-# keeps "untrusted_source" in its review reasons after the Edit makes it the owner's.
-_EDITED = (
-    "SELECT id, proposed_content, content, decided_at FROM beliefs"
-    " WHERE agent_id = ? AND status = 'active' AND proposed_content IS NOT NULL"
-    " AND proposed_content != content"
-    " AND NOT EXISTS (SELECT 1 FROM json_each(review_reasons) WHERE value = 'untrusted_source')"
-    " ORDER BY decided_at DESC, id DESC LIMIT ?"
-)
 _FORGOTTEN_BY = "forgotten_by:"
 
 
@@ -76,8 +57,13 @@ async def recent_feedback(
 ) -> ReviewerFeedback:
     """The agent's newest refusals and rewrites (at most ``limit`` of each)."""
     key = store.secret(REDACTION_SECRET)
-    refused = await store.fetchall(_REFUSED, (agent_id, limit))
-    edited = await store.fetchall(_EDITED, (agent_id, limit))
+
+    async def work(conn: Connection) -> tuple[list[Any], list[Any]]:
+        return await rows_of.refused(conn, agent_id, limit), await rows_of.rewritten(
+            conn, agent_id, limit
+        )
+
+    refused, edited = await store.read(work)
     return ReviewerFeedback(
         refused=[
             Refusal(r["id"], r["content"], _reason(r["forgotten_reason"], key), r["decided_at"])

@@ -10,11 +10,10 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from credence.clock import rfc3339
+from credence.db import beliefs as rows_of
 
 if TYPE_CHECKING:
-    import aiosqlite
-
-    from credence.db.engine import Database
+    from credence.db.engine import Connection, Database
 
 log = logging.getLogger("credence.injection")
 
@@ -62,18 +61,10 @@ class InjectionRecorder:
         taken = self._take()
         if not taken:
             return 0
-        rows = []
-        for belief_id, (count, last) in taken.items():
-            stamp = rfc3339(last)
-            rows.append((count, stamp, stamp, belief_id))
+        servings = [(belief_id, count, rfc3339(last)) for belief_id, (count, last) in taken.items()]
 
-        async def work(conn: aiosqlite.Connection) -> None:
-            await conn.executemany(
-                "UPDATE beliefs SET injection_count = injection_count + ?,"
-                " last_injected_at = CASE WHEN last_injected_at IS NULL"
-                " OR last_injected_at < ? THEN ? ELSE last_injected_at END WHERE id = ?",
-                rows,
-            )
+        async def work(conn: Connection) -> None:
+            await rows_of.add_injections(conn, servings)
 
         try:
             await store.write(work)
@@ -81,7 +72,7 @@ class InjectionRecorder:
             # Keep the servings for the next flush rather than lose what memory was used.
             self._give_back(taken)
             raise
-        return len(rows)
+        return len(servings)
 
 
 async def flush_forever(

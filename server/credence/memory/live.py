@@ -12,7 +12,6 @@ fire without one of those, so the verdicts equal those of an index over all live
 
 from __future__ import annotations
 
-import sqlite3
 import weakref
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
@@ -20,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from credence.clock import parse_rfc3339
+from credence.db import beliefs as rows_of
+from credence.db import changes
 from credence.memory.gate import (
     COSINE_THRESHOLD,
     JACCARD_THRESHOLD,
@@ -30,9 +31,7 @@ from credence.memory.gate import (
 from credence.memory.text import analyse, statement
 
 if TYPE_CHECKING:
-    import aiosqlite
-
-    from credence.db.engine import Database
+    from credence.db.engine import Connection, Database
 
 _CHUNK = 500
 LOG_KEEP = 100_000
@@ -243,74 +242,49 @@ _CACHE: weakref.WeakKeyDictionary[Any, dict[tuple[str, int], AgentBeliefs]] = (
 async def agent_beliefs(store: Database, agent_id: str, dim: int) -> AgentBeliefs:
     """The agent's live beliefs, brought up to date: only changed beliefs are re-read.
 
-    The change log names the beliefs changed since this cache last looked; a cache that is
-    new, or that fell behind the log's pruning, compares every belief's version instead.
+    Every call reads the change log, so changes committed by other processes (replicas on one
+    PostgreSQL, or CLI commands) are seen on the next gate run. The log names the beliefs
+    changed since this cache last looked; a cache that is new, or that fell behind the log's
+    pruning, compares every belief's version instead.
     """
     per_store = _CACHE.setdefault(store, {})
     cached = per_store.get((agent_id, dim))
     if cached is None:
         cached = AgentBeliefs(dim)
         per_store[(agent_id, dim)] = cached
-    try:
-        first, last = await _log_bounds(store)
-    except sqlite3.OperationalError:  # a store without the log: versions tell what changed
-        first, last = None, None
-    if (
-        cached.cursor is not None
-        and first is not None
-        and last is not None
-        and cached.cursor >= first - 1
-    ):
-        changed = await store.fetchall(
-            "SELECT DISTINCT belief_id FROM belief_change_log"
-            " WHERE agent_id = ? AND seq > ? AND seq <= ?",
-            (agent_id, cached.cursor, last),
-        )
-        stale = [row[0] for row in changed]
-    else:
-        current = await store.fetchall(
-            "SELECT id, version FROM beliefs WHERE agent_id = ?", (agent_id,)
-        )
-        stale = [r["id"] for r in current if cached.versions.get(r["id"]) != r["version"]]
-        if len(cached.beliefs) > len(current):
-            cached.forget_missing({row["id"] for row in current})
-    for start in range(0, len(stale), _CHUNK):
-        chunk = stale[start : start + _CHUNK]
-        rows = await store.fetchall(
-            "SELECT id, version, content, status, confidence, created_at, updated_at, embedding,"
-            " json_extract(proposed_by, '$.job_id') AS job"
-            f" FROM beliefs WHERE id IN ({','.join('?' * len(chunk))})",
-            tuple(chunk),
-        )
-        for row in rows:
-            cached.put(row)
-    cached.cursor = last
+
+    async def work(conn: Connection) -> None:
+        await _refresh(conn, cached, agent_id)
+
+    await store.read(work)
     return cached
 
 
-async def _log_bounds(store: Database) -> tuple[int, int]:
-    # AUTOINCREMENT remembers the newest seq even when pruning emptied the log, so a reader
-    # can still tell that it missed entries.
-    row = await store.fetchone(
-        "SELECT (SELECT MIN(seq) FROM belief_change_log),"
-        " COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'belief_change_log'), 0)"
-    )
-    last = row[1]
-    return (row[0] if row[0] is not None else last + 1), last
+async def _refresh(conn: Connection, cached: AgentBeliefs, agent_id: str) -> None:
+    first, last = await changes.log_bounds(conn)
+    window = changes.reread_window(conn)
+    if cached.cursor is not None and first is not None and cached.cursor >= first - 1:
+        # PostgreSQL may commit a log entry below the cursor after the cursor was read: the
+        # window below it is read again, and a belief there is re-read only if its version moved.
+        logged = await changes.changed_beliefs(conn, agent_id, cached.cursor - window, last)
+        stale = [
+            belief_id
+            for belief_id, seq, version in logged
+            if seq > cached.cursor or cached.versions.get(belief_id) != version
+        ]
+    else:
+        current = await rows_of.versions(conn, agent_id)
+        stale = [b for b, version in current.items() if cached.versions.get(b) != version]
+        if len(cached.beliefs) > len(current):
+            cached.forget_missing(set(current))
+    for row in await rows_of.gate_rows(conn, stale):
+        cached.put(row)
+    cached.cursor = last if first is not None else None
 
 
 async def prune_log(store: Database, keep: int = LOG_KEEP) -> int:
     """Delete all but the newest ``keep`` change-log entries; returns how many went."""
-
-    async def work(conn: aiosqlite.Connection) -> int:
-        cur = await conn.execute(
-            "DELETE FROM belief_change_log"
-            " WHERE seq <= (SELECT COALESCE(MAX(seq), 0) FROM belief_change_log) - ?",
-            (keep,),
-        )
-        return cur.rowcount
-
-    return await store.write(work)
+    return await store.write(lambda conn: changes.prune_log(conn, keep))
 
 
 def forget_cache(store: Database | None = None) -> None:
