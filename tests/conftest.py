@@ -10,13 +10,13 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
+from harness.fakes.push import FakePushService
+from harness.pg import PostgresServer, PostgresUnavailable, refuse_or_skip, throwaway_postgres
 
 from credence.db import pg_migrate
 from credence.settings import Settings
 from tests.livesrv import LiveServer, cli_key, running
-from tests.notify.fakepush import FakePushService
 from tests.notify.pushserver import ALLOWED
-from tests.pg import PostgresServer, PostgresUnavailable, refuse_or_skip, throwaway_postgres
 
 ENGINES = ("sqlite", "postgresql")
 # The suites that run once per engine (issue 14 §4); the rest exercise code above the store.

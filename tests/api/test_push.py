@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from harness.fakes.webhook import Webhook
 
 from credence.app import create_app
 from credence.cli import main as credence_main
@@ -20,7 +21,6 @@ from credence.notify.vapid import load_or_create
 from credence.settings import Settings, SettingsError
 from tests.helpers import decide, make_agent, pending_belief, post_episode, propose
 from tests.livesrv import LiveServer, cli_key, running
-from tests.notify.fakehook import Webhook
 
 pytestmark = pytest.mark.loopback_push
 

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from harness.fakes.embed import FakeEmbeddings
 
 from credence.settings import Settings
 from tests.livesrv import cli_key, running
-from tests.reflection.fake_embed import FakeEmbeddings
 from tests.reflection.jobtools import episode, make_agent, post_episodes, run_job
 
 

@@ -8,10 +8,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from harness import seed
+from harness.fakes.push import FakePushService
 
-from tests.browser import seed
 from tests.browser.conftest import App, open_app, persistent_context
-from tests.notify.fakepush import FakePushService
 
 NOTIFICATIONS = """async (tag) => {
   const registration = await navigator.serviceWorker.ready;

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from harness.fakes.llm import FakeLLM
 
 from credence.memory.prompt_block import block_nonce, close_fence, parse_prompt_block
 from credence.memory.redact import redact_value
 from credence.settings import Settings
 from tests.integration.corpus import CORPUS, HOSTILE_LESSONS, SECRETS
 from tests.livesrv import cli_key
-from tests.reflection.fake_llm import FakeLLM
 from tests.reflection.jobtools import beliefs, make_agent, run_job
 
 AGENT = "victim"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from harness.fakes.push import LOOPBACK, FakePushService
 
 from credence.notify.endpoints import EndpointPolicy, push_client
 from credence.notify.vapid import VapidKeys, load_or_create
-from tests.notify.fakepush import LOOPBACK, FakePushService
 
 SUBJECT = "mailto:reviewer@credence-push.org"
 

@@ -12,6 +12,8 @@ from typing import Any
 
 import httpx
 import pytest
+from harness.fakes.push import FakePushService, Reply
+from harness.fakes.webhook import Webhook
 
 from credence.auth import Principal, insert_key
 from credence.clock import rfc3339
@@ -25,8 +27,6 @@ from credence.notify.outbox import OutboxConfig, pending_hook
 from credence.notify.vapid import VapidKeys
 from credence.notify.webpush import backoff_seconds
 from credence.notify.worker import PushWorker, prune
-from tests.notify.fakehook import Webhook
-from tests.notify.fakepush import FakePushService, Reply
 
 BASE_URL = "https://credence.reviewers-example.org"
 TEXTS = [

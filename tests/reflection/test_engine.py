@@ -7,11 +7,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from harness.fakes.llm import FakeLLM
 
 from credence.reflection.llm import estimate_tokens
 from credence.reflection.prompt import system_prompt
 from credence.settings import Settings
-from tests.reflection.fake_llm import FakeLLM
 from tests.reflection.jobtools import (
     activate,
     beliefs,

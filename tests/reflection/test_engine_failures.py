@@ -8,13 +8,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from harness.fakes.embed import FakeEmbeddings
+from harness.fakes.llm import FakeLLM
 
 from credence.clock import rfc3339
 from credence.reflection import jobs
 from credence.settings import Settings
 from tests.livesrv import cli_key, running
-from tests.reflection.fake_embed import FakeEmbeddings
-from tests.reflection.fake_llm import FakeLLM
 from tests.reflection.jobtools import (
     episode,
     make_agent,

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from harness.fakes.llm import FakeLLM
 
 from credence.embed import count_tokens
 from credence.memory.feedback import Refusal, ReviewerFeedback, Rewrite
@@ -20,7 +21,6 @@ from credence.reflection.prompt import (
     fit_feedback,
 )
 from credence.settings import Settings
-from tests.reflection.fake_llm import FakeLLM
 from tests.reflection.jobtools import activate, episode, make_agent, post_episodes, run_job
 
 EPISODES = [[PromptEpisode("ep_1", "Weighed flour.", (("steer", "use grams"),), "clean")]]

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from benchmarks.httpload import UNLIMITED_RATE_ENV, ServerProcess
+from harness.fakes.llm import FakeLLM
+from harness.httpload import UNLIMITED_RATE_ENV, ServerProcess
 
 from credence.auth import insert_key
 from credence.clock import system_clock
@@ -19,7 +20,6 @@ from credence.db.store import Store
 from credence.embed import make_embedder
 from credence.memory.episodes import EpisodeService
 from credence.models import EpisodeIn, InterventionIn
-from tests.reflection.fake_llm import FakeLLM
 
 pytestmark = pytest.mark.slow
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from benchmarks.httpload import UNLIMITED_RATE_ENV, ServerProcess
+from harness.fakes.embed import FakeEmbeddings
+from harness.fakes.llm import FakeLLM
+from harness.httpload import UNLIMITED_RATE_ENV, ServerProcess
 
 from tests.livesrv import cli_key
-from tests.reflection.fake_embed import FakeEmbeddings
-from tests.reflection.fake_llm import FakeLLM
 from tests.reflection.jobtools import (
     beliefs,
     episode,
