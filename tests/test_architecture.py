@@ -236,3 +236,35 @@ def test_line_limit_allowances_are_still_needed() -> None:
     """Each temporary allowance names a module that exists and is still too long."""
     small = {m for m in OVERSIZED_FOR_NOW if MODULE_LINES.get(m, 0) <= MAX_MODULE_LINES}
     assert not small, f"remove {sorted(small)} from OVERSIZED_FOR_NOW: they fit the limit now"
+
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+# Tests and benchmarks share only the harness package, which imports neither of them.
+FORBIDDEN_TOP_LEVEL = {
+    "tests": {"benchmarks"},
+    "benchmarks": {"tests"},
+    "harness": {"tests", "benchmarks"},
+}
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+@pytest.mark.parametrize("package", sorted(FORBIDDEN_TOP_LEVEL))
+def test_tests_and_benchmarks_share_only_the_harness(package: str) -> None:
+    """Benchmarks never import tests, nor tests benchmarks: what both need lives in harness/."""
+    offenders = [
+        f"{path.relative_to(REPOSITORY)} imports {sorted(wrong)}"
+        for path in sorted((REPOSITORY / package).rglob("*.py"))
+        if "node_modules" not in path.parts
+        and (wrong := _top_level_imports(path) & FORBIDDEN_TOP_LEVEL[package])
+    ]
+    assert not offenders, offenders
