@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -91,13 +90,6 @@ def test_other_agents_are_invisible(server, admin, corpus) -> None:
 def test_bad_searches_are_refused(server, admin, corpus, body) -> None:
     response = _search(admin, "ada", **body)
     assert response.status_code == 400, response.text
-
-
-@pytest.fixture
-def fake_embed() -> Iterator[FakeEmbeddings]:
-    """A remote embedder the test can take down."""
-    with FakeEmbeddings() as fake:
-        yield fake
 
 
 def test_embedder_down_answers_503(tmp_path: Path, fake_embed: FakeEmbeddings) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -26,13 +25,6 @@ REFLECTORS = ("stub", "heuristic", "llm")
 FRAGMENTS = tuple(
     {run.lower() for secret in SECRETS for run in re.findall(r"[A-Za-z0-9]{12,}", secret)}
 )
-
-
-@pytest.fixture
-def fake_llm() -> Iterator[FakeLLM]:
-    """A loopback OpenAI-compatible server; the llm reflector talks to it."""
-    with FakeLLM() as fake:
-        yield fake
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,13 +20,6 @@ from tests.reflection.jobtools import (
     run_job,
     unreflected,
 )
-
-
-@pytest.fixture
-def fake_llm() -> Iterator[FakeLLM]:
-    """The scripted chat-completions server."""
-    with FakeLLM() as fake:
-        yield fake
 
 
 @pytest.fixture

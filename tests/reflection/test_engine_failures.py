@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,20 +23,6 @@ from tests.reflection.jobtools import (
     unreflected,
     wait_job,
 )
-
-
-@pytest.fixture
-def fake_embed() -> Iterator[FakeEmbeddings]:
-    """A remote embedder the test can take down."""
-    with FakeEmbeddings() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake_llm() -> Iterator[FakeLLM]:
-    """The scripted chat-completions server."""
-    with FakeLLM() as fake:
-        yield fake
 
 
 @pytest.fixture

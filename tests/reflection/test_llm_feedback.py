@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -118,12 +117,6 @@ def test_stored_text_cannot_close_a_block_or_pose_as_instructions() -> None:
 
 
 # --- end to end: the pull step gathers the decisions, the fake model sees them ----------------
-
-
-@pytest.fixture
-def fake_llm() -> Iterator[FakeLLM]:
-    with FakeLLM() as fake:
-        yield fake
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -28,20 +27,6 @@ from tests.reflection.jobtools import (
 pytestmark = pytest.mark.slow
 
 LESSON = "Weigh baking ingredients in grams."
-
-
-@pytest.fixture
-def fake_llm() -> Iterator[FakeLLM]:
-    """The scripted chat-completions server (outlives every server process)."""
-    with FakeLLM() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake_embed() -> Iterator[FakeEmbeddings]:
-    """A remote embedder the test can hold mid-request."""
-    with FakeEmbeddings() as fake:
-        yield fake
 
 
 def _env(fake_llm: FakeLLM, fake_embed: FakeEmbeddings) -> dict[str, str]:
