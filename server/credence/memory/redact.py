@@ -18,17 +18,20 @@ from credence.memory.secret_rules import (
     RULES,
     SECRET_KEY,
     Rule,
+    SecretSpan,
     Span,
     compile_pattern,
     match_text,
 )
-from credence.memory.secret_shapes import TEMPLATE_STARTS, looks_like_secret
+from credence.memory.secret_shapes import MIN_SECRET_LENGTH, TEMPLATE_STARTS, looks_like_secret
 
 __all__ = [
+    "MIN_SECRET_LENGTH",
     "REDACTION_SECRET",
     "RULES",
     "Redaction",
     "Rule",
+    "SecretSpan",
     "looks_like_secret",
     "redact",
     "redact_value",
