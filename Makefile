@@ -33,11 +33,11 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python tests/ensure_postgres.py
-	$(BIN)/ruff check server tests benchmarks examples
+	$(BIN)/ruff check server tests benchmarks harness examples
 	$(BIN)/python tests/browser/ensure_chromium.py
 	test -f tests/browser/axe/node_modules/axe-core/axe.min.js || npm ci --prefix tests/browser/axe
 	$(MAKE) openapi-lint
-	$(BIN)/ruff format --check server tests benchmarks examples
+	$(BIN)/ruff format --check server tests benchmarks harness examples
 	$(MAKE) typecheck
 	$(MAKE) js-lint
 	$(BIN)/pytest -q
@@ -63,8 +63,8 @@ openapi-lint: $(STAMP) $(NODE_TOOLS)
 	cd tests/contract && node_modules/.bin/spectral lint ../../openapi.yaml --ruleset .spectral.yaml
 
 lint: $(STAMP)
-	$(BIN)/ruff check server tests benchmarks examples
-	$(BIN)/ruff format --check server tests benchmarks examples
+	$(BIN)/ruff check server tests benchmarks harness examples
+	$(BIN)/ruff format --check server tests benchmarks harness examples
 	$(MAKE) typecheck
 	$(MAKE) js-lint
 

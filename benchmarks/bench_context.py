@@ -1,15 +1,13 @@
 """Benchmark: memory context reads with and without a query, retrieval quality and block size.
 
 In process over 1,000 active beliefs and over HTTP against /healthz; recall@10 of the labelled
-retrieval set (tests/memory/retrieval_set.py) and the share of the block's tokens that are
+retrieval set (harness/retrieval_set.py) and the share of the block's tokens that are
 memory, counted with the tokenizer bundled with wordllama.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import io
 import os
 import random
 import statistics
@@ -20,17 +18,18 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 import numpy as np
-from tests.memory import retrieval_set
-
-from benchmarks.figures import figure
-from benchmarks.httpload import (
+from harness import retrieval_set
+from harness.httpload import (
     UNLIMITED_RATE_ENV,
     Request,
     ServerProcess,
+    create_key,
     healthz_source,
     run_load,
     summarise,
 )
+
+from benchmarks.figures import figure
 from credence.clock import rfc3339, system_clock
 from credence.db.store import Store
 from credence.embed import WordLlamaEmbedder
@@ -221,17 +220,6 @@ async def _retrieval(path: Path) -> tuple[float, list[float], list[float]]:
         await store.close()
 
 
-def _key(data_dir: Path, *scope: str) -> str:
-    from credence.cli import main as credence_main
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = credence_main(["keys", "create", "--scope", *scope, "--data", str(data_dir)])
-    if code != 0:
-        raise RuntimeError(f"could not create the {scope[0]} key")
-    return out.getvalue().strip().splitlines()[-1]
-
-
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process, all threads included (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -310,7 +298,7 @@ def measure() -> list[dict]:
         p99s, medians, rebuilds = asyncio.run(_in_process(database))
         query_p99s, query_medians = asyncio.run(_with_query(database))
         recall, shares, sizes = asyncio.run(_retrieval(database))
-        key = _key(data_dir, "agent", "--agent", AGENT)
+        key = create_key(data_dir, "agent", "--agent", AGENT)
         with ServerProcess(data_dir, UNLIMITED_RATE_ENV) as server:
             rates = asyncio.run(_http_rounds(server, key))
     queries = len(retrieval_set.build().queries)

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import accumulate
 
 import numpy
-from tests.memory.gate_corpus import (
+from harness.gate_corpus import (
     CATEGORIES,
     EXACT_DUPLICATE,
     NEGATION_CONTRADICTION,

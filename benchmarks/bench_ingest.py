@@ -10,7 +10,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from benchmarks.httpload import (
+from harness.httpload import (
     UNLIMITED_RATE_ENV,
     Request,
     ServerProcess,

@@ -15,7 +15,7 @@ from contextlib import AsyncExitStack
 import asyncpg
 import psycopg
 import psycopg_pool
-from tests.pg import throwaway_postgres
+from harness.pg import throwaway_postgres
 
 from benchmarks.figures import figure
 from credence.db import pg_migrate

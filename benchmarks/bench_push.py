@@ -16,7 +16,7 @@ import httpx
 # The fake push service is a test helper; the benchmark drives the same loopback fake.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.notify.fakepush import LOOPBACK, FakePushService
+from harness.fakes.push import LOOPBACK, FakePushService
 
 from credence.clock import rfc3339, system_clock
 from credence.db.store import Store

@@ -5,9 +5,13 @@ from __future__ import annotations
 import os
 import re
 import statistics
-import sys
 import tempfile
 from pathlib import Path
+
+import httpx
+from harness import seed
+from harness.browser import CHROMIUM, CHROMIUM_ARGS, PHONE
+from harness.httpload import ServerProcess, create_key
 
 ROOT = Path(__file__).resolve().parent.parent
 PWA = ROOT / "pwa"
@@ -67,21 +71,16 @@ def _figure(name: str, unit: str, values: list[float], target: float) -> dict:
 def first_card_times(runs: int = RUNS) -> tuple[list[float], list[float]]:
     """(cold, warm) ms from navigation start to the first rendered card, one fresh browser
     profile per run: cold = no cache and no service worker; warm = the reload after it."""
-    sys.path.insert(0, str(ROOT))
     from playwright.sync_api import sync_playwright
-    from tests.browser import seed
-    from tests.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PHONE
-    from tests.livesrv import cli_key, running
-
-    from credence.settings import Settings
 
     cold: list[float] = []
     warm: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(data_dir=Path(tmp) / "data", scheduler=False)
-        with running(settings) as server:
-            admin_key = cli_key(settings, "admin", label="bench")
-            with server.client(admin_key) as admin:
+        data_dir = Path(tmp) / "data"
+        admin_key = create_key(data_dir, "admin")
+        with ServerProcess(data_dir).start() as server:
+            auth = {"Authorization": f"Bearer {admin_key}"}
+            with httpx.Client(base_url=server.url, headers=auth, timeout=30) as admin:
                 seed.seed_demo(admin)
                 created = admin.post("/api/v1/keys", json={"scope": "reviewer"}).json()
             with sync_playwright() as playwright:
@@ -110,7 +109,7 @@ def measure() -> list[dict]:
     figures = [_figure("pwa_shell_size", "KB", [size], SHELL_TARGET_KB)]
     lazy = sum(p.stat().st_size for p in (PWA / "js").glob("*.js") if p not in shell_files())
     print(f"(views loaded on first use: {lazy / 1000:.1f} KB more)")
-    if not os.path.exists("/usr/bin/chromium"):
+    if not os.path.exists(CHROMIUM):
         return figures
     cold, warm = first_card_times()
     figures.append(_figure("pwa_first_card_cold", "ms", cold, FIRST_CARD_TARGET_MS))

@@ -7,7 +7,7 @@ import random
 import tempfile
 from pathlib import Path
 
-from tests.reflection.fake_llm import FakeLLM
+from harness.fakes.llm import FakeLLM
 
 from benchmarks.figures import figure
 from credence.app import create_app

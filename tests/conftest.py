@@ -10,13 +10,15 @@ from pathlib import Path
 import httpx
 import psycopg
 import pytest
+from harness.fakes.embed import FakeEmbeddings
+from harness.fakes.llm import FakeLLM
+from harness.fakes.push import FakePushService
+from harness.pg import PostgresServer, PostgresUnavailable, refuse_or_skip, throwaway_postgres
 
 from credence.db import pg_migrate
 from credence.settings import Settings
 from tests.livesrv import LiveServer, cli_key, running
-from tests.notify.fakepush import FakePushService
 from tests.notify.pushserver import ALLOWED
-from tests.pg import PostgresServer, PostgresUnavailable, refuse_or_skip, throwaway_postgres
 
 ENGINES = ("sqlite", "postgresql")
 # The suites that run once per engine (issue 14 §4); the rest exercise code above the store.
@@ -113,6 +115,20 @@ def fake_push() -> Iterator[FakePushService]:
     """A running loopback push service that decrypts what it receives."""
     with FakePushService() as service:
         yield service
+
+
+@pytest.fixture
+def fake_llm() -> Iterator[FakeLLM]:
+    """A loopback OpenAI-compatible chat-completions server answering from a script."""
+    with FakeLLM() as fake:
+        yield fake
+
+
+@pytest.fixture
+def fake_embed() -> Iterator[FakeEmbeddings]:
+    """A loopback embeddings server a test can take down or hold mid-request."""
+    with FakeEmbeddings() as fake:
+        yield fake
 
 
 @pytest.fixture

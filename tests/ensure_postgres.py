@@ -10,7 +10,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.pg import find_bindir
+from harness.pg import find_bindir
 
 
 def main() -> int:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from harness.fakes.webhook import Webhook
 
 from credence.app import create_app
 from credence.cli import main as credence_main
@@ -19,7 +20,6 @@ from credence.notify import tokens
 from credence.settings import Settings, SettingsError
 from tests.helpers import decide, make_agent, pending_belief, post_episode, propose
 from tests.livesrv import LiveServer, cli_key, running, store_flags
-from tests.notify.fakehook import Webhook
 from tests.notify.rows import installation_secret, vapid_public_key
 
 pytestmark = pytest.mark.loopback_push

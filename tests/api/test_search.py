@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from harness.fakes.embed import FakeEmbeddings
 
 from credence.settings import Settings
 from tests.livesrv import cli_key, running
-from tests.reflection.fake_embed import FakeEmbeddings
 from tests.reflection.jobtools import episode, make_agent, post_episodes, run_job
 
 
@@ -91,13 +90,6 @@ def test_other_agents_are_invisible(server, admin, corpus) -> None:
 def test_bad_searches_are_refused(server, admin, corpus, body) -> None:
     response = _search(admin, "ada", **body)
     assert response.status_code == 400, response.text
-
-
-@pytest.fixture
-def fake_embed() -> Iterator[FakeEmbeddings]:
-    """A remote embedder the test can take down."""
-    with FakeEmbeddings() as fake:
-        yield fake
 
 
 def test_embedder_down_answers_503(tmp_path: Path, fake_embed: FakeEmbeddings) -> None:

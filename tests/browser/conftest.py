@@ -11,22 +11,13 @@ from typing import Any, NoReturn
 
 import httpx
 import pytest
+from harness import seed
+from harness.browser import CHROMIUM, CHROMIUM_ARGS, DESKTOP
 
 from credence.settings import Settings
-from tests.browser import seed
-from tests.browser.ensure_chromium import CHROMIUM, in_ci
+from tests.browser.ensure_chromium import in_ci
 from tests.livesrv import LiveServer
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 800}
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
 # Chromium logs every failed or non-2xx fetch as a console error of this shape; tests that
 # provoke one (a 412, an offline fetch) declare it, anything else fails the test.

@@ -7,8 +7,12 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 
-CHROMIUM = "/usr/bin/chromium"
+# Run as a script by `make test`: the repository root holds the harness package.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from harness.browser import CHROMIUM
 
 
 def in_ci(environ: Mapping[str, str]) -> bool:

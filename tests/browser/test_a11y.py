@@ -9,8 +9,9 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from harness.browser import PHONE
 
-from tests.browser.conftest import PHONE, open_app
+from tests.browser.conftest import open_app
 from tests.browser.test_views import wait_job
 
 AXE = Path(__file__).resolve().parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"

@@ -3,7 +3,8 @@ the real Keep/Edit-with-retire API; the gate's flags in words; the Memory view m
 
 from __future__ import annotations
 
-from tests.browser import seed
+from harness import seed
+
 from tests.browser.conftest import App
 
 

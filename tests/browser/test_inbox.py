@@ -3,7 +3,8 @@ each decision audited and partial failures told on their rows."""
 
 from __future__ import annotations
 
-from tests.browser import seed
+from harness import seed
+
 from tests.browser.conftest import App
 
 

@@ -13,9 +13,10 @@ from typing import Any
 
 import httpx
 import pytest
+from harness import seed
+from harness.browser import PHONE
 
-from tests.browser import seed
-from tests.browser.conftest import PHONE, open_app
+from tests.browser.conftest import open_app
 from tests.livesrv import cli_key
 
 CREDENCE = Path(sys.executable).with_name("credence")

@@ -4,14 +4,13 @@ service worker via CDP (headless Chromium cannot subscribe), then Keep from the 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from harness import seed
+from harness.fakes.push import FakePushService
 
-from tests.browser import seed
 from tests.browser.conftest import App, open_app, persistent_context
-from tests.notify.fakepush import FakePushService
 
 NOTIFICATIONS = """async (tag) => {
   const registration = await navigator.serviceWorker.ready;
@@ -27,13 +26,6 @@ CLICK = """async ([tag, action]) => {
   const [notification] = await self.registration.getNotifications({ tag });
   return self.handleNotificationClick(notification, action);
 }"""
-
-
-@pytest.fixture
-def fake_push() -> Iterator[FakePushService]:
-    """A loopback Web Push service that verifies VAPID and decrypts what it receives."""
-    with FakePushService() as service:
-        yield service
 
 
 def subscribe_device(app: App, fake_push: FakePushService, name: str = "phone") -> None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.browser import seed
-from tests.browser.conftest import PHONE, App, open_app
+from harness import seed
+from harness.browser import PHONE
+
+from tests.browser.conftest import App, open_app
 
 
 def drag(page: Any, card: Any, dx: float, dy: float, steps: int = 12) -> None:

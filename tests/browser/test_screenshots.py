@@ -12,9 +12,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness import seed
+from harness.browser import DESKTOP, PHONE
 
-from tests.browser import seed
-from tests.browser.conftest import DESKTOP, PHONE, SCREENSHOTS, open_app
+from tests.browser.conftest import SCREENSHOTS, open_app
 
 SIZES = {"phone": PHONE, "desktop": DESKTOP}
 MANIFEST_SHOTS = Path(__file__).resolve().parents[2] / "pwa" / "screenshots"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 import time
 
-from tests.browser import seed
+from harness import seed
+
 from tests.browser.conftest import App
 
 

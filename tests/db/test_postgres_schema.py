@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 import psycopg
 import pytest
+from harness.pg import PostgresServer, PostgresUnavailable, refuse_or_skip
 from psycopg import errors
 from psycopg.rows import dict_row
 
@@ -18,7 +19,6 @@ from credence.db import pg_migrate
 from credence.db.pg_migrate import Migration, MigrationError
 from credence.db.store import migrations as sqlite_migrations
 from credence.memory import audit
-from tests.pg import PostgresServer, PostgresUnavailable, refuse_or_skip
 
 NOW = "2026-12-01T20:00:00.000Z"
 HOSTILE = [

@@ -6,18 +6,17 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
+from harness.fakes.llm import FakeLLM
 
 from credence.memory.prompt_block import block_nonce, close_fence, parse_prompt_block
 from credence.memory.redact import redact_value
 from credence.settings import Settings
 from tests.integration.corpus import CORPUS, HOSTILE_LESSONS, SECRETS
 from tests.livesrv import cli_key
-from tests.reflection.fake_llm import FakeLLM
 from tests.reflection.jobtools import beliefs, make_agent, run_job
 
 AGENT = "victim"
@@ -26,13 +25,6 @@ REFLECTORS = ("stub", "heuristic", "llm")
 FRAGMENTS = tuple(
     {run.lower() for secret in SECRETS for run in re.findall(r"[A-Za-z0-9]{12,}", secret)}
 )
-
-
-@pytest.fixture
-def fake_llm() -> Iterator[FakeLLM]:
-    """A loopback OpenAI-compatible server; the llm reflector talks to it."""
-    with FakeLLM() as fake:
-        yield fake
 
 
 @pytest.fixture

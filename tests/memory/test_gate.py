@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import numpy
 import pytest
+from harness.gate_corpus import polarity_conflict
 
 from credence.memory.gate import (
     BeliefIndex,
@@ -20,7 +21,6 @@ from credence.memory.gate import (
     gate,
 )
 from credence.memory.text import analyse, content_tokens, is_negative
-from tests.memory.gate_corpus import polarity_conflict
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 

@@ -5,11 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-
-from credence.embed import WordLlamaEmbedder
-from credence.memory.gate import BeliefIndex, LiveBelief, Proposal, gate
-from credence.memory.text import analyse
-from tests.memory.gate_corpus import (
+from harness.gate_corpus import (
     CATEGORIES,
     COMPATIBLE,
     CORPUS,
@@ -22,6 +18,10 @@ from tests.memory.gate_corpus import (
     run_corpus,
     scores,
 )
+
+from credence.embed import WordLlamaEmbedder
+from credence.memory.gate import BeliefIndex, LiveBelief, Proposal, gate
+from credence.memory.text import analyse
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 EMBEDDER = WordLlamaEmbedder()

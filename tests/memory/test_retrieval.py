@@ -7,13 +7,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from harness import retrieval_set
+from harness.retrieval_set import AGENTS, RetrievalSet
 
 from credence.embed import WordLlamaEmbedder
 from credence.memory.context import memory_context
 from credence.services import Services
-from tests.memory import retrieval_set
 from tests.memory.engine_store import engine_services, engines, url_for
-from tests.memory.retrieval_set import AGENTS, RetrievalSet
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 RECALL_FLOOR = 0.9

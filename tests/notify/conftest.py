@@ -7,12 +7,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from harness.fakes.push import LOOPBACK, FakePushService
 
 from credence.db import make_store
 from credence.db.engine import Database
 from credence.notify.endpoints import EndpointPolicy, push_client
 from credence.notify.vapid import VapidKeys, generate
-from tests.notify.fakepush import LOOPBACK, FakePushService
 
 SUBJECT = "mailto:reviewer@credence-push.org"
 

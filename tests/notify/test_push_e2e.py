@@ -19,13 +19,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+from harness.fakes.push import FakePushService, Reply
 
 from credence.clock import parse_rfc3339, system_clock
 from credence.notify import tokens
 from credence.notify.payload import UNTRUSTED_BODY, topic_for
 from credence.settings import Settings
 from tests.livesrv import LiveServer, cli_key, running
-from tests.notify.fakepush import FakePushService, Reply
 from tests.notify.pushserver import ALLOWED, components
 from tests.notify.rows import fetch, installation_secret
 

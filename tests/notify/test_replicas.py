@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from harness.fakes.push import FakePushService, Reply
 
 from credence.clock import rfc3339
 from credence.db.pgstore import PostgresStore
@@ -18,7 +19,6 @@ from credence.notify.outbox import OutboxConfig, enqueue_pending
 from credence.notify.runtime import PushRuntime, load_runtime
 from credence.notify.worker import PushWorker
 from credence.settings import Settings
-from tests.notify.fakepush import FakePushService, Reply
 from tests.notify.rows import insert_agent, insert_key, insert_pending_belief, insert_subscription
 
 SUBJECT = "mailto:reviewer@credence-push.org"

@@ -12,6 +12,7 @@ from email.utils import format_datetime
 
 import httpx
 import pytest
+from harness.fakes.push import LOOPBACK, FakePushService, Reply
 
 from credence.clock import system_clock
 from credence.notify.endpoints import AllowedHosts
@@ -32,7 +33,6 @@ from credence.notify.webpush import (
     validate_endpoint,
     validate_keys,
 )
-from tests.notify.fakepush import LOOPBACK, FakePushService, Reply
 
 BELIEF_ID = "blf_01jq3z7k9m2n4p6r8s0t1v3w5x"
 

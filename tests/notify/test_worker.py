@@ -11,6 +11,8 @@ from typing import Any
 
 import httpx
 import pytest
+from harness.fakes.push import FakePushService, Reply
+from harness.fakes.webhook import Webhook
 
 from credence.auth import Principal
 from credence.clock import rfc3339
@@ -23,8 +25,6 @@ from credence.notify.outbox import OutboxConfig, pending_hook
 from credence.notify.vapid import VapidKeys
 from credence.notify.webpush import backoff_seconds
 from credence.notify.worker import PushWorker, prune
-from tests.notify.fakehook import Webhook
-from tests.notify.fakepush import FakePushService, Reply
 from tests.notify.rows import insert_agent, insert_key, insert_pending_belief
 
 BASE_URL = "https://credence.reviewers-example.org"

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from harness.fakes.llm import FakeLLM
 
 from credence.reflection.llm import estimate_tokens
 from credence.reflection.prompt import system_prompt
 from credence.settings import Settings
-from tests.reflection.fake_llm import FakeLLM
 from tests.reflection.jobtools import (
     activate,
     beliefs,
@@ -21,13 +20,6 @@ from tests.reflection.jobtools import (
     run_job,
     unreflected,
 )
-
-
-@pytest.fixture
-def fake_llm() -> Iterator[FakeLLM]:
-    """The scripted chat-completions server."""
-    with FakeLLM() as fake:
-        yield fake
 
 
 @pytest.fixture

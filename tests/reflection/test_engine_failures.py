@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from harness.fakes.embed import FakeEmbeddings
+from harness.fakes.llm import FakeLLM
 
 from credence.clock import rfc3339
 from credence.reflection import jobs
 from credence.settings import Settings
 from tests.livesrv import cli_key, running
-from tests.reflection.fake_embed import FakeEmbeddings
-from tests.reflection.fake_llm import FakeLLM
 from tests.reflection.jobtools import (
     episode,
     make_agent,
@@ -24,20 +23,6 @@ from tests.reflection.jobtools import (
     unreflected,
     wait_job,
 )
-
-
-@pytest.fixture
-def fake_embed() -> Iterator[FakeEmbeddings]:
-    """A remote embedder the test can take down."""
-    with FakeEmbeddings() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake_llm() -> Iterator[FakeLLM]:
-    """The scripted chat-completions server."""
-    with FakeLLM() as fake:
-        yield fake
 
 
 @pytest.fixture

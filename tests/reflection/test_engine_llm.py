@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import httpx
 import numpy as np
 import pytest
+from harness.fakes.llm import FakeLLM
 
 from credence.memory.gate import LiveBelief
 from credence.reflection.llm import (
@@ -20,7 +21,6 @@ from credence.reflection.llm import (
     retry_after_seconds,
 )
 from credence.reflection.prompt import PromptEpisode
-from tests.reflection.fake_llm import FakeLLM
 
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from harness.fakes.llm import FakeLLM
 
 from credence.embed import count_tokens
 from credence.memory.feedback import Refusal, ReviewerFeedback, Rewrite
@@ -20,7 +20,6 @@ from credence.reflection.prompt import (
     fit_feedback,
 )
 from credence.settings import Settings
-from tests.reflection.fake_llm import FakeLLM
 from tests.reflection.jobtools import activate, episode, make_agent, post_episodes, run_job
 
 EPISODES = [[PromptEpisode("ep_1", "Weighed flour.", (("steer", "use grams"),), "clean")]]
@@ -118,12 +117,6 @@ def test_stored_text_cannot_close_a_block_or_pose_as_instructions() -> None:
 
 
 # --- end to end: the pull step gathers the decisions, the fake model sees them ----------------
-
-
-@pytest.fixture
-def fake_llm() -> Iterator[FakeLLM]:
-    with FakeLLM() as fake:
-        yield fake
 
 
 @pytest.fixture

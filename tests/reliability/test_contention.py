@@ -10,7 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from benchmarks.httpload import (
+from harness.httpload import (
     UNLIMITED_RATE_ENV,
     Connection,
     Request,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from benchmarks.httpload import (
+from harness.httpload import (
     UNLIMITED_RATE_ENV,
     Connection,
     Request,

@@ -13,7 +13,8 @@ from typing import Any
 import httpx
 import psycopg
 import pytest
-from benchmarks.httpload import UNLIMITED_RATE_ENV, ServerProcess
+from harness.fakes.llm import FakeLLM
+from harness.httpload import UNLIMITED_RATE_ENV, ServerProcess
 from psycopg.rows import dict_row
 
 from credence.auth import insert_key
@@ -22,7 +23,6 @@ from credence.db import make_store
 from credence.embed import make_embedder
 from credence.memory.episodes import EpisodeService
 from credence.models import EpisodeIn, InterventionIn
-from tests.reflection.fake_llm import FakeLLM
 
 pytestmark = pytest.mark.slow
 

@@ -14,7 +14,7 @@ from urllib.parse import unquote
 
 import pytest
 import yaml
-from benchmarks.httpload import Connection, Request, Response
+from harness.httpload import Connection, Request, Response
 
 from credence.settings import Settings
 from tests.helpers import make_agent, pending_belief

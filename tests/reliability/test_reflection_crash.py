@@ -5,20 +5,19 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 import psycopg
 import pytest
-from benchmarks.httpload import UNLIMITED_RATE_ENV, ServerProcess
+from harness.fakes.embed import FakeEmbeddings
+from harness.fakes.llm import FakeLLM
+from harness.httpload import UNLIMITED_RATE_ENV, ServerProcess
 from psycopg.rows import dict_row
 
 from credence.settings import Settings
 from tests.livesrv import cli_key
-from tests.reflection.fake_embed import FakeEmbeddings
-from tests.reflection.fake_llm import FakeLLM
 from tests.reflection.jobtools import (
     beliefs,
     episode,
@@ -32,20 +31,6 @@ from tests.reflection.jobtools import (
 pytestmark = pytest.mark.slow
 
 LESSON = "Weigh baking ingredients in grams."
-
-
-@pytest.fixture
-def fake_llm() -> Iterator[FakeLLM]:
-    """The scripted chat-completions server (outlives every server process)."""
-    with FakeLLM() as fake:
-        yield fake
-
-
-@pytest.fixture
-def fake_embed() -> Iterator[FakeEmbeddings]:
-    """A remote embedder the test can hold mid-request."""
-    with FakeEmbeddings() as fake:
-        yield fake
 
 
 def _env(fake_llm: FakeLLM, fake_embed: FakeEmbeddings, settings: Settings) -> dict[str, str]:

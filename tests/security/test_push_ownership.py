@@ -5,10 +5,11 @@ from __future__ import annotations
 import sqlite3
 from contextlib import closing
 
+from harness.fakes.push import FakePushService
+
 from credence.settings import Settings
 from tests.helpers import make_agent
 from tests.livesrv import cli_key, running
-from tests.notify.fakepush import FakePushService
 
 SUBS = "/api/v1/push/subscriptions"
 

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 import httpx
 import pytest
+from harness.fakes.push import FakePushService
 
 from credence.notify.endpoints import AllowedHosts, is_public_address
 from credence.settings import Settings
 from tests.livesrv import LiveServer, cli_key, running
-from tests.notify.fakepush import FakePushService
 from tests.security.rawhttp import RecordingListener
 
 SUBS = "/api/v1/push/subscriptions"

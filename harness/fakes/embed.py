@@ -8,7 +8,7 @@ import math
 import re
 from http.server import BaseHTTPRequestHandler
 
-from tests.loopback import LoopbackServer
+from harness.loopback import LoopbackServer
 
 DIM = 64
 _WORD = re.compile(r"\w+")

@@ -1,9 +1,10 @@
-"""A bounded loopback HTTP/1.1 load generator and a `credence serve` subprocess to aim it at."""
+"""A loopback HTTP/1.1 load generator, a `credence serve` subprocess to aim it at, CLI keys."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import itertools
 import math
 import os
@@ -452,3 +453,15 @@ async def _seed(data_dir: Path, agent_count: int, per_agent: int) -> Seeded:
         return Seeded(admin_key, agent_ids, mixed)
     finally:
         await store.close()
+
+
+def create_key(data_dir: Path, *scope: str) -> str:
+    """Create a key with `credence keys create --scope ...` (in-process); return the key."""
+    from credence.cli import main as credence_main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = credence_main(["keys", "create", "--scope", *scope, "--data", str(data_dir)])
+    if code != 0:
+        raise RuntimeError(f"could not create the {scope[0]} key")
+    return out.getvalue().strip().splitlines()[-1]

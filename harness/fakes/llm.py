@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from tests.loopback import LoopbackServer
+from harness.loopback import LoopbackServer
 
 
 @dataclass

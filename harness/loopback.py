@@ -1,4 +1,4 @@
-"""A threaded HTTP server on 127.0.0.1 that fake external services (LLM, embeddings) build on."""
+"""A threaded HTTP server on 127.0.0.1 that the fakes of external services build on."""
 
 from __future__ import annotations
 
@@ -20,7 +20,15 @@ class LoopbackServer:
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self._server.daemon_threads = True
         self._server.block_on_close = False
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # A short poll interval: shutdown() waits for it, once per test.
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
+
+    @property
+    def port(self) -> int:
+        """The loopback port the server listens on."""
+        return int(self._server.server_address[1])
 
     @property
     def url(self) -> str:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+from harness.loopback import LoopbackServer
 
-class Webhook:
+
+class Webhook(LoopbackServer):
     """Answers every POST with ``status`` and records the JSON bodies it was sent."""
 
     def __init__(self) -> None:
@@ -33,9 +35,7 @@ class Webhook:
             def log_message(self, *_: object) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.port = self.server.server_address[1]
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+        super().__init__(Handler)
 
     @property
     def url(self) -> str:
@@ -55,12 +55,3 @@ class Webhook:
                 raise TimeoutError(f"expected {count} channel messages, got {len(self.received())}")
             time.sleep(0.01)
         return self.received()
-
-    def __enter__(self) -> Webhook:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join()

@@ -1,0 +1,1 @@
+"""What tests and benchmarks share (never shipped): loopback fakes, server runners, corpora."""

@@ -1,0 +1,1 @@
+"""Loopback fakes of the services Credence talks to: an LLM, embeddings, Web Push, a webhook."""

@@ -1,0 +1,381 @@
+"""The small word classes and patterns canonical statements are read with."""
+
+from __future__ import annotations
+
+import re
+
+# Two lessons are compared as canonical token sequences: fillers dropped, numbers and units
+# folded to one quantity token, comparatives and periods to one symbol, light stemming, and a
+# leading subordinate clause moved behind its main clause. Equal bags of canonical tokens are a
+# paraphrase; sequences that agree except for short aligned spans which hold values of one
+# kind (a number, a time, a name, a language, …) are a value change.
+
+RAW_TOKEN = re.compile(
+    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?"  # 10,000 or 1,250.5
+    r"|\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?"  # 14:00, 2:30pm
+    r"|[@#]?\w+(?:[.\-_/+]\w+)*\+*"  # words, versions, regions, next.js, c++
+    r"|[%$€£,;]",
+)
+QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)([a-z%$€£]+)?$")
+CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s?([ap])\.?m\.?$")
+BARE_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
+REGION_SHAPE = re.compile(r"^[a-z]{2,}(?:-[a-z]+)+-\d+[a-z]?$")
+IDENTIFIER_SHAPE = re.compile(r"[a-z][.\-+_]|[.\-+_][a-z]|[a-z]\d|\d[a-z]|\+$")
+HAS_DIGIT = re.compile(r"\d")
+
+NUMBER_WORDS = {
+    word: value
+    for value, word in enumerate(
+        [
+            "zero",
+            "one",
+            "two",
+            "three",
+            "four",
+            "five",
+            "six",
+            "seven",
+            "eight",
+            "nine",
+            "ten",
+            "eleven",
+            "twelve",
+            "thirteen",
+            "fourteen",
+            "fifteen",
+            "sixteen",
+            "seventeen",
+            "eighteen",
+            "nineteen",
+        ]
+    )
+}
+NUMBER_WORDS |= {
+    word: 10 * (position + 2)
+    for position, word in enumerate(
+        ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+    )
+}
+NUMBER_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+
+# unit spelling -> (dimension, factor to the dimension's base unit)
+UNITS: dict[str, tuple[str, float]] = {}
+for _dimension, _factor, _spellings in (
+    ("bytes", 1.0, "b byte bytes"),
+    ("bytes", 1024.0, "kb kib kilobyte kilobytes k"),
+    ("bytes", 1024.0**2, "mb mib megabyte megabytes meg megs"),
+    ("bytes", 1024.0**3, "gb gib gigabyte gigabytes gig gigs"),
+    ("bytes", 1024.0**4, "tb tib terabyte terabytes"),
+    ("time", 0.001, "ms msec millisecond milliseconds"),
+    ("time", 1.0, "s sec secs second seconds"),
+    ("time", 60.0, "min mins minute minutes"),
+    ("time", 3600.0, "h hr hrs hour hours"),
+    ("time", 86400.0, "d day days"),
+    ("time", 7 * 86400.0, "w wk wks week weeks"),
+    ("time", 30 * 86400.0, "mo month months"),
+    ("time", 365 * 86400.0, "y yr yrs year years"),
+    ("percent", 1.0, "% percent pct"),
+    ("usd", 1.0, "$ usd dollar dollars"),
+    ("eur", 1.0, "€ eur euro euros"),
+    ("gbp", 1.0, "£ gbp pound pounds"),
+):
+    for _spelling in _spellings.split():
+        UNITS[_spelling] = (_dimension, _factor)
+PREFIX_UNITS = frozenset({"$", "€", "£"})
+# One-letter units count only when written onto the number ("30s", "2h"), never as a word.
+ONE_LETTER_UNITS = frozenset({"k", "b", "s", "h", "d", "w", "y"})
+# "k" after a bare number is a thousand ("10k rows"), not a kilobyte.
+THOUSANDS = "k"
+
+PERIODS = {
+    "hourly": "hour",
+    "daily": "day",
+    "nightly": "night",
+    "weekly": "week",
+    "monthly": "month",
+    "yearly": "year",
+    "annually": "year",
+}
+PERIOD_NOUNS = {
+    "hour": "hour",
+    "day": "day",
+    "night": "night",
+    "evening": "night",
+    "week": "week",
+    "month": "month",
+    "year": "year",
+}
+PERIOD_LEADS = frozenset({"every", "each", "per", "a", "an", "once"})
+
+# Phrases with one canonical symbol; the longest match wins.
+PHRASES: dict[tuple[str, ...], str] = {}
+for _symbol, _phrases in (
+    (
+        ">",
+        "over|above|beyond|exceeding|more than|larger than|bigger than|greater than|higher than"
+        "|longer than|heavier than|older than|later than|in excess of",
+    ),
+    ("<", "under|below|less than|smaller than|fewer than|shorter than|lower than|younger than"),
+    (">=", "at least|no less than|not less than|no fewer than|or more|minimum of|a minimum of"),
+    ("<=", "at most|up to|no more than|not more than|or less|or fewer|maximum of|a maximum of"),
+    ("", "always|reliably|consistently|invariably|routinely|dependably|unfailingly|every time"),
+    ("", "without fail|all the time|make sure to|make sure you|make sure|be sure to|remember to"),
+    ("", "please|kindly|in general|generally|by default"),
+):
+    for _phrase in _phrases.split("|"):
+        PHRASES[tuple(_phrase.split())] = _symbol
+LONGEST_PHRASE = max(len(phrase) for phrase in PHRASES)
+
+# Words that carry no slot and no meaning a paraphrase must keep.
+FILLERS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "should",
+        "must",
+        "will",
+        "shall",
+        "would",
+        "can",
+        "could",
+        "may",
+        "might",
+        "ought",
+        "need",
+        "needs",
+        "has",
+        "have",
+        "had",
+        "do",
+        "does",
+        "did",
+        "that",
+        "which",
+        "who",
+        "it",
+        "its",
+        "this",
+        "these",
+        "those",
+        "you",
+        "your",
+        "we",
+        "our",
+        "us",
+        "they",
+        "their",
+    ]
+)
+SUBORDINATORS = frozenset(
+    [
+        "before",
+        "after",
+        "when",
+        "whenever",
+        "if",
+        "unless",
+        "once",
+        "while",
+        "until",
+        "because",
+        "since",
+    ]
+)
+
+# Small generic classes of slot values (not lists of any one lesson's values).
+WEEKDAYS = frozenset(
+    [
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "weekday",
+        "weekend",
+    ]
+)
+MONTHS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
+DAY_PARTS = frozenset(["morning", "afternoon", "evening", "night", "noon", "midnight", "midday"])
+LANGUAGES = frozenset(
+    [
+        "english",
+        "french",
+        "german",
+        "spanish",
+        "italian",
+        "portuguese",
+        "dutch",
+        "swedish",
+        "norwegian",
+        "danish",
+        "finnish",
+        "polish",
+        "czech",
+        "greek",
+        "turkish",
+        "russian",
+        "ukrainian",
+        "arabic",
+        "hebrew",
+        "hindi",
+        "bengali",
+        "urdu",
+        "chinese",
+        "mandarin",
+        "cantonese",
+        "japanese",
+        "korean",
+        "vietnamese",
+        "thai",
+        "indonesian",
+        "malay",
+        "python",
+        "javascript",
+        "typescript",
+        "java",
+        "kotlin",
+        "swift",
+        "rust",
+        "go",
+        "golang",
+        "ruby",
+        "php",
+        "perl",
+        "scala",
+        "haskell",
+        "elixir",
+        "erlang",
+        "clojure",
+        "lua",
+        "bash",
+        "sql",
+        "c++",
+        "c#",
+        "csharp",
+        "dart",
+        "r",
+        "julia",
+    ]
+)
+FORMATS = frozenset(
+    [
+        "csv",
+        "tsv",
+        "json",
+        "jsonl",
+        "ndjson",
+        "xml",
+        "yaml",
+        "yml",
+        "toml",
+        "ini",
+        "parquet",
+        "avro",
+        "orc",
+        "pdf",
+        "docx",
+        "doc",
+        "xlsx",
+        "xls",
+        "pptx",
+        "odt",
+        "markdown",
+        "md",
+        "html",
+        "txt",
+        "rtf",
+        "png",
+        "jpg",
+        "jpeg",
+        "gif",
+        "webp",
+        "svg",
+        "heic",
+        "tiff",
+        "mp3",
+        "mp4",
+        "wav",
+        "zip",
+        "gzip",
+        "gz",
+        "tar",
+        "tgz",
+        "7z",
+        "epub",
+        "sqlite",
+        "protobuf",
+        "msgpack",
+    ]
+)
+PLACES = frozenset(
+    [
+        "production",
+        "prod",
+        "staging",
+        "stage",
+        "development",
+        "dev",
+        "test",
+        "testing",
+        "qa",
+        "uat",
+        "sandbox",
+        "preview",
+        "canary",
+        "local",
+        "localhost",
+        "eu",
+        "us",
+        "uk",
+        "emea",
+        "apac",
+        "latam",
+        "europe",
+        "asia",
+        "africa",
+        "americas",
+        "oceania",
+        "worldwide",
+        "global",
+        "onprem",
+        "on-prem",
+        "cloud",
+    ]
+)
+GROUP_NOUNS = frozenset(
+    ["team", "squad", "group", "department", "dept", "org", "crew", "guild", "channel", "desk"]
+)
+# Words before a slot that make it the chosen instrument ("use X", "with X", "switch to X").
+CHOICE_WORDS = frozenset(["use", "us", "prefer", "via", "with", "choose", "pick", "adopt", "of"])
+MOVE_WORDS = frozenset(["switch", "migrat", "mov", "chang", "upgrad", "default"])
+MAX_SPAN = 3
+MAX_SPANS = 2
+
+# Slot kinds that may stand for one another: a city and a region code are both places.
+KIN = {"name": "name", "place": "name", "team": "name"}

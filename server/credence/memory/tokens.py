@@ -1,0 +1,323 @@
+"""Word-level text keys: the duplicate key, content tokens, negation and overlap."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Set as AbstractSet
+from functools import lru_cache
+
+# Apostrophes join ("don't" -> "dont") so contractions stay one token and match their
+# apostrophe-less spelling; every other punctuation mark separates words.
+APOSTROPHES = re.compile(r"['\u2018\u2019\u02bc\u0060\u00b4]")
+_NON_WORD = re.compile(r"[^\w\s]|_")
+_WHITESPACE = re.compile(r"\s+")
+_HAS_ALNUM = re.compile(r"[^\W_]")
+
+NEGATION_WORDS: frozenset[str] = frozenset(
+    {
+        "never",
+        "not",
+        "no",
+        "none",
+        "nothing",
+        "nobody",
+        "nowhere",
+        "neither",
+        "nor",
+        "dont",
+        "doesnt",
+        "didnt",
+        "isnt",
+        "arent",
+        "wasnt",
+        "werent",
+        "havent",
+        "hasnt",
+        "hadnt",
+        "wont",
+        "wouldnt",
+        "cant",
+        "cannot",
+        "couldnt",
+        "shouldnt",
+        "mustnt",
+        "neednt",
+        "stop",
+        "stops",
+        "stopped",
+        "stopping",
+        "avoid",
+        "avoids",
+        "avoided",
+        "avoiding",
+        "refuse",
+        "refuses",
+        "refused",
+        "refusing",
+        "without",
+    }
+)
+
+# Function words plus the filler of imperative lessons ("always", "please", "make sure to",
+# "use"): they carry no topic, and counting them would make unrelated lessons overlap.
+STOP_WORDS: frozenset[str] = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "but",
+        "if",
+        "then",
+        "else",
+        "so",
+        "as",
+        "than",
+        "too",
+        "very",
+        "just",
+        "also",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "before",
+        "below",
+        "between",
+        "during",
+        "through",
+        "under",
+        "until",
+        "up",
+        "down",
+        "out",
+        "off",
+        "over",
+        "once",
+        "here",
+        "there",
+        "when",
+        "where",
+        "why",
+        "how",
+        "because",
+        "while",
+        "since",
+        "per",
+        "via",
+        "i",
+        "me",
+        "my",
+        "mine",
+        "myself",
+        "we",
+        "us",
+        "our",
+        "ours",
+        "you",
+        "your",
+        "yours",
+        "yourself",
+        "he",
+        "him",
+        "his",
+        "she",
+        "her",
+        "hers",
+        "it",
+        "its",
+        "they",
+        "them",
+        "their",
+        "theirs",
+        "this",
+        "that",
+        "these",
+        "those",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "am",
+        "have",
+        "has",
+        "had",
+        "having",
+        "do",
+        "does",
+        "did",
+        "doing",
+        "done",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "can",
+        "could",
+        "may",
+        "might",
+        "must",
+        "ought",
+        "all",
+        "any",
+        "both",
+        "each",
+        "every",
+        "few",
+        "more",
+        "most",
+        "other",
+        "some",
+        "such",
+        "same",
+        "own",
+        "only",
+        "always",
+        "please",
+        "thanks",
+        "thank",
+        "ok",
+        "okay",
+        "yes",
+        "yeah",
+        "hey",
+        "hi",
+        "actually",
+        "really",
+        "use",
+        "uses",
+        "used",
+        "using",
+        "make",
+        "makes",
+        "made",
+        "sure",
+        "try",
+        "get",
+        "gets",
+        "got",
+        "let",
+        "lets",
+        "like",
+        "one",
+        "thing",
+        "things",
+        "way",
+        "etc",
+        "eg",
+        "ie",
+    ]
+)
+
+NO_LONGER = "longer"
+
+
+def normalise(text: str) -> str:
+    """Return the duplicate key: NFKC, case-folded, punctuation stripped, whitespace collapsed.
+
+    Apostrophes are removed so "Don't" and "dont" agree; any other punctuation becomes a space
+    so "re-run" and "re run" agree. Symbols that carry meaning ("+", "%", "$") are kept.
+    """
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = APOSTROPHES.sub("", folded)
+    folded = _NON_WORD.sub(_punctuation_to_space, folded)
+    return _WHITESPACE.sub(" ", folded).strip()
+
+
+def _punctuation_to_space(match: re.Match[str]) -> str:
+    char = match.group(0)
+    return " " if _is_punctuation(char) else char
+
+
+@lru_cache(maxsize=4096)
+def _is_punctuation(char: str) -> bool:
+    return unicodedata.category(char).startswith("P")
+
+
+def words(text: str) -> list[str]:
+    """Return the normalised words of ``text`` in order (stop and negation words included)."""
+    return normalise(text).split()
+
+
+def content_tokens(text: str) -> frozenset[str]:
+    """Return the topic words of ``text``: stop words and negation markers removed, plurals folded.
+
+    Negations are dropped so that "Never retry uploads" and "Retry uploads" share every token:
+    polarity is judged separately by :func:`is_negative`.
+    """
+    return _content_tokens_of(words(text))
+
+
+def _content_tokens_of(tokens: list[str]) -> frozenset[str]:
+    kept: set[str] = set()
+    previous = ""
+    for token in tokens:
+        skip = (
+            token in STOP_WORDS
+            or token in NEGATION_WORDS
+            or (token == NO_LONGER and previous == "no")
+            or (len(token) == 1 and token.isalpha())
+            or not (token.isalnum() or _HAS_ALNUM.search(token))
+        )
+        previous = token
+        if not skip:
+            kept.add(fold_plural(token))
+    return frozenset(kept)
+
+
+@lru_cache(maxsize=65536)
+def fold_plural(token: str) -> str:
+    # Only the regular English plural: stronger stemming merges words that differ in meaning.
+    if len(token) <= 3 or not token.endswith("s") or token.endswith(("ss", "us", "is")):
+        return token
+    if token.endswith("ies") and len(token) > 4:
+        return token[:-3] + "y"
+    if token.endswith(("sses", "xes", "ches", "shes", "zes")):
+        return token[:-2]
+    return token[:-1]
+
+
+def is_negative(text: str) -> bool:
+    """Return True when ``text`` carries a negation marker (never, don't, stop, avoid, …)."""
+    return _is_negative_of(words(text))
+
+
+def _is_negative_of(tokens: list[str]) -> bool:
+    return any(token in NEGATION_WORDS for token in tokens)
+
+
+def analyse(text: str) -> tuple[str, frozenset[str], bool]:
+    """Return ``(normalise(text), content_tokens(text), is_negative(text))`` in one pass."""
+    key = normalise(text)
+    tokens = key.split()
+    return key, _content_tokens_of(tokens), _is_negative_of(tokens)
+
+
+def jaccard(a: AbstractSet[str], b: AbstractSet[str]) -> float:
+    """Return |a ∩ b| / |a ∪ b|; two empty sets share no evidence, so they score 0.0."""
+    if not a or not b:
+        return 0.0
+    shared = len(a & b)
+    return shared / (len(a) + len(b) - shared)
