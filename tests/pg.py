@@ -150,6 +150,26 @@ class PostgresServer:
         except OSError:
             return "(no server log)"
 
+    def halt(self, mode: str = "fast") -> None:
+        """Stop the server but keep the cluster, to ``resume()`` later: an outage for tests.
+
+        ``fast`` rolls back open transactions and closes every connection; ``immediate`` is a
+        crash (no checkpoint; the restart replays the WAL).
+        """
+        stopped = self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
+        if stopped.returncode != 0:
+            raise PostgresUnavailable(f"pg_ctl stop failed: {_tail(stopped.stderr)}")
+
+    def resume(self) -> None:
+        """Start the halted cluster again on the same port and data dir; wait for connections."""
+        started = self._run(
+            "pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w",
+            "-t", str(START_TIMEOUT_S), "start",
+        )  # fmt: skip
+        if started.returncode != 0:
+            raise PostgresUnavailable(f"pg_ctl start failed: {_tail(self._log_text())}")
+        _wait_for_connections(self)
+
     def stop(self) -> None:
         """Stop the cluster at once and remove its directory."""
         if (self.data / "postmaster.pid").exists():
@@ -221,16 +241,20 @@ def throwaway_postgres() -> Iterator[PostgresServer]:
     server = PostgresServer(bindir)
     try:
         server.start()
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                psycopg.connect(server.url(), connect_timeout=5).close()
-                break
-            except psycopg.OperationalError as exc:
-                if time.monotonic() > deadline:
-                    reason = f"cluster does not accept connections: {exc}"
-                    raise PostgresUnavailable(reason) from exc
-                time.sleep(0.1)
+        _wait_for_connections(server)
         yield server
     finally:
         server.stop()
+
+
+def _wait_for_connections(server: PostgresServer) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        try:
+            psycopg.connect(server.url(), connect_timeout=5).close()
+            return
+        except psycopg.OperationalError as exc:
+            if time.monotonic() > deadline:
+                reason = f"cluster does not accept connections: {exc}"
+                raise PostgresUnavailable(reason) from exc
+            time.sleep(0.05)
