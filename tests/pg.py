@@ -73,8 +73,11 @@ def free_port() -> int:
 class PostgresServer:
     """One initdb'd cluster on 127.0.0.1, run as the `postgres` OS user when we are root."""
 
-    def __init__(self, bindir: Path) -> None:
+    def __init__(self, bindir: Path, *, durable: bool = False) -> None:
         self.bindir = bindir
+        # Asynchronous commit can lose the last acknowledged commits when the server crashes
+        # (``halt("immediate")``); tests that crash it and count acknowledged writes need it on.
+        self.durable = durable
         self.root = Path(tempfile.mkdtemp(prefix="credence-pg-"))
         self.data = self.root / "data"
         self.log = self.root / "server.log"
@@ -134,6 +137,7 @@ class PostgresServer:
     def _write_settings(self) -> None:
         settings = {
             **SERVER_SETTINGS,
+            **({"synchronous_commit": "on"} if self.durable else {}),
             "port": str(self.port),
             "unix_socket_directories": f"'{self.root}'",
         }
@@ -230,15 +234,18 @@ def _tail(text: str, lines: int = 8) -> str:
 
 
 @contextmanager
-def throwaway_postgres() -> Iterator[PostgresServer]:
-    """Start a throwaway cluster for the block; PostgresUnavailable says why one cannot start."""
+def throwaway_postgres(*, durable: bool = False) -> Iterator[PostgresServer]:
+    """Start a throwaway cluster for the block; PostgresUnavailable says why one cannot start.
+
+    ``durable`` keeps synchronous commit on, so a crash loses no acknowledged commit.
+    """
     bindir = find_bindir()
     if bindir is None:
         raise PostgresUnavailable(
             "no PostgreSQL server binaries (pg_config --bindir, /usr/lib/postgresql/*/bin);"
             " run tests/ensure_postgres.py as root to install Debian's postgresql"
         )
-    server = PostgresServer(bindir)
+    server = PostgresServer(bindir, durable=durable)
     try:
         server.start()
         _wait_for_connections(server)
