@@ -174,6 +174,11 @@ class PostgresServer:
             raise PostgresUnavailable(f"pg_ctl start failed: {_tail(self._log_text())}")
         _wait_for_connections(self)
 
+    def ensure_running(self) -> None:
+        """Resume the cluster if a test halted it and failed before resuming it."""
+        if not (self.data / "postmaster.pid").exists():
+            self.resume()
+
     def stop(self) -> None:
         """Stop the cluster at once and remove its directory."""
         if (self.data / "postmaster.pid").exists():
