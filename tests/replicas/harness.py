@@ -53,9 +53,14 @@ class Replica:
         """The replica's base URL."""
         return f"http://{LOOPBACK}:{self.port}"
 
-    def launch(self) -> None:
-        """Start the process on a fresh port without waiting for it to serve."""
-        self.port = free_port()
+    def launch(self, *, new_port: bool = False) -> None:
+        """Start the process without waiting for it to serve.
+
+        A restart keeps the replica's port, so clients made earlier reach it again, the way a
+        load balancer's backend address stays put; ``new_port`` after a lost port race.
+        """
+        if new_port or not self.port:
+            self.port = free_port()
         command = [sys.executable, "-m", "credence.cli", "serve", "--data", str(self.data_dir)]
         command += ["--host", LOOPBACK, "--port", str(self.port)]
         with self.log_path.open("ab") as log:
@@ -93,7 +98,7 @@ class Replica:
                 return
             if not self.alive():
                 if "address already in use" in self.log_tail().lower() and self.starts < 50:
-                    self.launch()
+                    self.launch(new_port=True)
                     continue
                 raise AssertionError(f"replica {self.name} exited:\n{self.log_tail()}")
             time.sleep(0.05)
