@@ -57,9 +57,9 @@ def admin_key(replica_set: ReplicaSet) -> str:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
-    """A failing test's report carries every replica's log tail."""
+    """A failing test's report (or fixture's) carries every running replica's log tail."""
     outcome = yield
     report = outcome.get_result()
-    group = getattr(item, "funcargs", {}).get("replicas")
-    if report.failed and isinstance(group, ReplicaSet):
-        report.sections.append(("replica logs", group.logs()))
+    if report.failed:
+        for group in ReplicaSet.open_sets:
+            report.sections.append(("replica logs", group.logs()))

@@ -10,7 +10,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import httpx
 
@@ -144,6 +144,9 @@ class Replica:
 class ReplicaSet:
     """N replicas of one installation: the same CREDENCE_DATABASE_URL, nothing else shared."""
 
+    # The sets started and not yet closed, whose logs a failing test's report shows.
+    open_sets: ClassVar[list[ReplicaSet]] = []
+
     def __init__(self, root: Path, database_url: str, count: int = 3) -> None:
         self.root = root
         self.database_url = database_url
@@ -162,6 +165,7 @@ class ReplicaSet:
 
     def start(self) -> ReplicaSet:
         """Launch every replica at once (their migrations race for the advisory lock); wait."""
+        ReplicaSet.open_sets.append(self)
         for replica in self.replicas:
             replica.launch()
         for replica in self.replicas:
@@ -178,6 +182,8 @@ class ReplicaSet:
                 replica.stop()
             except Exception:  # teardown must reach every replica, whatever one does
                 replica.sigkill()
+        if self in ReplicaSet.open_sets:
+            ReplicaSet.open_sets.remove(self)
 
     def settings(self) -> Settings:
         """Settings for the CLI on this installation: a data dir of its own, the shared URL."""

@@ -17,7 +17,13 @@ import pytest
 from credence.reflection.wakes import window_key
 from tests.notify.fakepush import FakePushService
 from tests.pg import PostgresServer
-from tests.replicas.harness import Replica, ReplicaSet, all_pages, wait_until
+from tests.replicas.harness import (
+    START_TIMEOUT_S,
+    Replica,
+    ReplicaSet,
+    all_pages,
+    wait_until,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -127,6 +133,7 @@ class Driver(threading.Thread):
                 continue  # that replica died under the request: its outcome is unknown
             self.statuses[response.status_code] += 1
             return response
+        self.stop.wait(0.1)  # every replica is down or starting: wait for one to serve
         return None
 
     def _propose(self, agent_id: str, count: int) -> None:
@@ -166,13 +173,30 @@ class Driver(threading.Thread):
             self.jobs.append(response.json()["id"])
 
 
+def _two_or_more_serving(replicas: ReplicaSet) -> list[Replica] | None:
+    serving = [replica for replica in replicas if replica.healthy()]
+    return serving if len(serving) >= 2 else None
+
+
 def _kill_rounds(replicas: ReplicaSet, rng: random.Random, until: float) -> list[datetime]:
-    """SIGKILL a random replica at a random moment, restart it at once; ≥ ROUNDS times."""
+    """SIGKILL a random replica at a random moment, restart it at once; ≥ ROUNDS times.
+
+    Mostly the victim is a serving replica, picked while another one serves too (so the
+    traffic always has somewhere to go and restarts overlap); sometimes it is any replica,
+    one still starting up included (mid-migration, mid-claim of its first work).
+    """
     kills: list[datetime] = []
     while len(kills) < ROUNDS or time.monotonic() < until:
-        victim: Replica = rng.choice(list(replicas))
-        if rng.random() < 0.8:  # mostly a serving replica; sometimes one still starting up
-            victim.wait_healthy()
+        if rng.random() < 0.8:
+            serving = wait_until(
+                lambda: _two_or_more_serving(replicas),
+                START_TIMEOUT_S,
+                "two replicas serving",
+                every=0.05,
+            )
+            victim: Replica = rng.choice(serving)
+        else:
+            victim = rng.choice(list(replicas))
         time.sleep(rng.uniform(0.0, 0.4))
         kills.append(datetime.now(UTC))
         victim.sigkill()
