@@ -52,3 +52,11 @@ def test_requests_are_503_while_the_database_is_away_and_served_when_it_is_back(
             # The same process, never restarted: the first requests after the restart succeed.
             assert _timed(client, "/readyz")[0].status_code == 200
             assert _timed(client, "/api/v1/me")[0].status_code == 401
+
+
+def test_readyz_on_sqlite_touches_the_file_and_reports_the_schema(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", scheduler=False)
+    with running(settings, components=[]) as server, server.client() as client:
+        ready = client.get("/readyz")
+        assert ready.status_code == 200, ready.text
+        assert ready.json()["schema_version"] == server.services.store.schema_version > 0
