@@ -42,6 +42,7 @@ RECOVERY_S = 100.0
 # While PostgreSQL is away a request must answer 503 this fast (the pool's wait when the
 # database is known away is 0.5 s; the slack is for two loaded cores), never hang, never 500.
 AWAY_ANSWER_S = 3.0
+JOB_AGENT = "once-jobs"
 
 
 @dataclass
@@ -96,12 +97,15 @@ class Driver(threading.Thread):
     """Proposes beliefs and submits stub jobs through whichever replicas are up, until stopped."""
 
     def __init__(
-        self, replicas: ReplicaSet, key: str, agents: dict[str, str], rng: random.Random
+        self, replicas: ReplicaSet, key: str, agents: list[str], rng: random.Random
     ) -> None:
         super().__init__(daemon=True, name="chaos-driver")
         self.replicas = replicas
         self.clients = [replica.client(key, timeout=15) for replica in replicas]
-        self.agents = agents  # agent id -> an episode id to cite
+        # Stub jobs go to an agent no cron wake targets: a window's job would reflect the
+        # episode a stub cites first, and the stub's lesson would be dropped as unsourced.
+        self.agents = agents
+        self.job_agent = JOB_AGENT
         self.rng = rng
         self.stop = threading.Event()
         self.jobs: list[str] = []  # acknowledged (202) job ids
@@ -114,11 +118,10 @@ class Driver(threading.Thread):
             count = 0
             while not self.stop.is_set():
                 count += 1
-                agent_id = self.rng.choice(sorted(self.agents))
                 if count % 6 == 0:
-                    self._submit_job(agent_id, count)
+                    self._submit_job(count)
                 else:
-                    self._propose(agent_id, count)
+                    self._propose(self.rng.choice(self.agents), count)
                 self.stop.wait(0.05)
         except BaseException as exc:  # reported by the test, not lost in a thread
             self.errors.append(exc)
@@ -149,7 +152,12 @@ class Driver(threading.Thread):
         }
         self._send("POST", f"/api/v1/agents/{agent_id}/memory/beliefs/proposals", body)
 
-    def _submit_job(self, agent_id: str, count: int) -> None:
+    def _submit_job(self, count: int) -> None:
+        """A stub job whose one lesson cites a fresh episode (a job reflects each episode once)."""
+        episode = {"session_id": f"job-{count}", "summary": f"upload {count} failed twice"}
+        posted = self._send("POST", f"/api/v1/agents/{self.job_agent}/episodes", episode)
+        if posted is None or posted.status_code != 201:
+            return
         text = f"Retry a failed upload at most {count} times, then ask the user"
         output = [
             {
@@ -157,13 +165,13 @@ class Driver(threading.Thread):
                 "belief": text,
                 "confidence": 0.7,
                 "rationale": "chaos",
-                "source_episodes": [self.agents[agent_id]],
+                "source_episodes": [posted.json()["episode"]["id"]],
             }
         ]
         body = {
             "workflow_id": WORKFLOW,
             "input_data": {
-                "agent_id": agent_id,
+                "agent_id": self.job_agent,
                 "reflector": "stub",
                 "stub_output": json.dumps(output),
             },
@@ -230,10 +238,10 @@ def test_windows_jobs_and_pushes_happen_once_while_replicas_are_sigkilled(
     rng = random.Random(SEED)
     admin = replicas.clients(admin_key)
     names = [f"once-{n}" for n in range(3)]
-    agents = {}
     for name in names:
         _agent(admin[0], name)
-        agents[name] = _episode(admin[1], name, f"{name} uploaded a 40 MB PDF; the ingester died")
+        _episode(admin[1], name, f"{name} uploaded a 40 MB PDF; the ingester died")
+    _agent(admin[2], JOB_AGENT)
     reviewer = replicas.clients(replicas.key("reviewer", label="phone"))
     fake_push.expected_server_key = (
         reviewer[0].get("/api/v1/push/vapid-public-key").json()["public_key"]
@@ -243,7 +251,7 @@ def test_windows_jobs_and_pushes_happen_once_while_replicas_are_sigkilled(
     )
     assert subscribed.status_code == 201, subscribed.text
     try:
-        _sigkill_rounds_then_check(replicas, admin_key, fake_push, agents, rng)
+        _sigkill_rounds_then_check(replicas, admin_key, fake_push, names, rng)
     finally:  # later tests' beliefs must not queue pushes to a service that is gone
         reviewer[0].delete(f"/api/v1/push/subscriptions/{subscribed.json()['id']}")
 
@@ -252,17 +260,17 @@ def _sigkill_rounds_then_check(
     replicas: ReplicaSet,
     admin_key: str,
     fake_push: FakePushService,
-    agents: dict[str, str],
+    names: list[str],
     rng: random.Random,
 ) -> None:
     admin = replicas.clients(admin_key)
-    names = sorted(agents)
+    agents = {*names, JOB_AGENT}
     wake = {"id": "every-minute", "kind": "cron", "cron": "* * * * *", "agent_ids": names}
     made = admin[2].post("/api/v1/wakes", json=wake)
     assert made.status_code == 201, made.text
     window = _next_minute(datetime.now(UTC))
 
-    driver = Driver(replicas, admin_key, agents, random.Random(SEED + 1))
+    driver = Driver(replicas, admin_key, names, random.Random(SEED + 1))
     driver.start()
     # Keep killing until the first window has been due for a while, so kills land around the
     # moment every replica's scheduler races to submit it.
@@ -295,16 +303,23 @@ def _sigkill_rounds_then_check(
     assert set(driver.jobs) <= listed  # every acknowledged submit is a job
 
     def beliefs() -> list[dict]:
-        return [b for n in names for b in all_pages(admin[1], "/api/v1/beliefs", agent_id=n)]
+        return [b for n in agents for b in all_pages(admin[1], "/api/v1/beliefs", agent_id=n)]
 
-    # A retried job submits nothing twice: each stub lesson exists at most once, and exactly
-    # once when its job succeeded.
-    texts = Counter(b["content"] for b in beliefs())
+    # A retried job submits nothing twice: each stub lesson exists at most once, and what a
+    # finished job reports it submitted is there, once.
+    stored = {b["id"]: b["content"] for b in beliefs()}
+    texts = Counter(stored.values())
     assert max((texts[t] for t in driver.job_beliefs), default=0) <= 1, texts
-    for job in jobs:
-        if job["trigger"] == "manual" and job["status"] == "succeeded":
-            (lesson,) = json.loads(job["input_data"]["stub_output"])
-            assert texts[lesson["belief"]] == 1, (job["id"], lesson["belief"])
+    submitted = [
+        result
+        for job in jobs
+        if job["trigger"] == "manual" and job["status"] == "succeeded"
+        for result in job["output_data"]["results"]
+        if result["accepted"]
+    ]
+    assert submitted, "no stub job got its lesson in"
+    for result in submitted:
+        assert stored.get(result["belief_id"]) == result["belief"], result
 
     pending = {b["id"] for b in beliefs() if b["status"] == "pending"}
     wait_until(
