@@ -428,3 +428,12 @@ def test_a_postgres_restart_under_load_loses_no_acknowledged_write(
     stored = {e["id"] for e in all_pages(admin[2], f"/api/v1/agents/{agent_id}/episodes")}
     missing = set(traffic.acked) - stored
     assert not missing, f"{len(missing)} acknowledged writes lost"
+    # The background workers lived through the outage: a job submitted now still runs.
+    body = {"workflow_id": WORKFLOW, "input_data": {"agent_id": agent_id, "stub_output": "[]"}}
+    job = admin[0].post("/api/v1/jobs", json=body)
+    assert job.status_code == 202, job.text
+    path = f"/api/v1/jobs/{job.json()['id']}"
+    done = wait_until(
+        lambda: (j := admin[1].get(path).json())["status"] in TERMINAL and j, 30, "the job to run"
+    )
+    assert done["status"] == "succeeded", done
