@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from credence.db.engine import StoreUnavailable
+from credence.db.engine import StoreError, StoreUnavailable
 from credence.db.pgstore import PostgresStore
 from tests.pg import PostgresServer, PostgresUnavailable, refuse_or_skip, throwaway_postgres
 
@@ -143,4 +143,29 @@ async def test_options_in_the_url_win_over_the_defaults(cluster: PostgresServer)
         assert row["t"] == "1min"
     finally:
         await store.close()
+        cluster.drop_database(name)
+
+
+async def test_opening_waits_for_a_database_still_starting_and_names_a_dead_one(
+    cluster: PostgresServer,
+) -> None:
+    name = cluster.create_database("starting")
+    try:
+        await _halt(cluster, "fast")
+        try:
+            started = time.monotonic()
+            with pytest.raises(StoreError, match=r"Connection refused|connection failed"):
+                await PostgresStore(cluster.url(name), timeout_s=1.0).open()
+            assert time.monotonic() - started < 5.0
+            late = PostgresStore(cluster.url(name), timeout_s=20.0)
+            opening = asyncio.create_task(late.open())
+            await asyncio.sleep(1.0)  # the store keeps asking while the database is down
+        finally:
+            await _resume(cluster)
+        await opening
+        try:
+            assert late.available and late.schema_version > 0
+        finally:
+            await late.close()
+    finally:
         cluster.drop_database(name)

@@ -142,10 +142,12 @@ class PostgresStore:
             name="credence",
         )
         try:
-            await pool.open(wait=True, timeout=self.timeout_s)
+            await pool.open(wait=False)
+            await _first_connection(pool, self.timeout_s)
         except (PoolTimeout, psycopg.Error) as exc:
             await pool.close()
-            raise StoreError(f"cannot connect to {redact_url(self.url)}: {_reason(exc)}") from None
+            reason = await _connect_error(self.url, self.timeout_s) or _reason(exc)
+            raise StoreError(f"cannot connect to {redact_url(self.url)}: {reason}") from None
         try:
             async with pool.connection() as conn:
                 # A migration may rewrite a big table: no statement timeout for it.
@@ -248,6 +250,35 @@ class PostgresStore:
         if not self.away:
             log.warning("database unreachable (%s); answering 503 until it is back", _reason(exc))
         self.away = True
+
+
+async def _first_connection(pool: AsyncConnectionPool[Any], timeout_s: float) -> None:
+    """Wait up to ``timeout_s`` for a first connection, asking again while none comes.
+
+    Each request for a connection starts a fresh attempt, so a database that is still
+    starting (replicas and database brought up together) is waited for, not given up on.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        wait = min(AWAY_WAIT_S, deadline - time.monotonic())
+        try:
+            conn = await pool.getconn(timeout=max(wait, 0.001))
+        except PoolTimeout:
+            if time.monotonic() >= deadline:
+                raise
+            continue
+        await pool.putconn(conn)
+        return
+
+
+async def _connect_error(url: str, timeout_s: float) -> str | None:
+    """Why connecting fails, in libpq's words (the pool only says it timed out)."""
+    try:
+        conn = await psycopg.AsyncConnection.connect(url, **connection_kwargs(url, timeout_s))
+    except psycopg.Error as exc:
+        return _reason(exc)
+    await conn.close()
+    return None
 
 
 def connection_kwargs(url: str, timeout_s: float) -> dict[str, Any]:
