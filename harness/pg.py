@@ -73,8 +73,11 @@ def free_port() -> int:
 class PostgresServer:
     """One initdb'd cluster on 127.0.0.1, run as the `postgres` OS user when we are root."""
 
-    def __init__(self, bindir: Path) -> None:
+    def __init__(self, bindir: Path, *, durable: bool = False) -> None:
         self.bindir = bindir
+        # Asynchronous commit can lose the last acknowledged commits when the server crashes
+        # (``halt("immediate")``); tests that crash it and count acknowledged writes need it on.
+        self.durable = durable
         self.root = Path(tempfile.mkdtemp(prefix="credence-pg-"))
         self.data = self.root / "data"
         self.log = self.root / "server.log"
@@ -134,6 +137,7 @@ class PostgresServer:
     def _write_settings(self) -> None:
         settings = {
             **SERVER_SETTINGS,
+            **({"synchronous_commit": "on"} if self.durable else {}),
             "port": str(self.port),
             "unix_socket_directories": f"'{self.root}'",
         }
@@ -149,6 +153,31 @@ class PostgresServer:
             return self.log.read_text(encoding="utf-8", errors="replace")
         except OSError:
             return "(no server log)"
+
+    def halt(self, mode: str = "fast") -> None:
+        """Stop the server but keep the cluster, to ``resume()`` later: an outage for tests.
+
+        ``fast`` rolls back open transactions and closes every connection; ``immediate`` is a
+        crash (no checkpoint; the restart replays the WAL).
+        """
+        stopped = self._run("pg_ctl", "-D", str(self.data), "-m", mode, "-w", "stop")
+        if stopped.returncode != 0:
+            raise PostgresUnavailable(f"pg_ctl stop failed: {_tail(stopped.stderr)}")
+
+    def resume(self) -> None:
+        """Start the halted cluster again on the same port and data dir; wait for connections."""
+        started = self._run(
+            "pg_ctl", "-D", str(self.data), "-l", str(self.log), "-w",
+            "-t", str(START_TIMEOUT_S), "start",
+        )  # fmt: skip
+        if started.returncode != 0:
+            raise PostgresUnavailable(f"pg_ctl start failed: {_tail(self._log_text())}")
+        _wait_for_connections(self)
+
+    def ensure_running(self) -> None:
+        """Resume the cluster if a test halted it and failed before resuming it."""
+        if not (self.data / "postmaster.pid").exists():
+            self.resume()
 
     def stop(self) -> None:
         """Stop the cluster at once and remove its directory."""
@@ -210,27 +239,34 @@ def _tail(text: str, lines: int = 8) -> str:
 
 
 @contextmanager
-def throwaway_postgres() -> Iterator[PostgresServer]:
-    """Start a throwaway cluster for the block; PostgresUnavailable says why one cannot start."""
+def throwaway_postgres(*, durable: bool = False) -> Iterator[PostgresServer]:
+    """Start a throwaway cluster for the block; PostgresUnavailable says why one cannot start.
+
+    ``durable`` keeps synchronous commit on, so a crash loses no acknowledged commit.
+    """
     bindir = find_bindir()
     if bindir is None:
         raise PostgresUnavailable(
             "no PostgreSQL server binaries (pg_config --bindir, /usr/lib/postgresql/*/bin);"
             " run tests/ensure_postgres.py as root to install Debian's postgresql"
         )
-    server = PostgresServer(bindir)
+    server = PostgresServer(bindir, durable=durable)
     try:
         server.start()
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                psycopg.connect(server.url(), connect_timeout=5).close()
-                break
-            except psycopg.OperationalError as exc:
-                if time.monotonic() > deadline:
-                    reason = f"cluster does not accept connections: {exc}"
-                    raise PostgresUnavailable(reason) from exc
-                time.sleep(0.1)
+        _wait_for_connections(server)
         yield server
     finally:
         server.stop()
+
+
+def _wait_for_connections(server: PostgresServer) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while True:
+        try:
+            psycopg.connect(server.url(), connect_timeout=5).close()
+            return
+        except psycopg.OperationalError as exc:
+            if time.monotonic() > deadline:
+                reason = f"cluster does not accept connections: {exc}"
+                raise PostgresUnavailable(reason) from exc
+            time.sleep(0.05)

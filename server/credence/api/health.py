@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import aiosqlite
 from litestar import Request, get
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 
-from credence.db.store import migrations
+from credence.api.errors import RETRY_AFTER_S
+from credence.db.health import check_writable, latest_schema_version
 from credence.models import Health, Problem
 
 
@@ -15,10 +15,6 @@ from credence.models import Health, Problem
 async def healthz() -> Health:
     """The process is up and serving."""
     return Health(status="ok")
-
-
-async def _touch(conn: aiosqlite.Connection) -> None:
-    await conn.execute("UPDATE store_state SET value = value WHERE name = 'key_changes'")
 
 
 @get(
@@ -36,11 +32,20 @@ async def _touch(conn: aiosqlite.Connection) -> None:
 )
 async def readyz(request: Request) -> Health:
     """The store is writable and every migration is applied."""
+    # While the database is away this is a 503 with Retry-After within the store's short
+    # connection wait, so a load balancer takes the replica out until it has reconnected.
     store = request.app.state.services.store
+    retry = {"Retry-After": str(RETRY_AFTER_S)}
     try:
-        await store.write(_touch)
-    except Exception as exc:
-        raise HTTPException(status_code=503, detail=f"store not writable: {exc}") from None
-    if store.schema_version != migrations()[-1][0]:
-        raise HTTPException(status_code=503, detail="migrations not applied")
+        writable = await store.write(check_writable)
+    except Exception as exc:  # any failure means not ready; never a 500 from the probe
+        raise HTTPException(
+            status_code=503, detail=f"store not writable: {exc}", headers=retry
+        ) from None
+    if not writable:
+        raise HTTPException(
+            status_code=503, detail="store not writable: the database is read-only", headers=retry
+        )
+    if store.schema_version != latest_schema_version(store.dialect):
+        raise HTTPException(status_code=503, detail="migrations not applied", headers=retry)
     return Health(status="ready", schema_version=store.schema_version)

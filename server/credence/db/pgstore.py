@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
 import psycopg
 from psycopg import errors
+from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from credence.db import pg_migrate
@@ -26,6 +28,20 @@ T = TypeVar("T")
 RETRYABLE = (errors.DeadlockDetected, errors.SerializationFailure)
 ATTEMPTS = 4
 CONNECT_TIMEOUT_S = 5.0
+# Once the database is known to be away a request waits only this long for a connection, so
+# it gets its 503 at once instead of after CONNECT_TIMEOUT_S; the first success restores it.
+AWAY_WAIT_S = 0.5
+# Server-side bounds, so no request hangs on a runaway statement and a replica that vanishes
+# inside a transaction does not hold its row locks for long. A URL's own `options` win.
+SESSION_OPTIONS = "-c statement_timeout=30000 -c idle_in_transaction_session_timeout=60000"
+# libpq settings that notice a database host gone without closing its sockets (a partition).
+LIBPQ_DEFAULTS = {
+    "keepalives": "1",
+    "keepalives_idle": "10",
+    "keepalives_interval": "3",
+    "keepalives_count": "3",
+    "tcp_user_timeout": "20000",
+}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -108,6 +124,7 @@ class PostgresStore:
         self.commits = 0
         self._secrets: dict[str, bytes] = {}
         self._pool: AsyncConnectionPool[Any] | None = None
+        self.away = False  # the last unit of work found the database unreachable
 
     async def open(self) -> None:
         """Connect, apply pending migrations under the advisory lock and load the secrets."""
@@ -115,21 +132,29 @@ class PostgresStore:
             self.url,
             min_size=1,
             max_size=self.pool_size,
-            kwargs={"autocommit": True, "connect_timeout": max(1, int(self.timeout_s))},
+            kwargs=connection_kwargs(self.url, self.timeout_s),
             timeout=self.timeout_s,
-            reconnect_timeout=0,  # keep trying while the database is away, however long
+            # A failed (re)connection is retried once at once and then given up; the next
+            # request waiting for a connection starts a fresh attempt. So connecting follows
+            # demand with no backoff to sit out when the database comes back.
+            reconnect_timeout=0,
             open=False,
             name="credence",
         )
         try:
-            await pool.open(wait=True, timeout=self.timeout_s)
+            await pool.open(wait=False)
+            await _first_connection(pool, self.timeout_s)
         except (PoolTimeout, psycopg.Error) as exc:
             await pool.close()
-            raise StoreError(f"cannot connect to {redact_url(self.url)}: {_reason(exc)}") from None
+            reason = await _connect_error(self.url, self.timeout_s) or _reason(exc)
+            raise StoreError(f"cannot connect to {redact_url(self.url)}: {reason}") from None
         try:
             async with pool.connection() as conn:
+                # A migration may rewrite a big table: no statement timeout for it.
+                await conn.execute("SET statement_timeout = 0")
                 await pg_migrate.migrate(conn)
                 found = await pg_migrate.status(conn)
+                await conn.execute("RESET statement_timeout")
             if found.unknown:
                 raise StoreError(
                     f"the database has migrations this Credence does not know: {found.unknown};"
@@ -172,28 +197,99 @@ class PostgresStore:
         """Convenience read: the first row of one query, or None."""
         return await self.read(lambda conn: conn.one(sql, params))
 
+    @property
+    def available(self) -> bool:
+        """False while the database is known to be away (a request failed to reach it)."""
+        return self._pool is not None and not self.away
+
     async def _use(self, work: Work[T], *, transaction: bool) -> T:
-        if self._pool is None:
+        pool = self._pool
+        if pool is None:
             raise StoreError("store is not open")
-        for attempt in range(1, ATTEMPTS + 1):
+        deadline = time.monotonic() + self.timeout_s
+        attempt = 0
+        while True:
+            attempt += 1
+            wait = min(AWAY_WAIT_S if self.away else self.timeout_s, deadline - time.monotonic())
+            committing = False
+            raw: psycopg.AsyncConnection[Any] | None = None
             try:
-                async with self._pool.connection() as raw:
+                async with pool.connection(timeout=max(wait, 0.001)) as raw:
                     conn = PostgresConnection(raw)
                     if not transaction:
-                        return await work(conn)
-                    async with raw.transaction():
                         result = await work(conn)
-                    self.commits += 1
-                    return result
+                    else:
+                        async with raw.transaction():
+                            result = await work(conn)
+                            committing = True
+                        self.commits += 1
+                self.away = False
+                return result
             except RETRYABLE:
-                if attempt == ATTEMPTS:
+                if attempt >= ATTEMPTS:
                     raise
                 await asyncio.sleep(0.01 * attempt)
             except PoolTimeout as exc:
+                self._went_away(exc)
                 raise StoreUnavailable(f"database unavailable: {_reason(exc)}") from exc
             except psycopg.OperationalError as exc:
+                broken = raw is not None and (raw.broken or raw.closed)
+                if broken and not committing and time.monotonic() < deadline:
+                    # The database dropped this connection (a restart, a failover): others in
+                    # the pool may be dead too and are discarded one by one as they fail. The
+                    # unit never committed, so it runs again on the next connection.
+                    self.away = True
+                    continue
+                if broken:
+                    self._went_away(exc)
+                # A lost COMMIT has an unknown outcome: never retried here; a client's
+                # Idempotency-Key retry replays it or runs it once.
                 raise StoreUnavailable(f"database unavailable: {_reason(exc)}") from exc
-        raise AssertionError("unreachable")
+
+    def _went_away(self, exc: BaseException) -> None:
+        if not self.away:
+            log.warning("database unreachable (%s); answering 503 until it is back", _reason(exc))
+        self.away = True
+
+
+async def _first_connection(pool: AsyncConnectionPool[Any], timeout_s: float) -> None:
+    """Wait up to ``timeout_s`` for a first connection, asking again while none comes.
+
+    Each request for a connection starts a fresh attempt, so a database that is still
+    starting (replicas and database brought up together) is waited for, not given up on.
+    """
+    deadline = time.monotonic() + timeout_s
+    while True:
+        wait = min(AWAY_WAIT_S, deadline - time.monotonic())
+        try:
+            conn = await pool.getconn(timeout=max(wait, 0.001))
+        except PoolTimeout:
+            if time.monotonic() >= deadline:
+                raise
+            continue
+        await pool.putconn(conn)
+        return
+
+
+async def _connect_error(url: str, timeout_s: float) -> str | None:
+    """Why connecting fails, in libpq's words (the pool only says it timed out)."""
+    try:
+        conn = await psycopg.AsyncConnection.connect(url, **connection_kwargs(url, timeout_s))
+    except psycopg.Error as exc:
+        return _reason(exc)
+    await conn.close()
+    return None
+
+
+def connection_kwargs(url: str, timeout_s: float) -> dict[str, Any]:
+    """libpq settings for pooled connections: the URL's own values win over these defaults."""
+    given = conninfo_to_dict(url)
+    kwargs: dict[str, Any] = {"autocommit": True}
+    if "connect_timeout" not in given:
+        kwargs["connect_timeout"] = max(1, int(timeout_s))
+    kwargs.update({name: value for name, value in LIBPQ_DEFAULTS.items() if name not in given})
+    kwargs["options"] = f"{SESSION_OPTIONS} {given.get('options', '')}".strip()
+    return kwargs
 
 
 def _reason(exc: BaseException) -> str:

@@ -1,0 +1,62 @@
+"""One server's request path while PostgreSQL is away: 503 + Retry-After at once, then back."""
+
+from __future__ import annotations
+
+import secrets
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from credence.settings import Settings
+from tests.livesrv import running
+from tests.pg import PostgresServer
+
+pytestmark = pytest.mark.slow
+
+AWAY_ANSWER_S = 3.0
+
+
+def _unknown_key() -> str:
+    """Well-formed but unknown, and new each time: resolving it is a database read (no cache)."""
+    return "crd_" + secrets.token_hex(21)[:43]
+
+
+def _timed(client: httpx.Client, path: str) -> tuple[httpx.Response, float]:
+    started = time.monotonic()
+    response = client.get(path, headers={"Authorization": f"Bearer {_unknown_key()}"})
+    return response, time.monotonic() - started
+
+
+@pytest.mark.parametrize("mode", ["fast", "immediate"])
+def test_requests_are_503_while_the_database_is_away_and_served_when_it_is_back(
+    cluster: PostgresServer, tmp_path: Path, mode: str
+) -> None:
+    # Only the request path: the background components are exercised by the replica suite.
+    with cluster.database(f"outage_{mode}") as url:
+        settings = Settings(data_dir=tmp_path / "data", database_url=url, scheduler=False)
+        with running(settings, components=[]) as server, server.client() as client:
+            assert _timed(client, "/readyz")[0].status_code == 200
+            assert _timed(client, "/api/v1/me")[0].status_code == 401
+            cluster.halt(mode)
+            try:
+                for path in ("/readyz", "/api/v1/me", "/readyz", "/api/v1/me"):
+                    response, took = _timed(client, path)
+                    assert response.status_code == 503, (path, response.text)
+                    assert int(response.headers["retry-after"]) >= 1
+                    assert took < AWAY_ANSWER_S, (path, took)
+                assert client.get("/healthz").status_code == 200
+            finally:
+                cluster.resume()
+            # The same process, never restarted: the first requests after the restart succeed.
+            assert _timed(client, "/readyz")[0].status_code == 200
+            assert _timed(client, "/api/v1/me")[0].status_code == 401
+
+
+def test_readyz_on_sqlite_touches_the_file_and_reports_the_schema(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", scheduler=False)
+    with running(settings, components=[]) as server, server.client() as client:
+        ready = client.get("/readyz")
+        assert ready.status_code == 200, ready.text
+        assert ready.json()["schema_version"] == server.services.store.schema_version > 0
