@@ -7,10 +7,10 @@ import time
 from collections.abc import Iterator
 
 import pytest
+from harness.pg import PostgresServer, PostgresUnavailable, refuse_or_skip, throwaway_postgres
 
 from credence.db.engine import StoreError, StoreUnavailable
 from credence.db.pgstore import PostgresStore
-from tests.pg import PostgresServer, PostgresUnavailable, refuse_or_skip, throwaway_postgres
 
 # The store answers within AWAY_WAIT_S once it knows; the first failure may take a few stale
 # connections to find out. Generous for two loaded cores, far below the 5 s pool timeout.

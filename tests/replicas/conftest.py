@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from harness.pg import PostgresServer, PostgresUnavailable, refuse_or_skip, throwaway_postgres
 
-from tests.pg import PostgresServer, PostgresUnavailable, refuse_or_skip, throwaway_postgres
 from tests.replicas.harness import ReplicaSet
 
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
 import httpx
+from harness.pg import free_port
 
 from credence.settings import Settings
 from tests.livesrv import cli_key
-from tests.pg import free_port
 
 T = TypeVar("T")
 LOOPBACK = "127.0.0.1"

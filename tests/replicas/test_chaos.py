@@ -13,11 +13,11 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
+from harness.fakes.push import FakePushService
+from harness.pg import PostgresServer
 
 from credence.reflection.jobs import DEFAULT_MAX_ATTEMPTS
 from credence.reflection.wakes import window_key
-from tests.notify.fakepush import FakePushService
-from tests.pg import PostgresServer
 from tests.replicas.harness import (
     START_TIMEOUT_S,
     Replica,

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from harness.pg import PostgresServer
 
 from credence.settings import Settings
 from tests.livesrv import running
-from tests.pg import PostgresServer
 
 pytestmark = pytest.mark.slow
 
