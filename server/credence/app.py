@@ -22,11 +22,13 @@ from litestar.openapi.spec import Components, SecurityScheme, Server
 from litestar.static_files import create_static_files_router
 
 from credence import __version__
+from credence.access.keys import KeyRing
 from credence.api import admin, agents, beliefs, context, episodes, health, pair, push
 from credence.api import events as events_api
 from credence.api import jobs as jobs_api
 from credence.api import search as search_api
 from credence.api import wakes as wakes_api
+from credence.api.auth import BearerAuth
 from credence.api.errors import (
     domain_error_handler,
     http_exception_handler,
@@ -37,6 +39,7 @@ from credence.api.errors import (
 )
 from credence.api.hardening import body_deadline, refuse_control_characters
 from credence.api.mcp import McpMount
+from credence.api.ratelimit import RateLimitMiddleware
 from credence.api.security import (
     add_security_headers,
     conditional_get_middleware,
@@ -44,7 +47,6 @@ from credence.api.security import (
     pwa_assets_only,
 )
 from credence.api.strict import strict_request
-from credence.auth import BearerAuth, KeyRing
 from credence.clock import Clock, system_clock
 from credence.db import make_store
 from credence.db.engine import StoreUnavailable
@@ -60,7 +62,7 @@ from credence.notify.tokens import SECRET_FILENAME
 from credence.notify.vapid import VAPID_KEY_FILENAME
 from credence.notify.worker import push_component
 from credence.openapi_doc import openapi_dict
-from credence.ratelimit import RateLimiter, RateLimitMiddleware
+from credence.ratelimit import RateLimiter
 from credence.reflection.cron import CronRejected
 from credence.reflection.engine import reflection_component
 from credence.reflection.jobs import JobInputRejected

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from litestar import Request
 
-from credence.auth import Principal
+from credence.access.principal import Principal
 from credence.services import Services
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import aiosqlite
 from litestar import Request, get
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 
+from credence.db import state
 from credence.db.store import migrations
 from credence.models import Health, Problem
 
@@ -15,10 +15,6 @@ from credence.models import Health, Problem
 async def healthz() -> Health:
     """The process is up and serving."""
     return Health(status="ok")
-
-
-async def _touch(conn: aiosqlite.Connection) -> None:
-    await conn.execute("UPDATE store_state SET value = value WHERE name = 'key_changes'")
 
 
 @get(
@@ -38,7 +34,7 @@ async def readyz(request: Request) -> Health:
     """The store is writable and every migration is applied."""
     store = request.app.state.services.store
     try:
-        await store.write(_touch)
+        await store.write(state.touch)
     except Exception as exc:
         raise HTTPException(status_code=503, detail=f"store not writable: {exc}") from None
     if store.schema_version != migrations()[-1][0]:
