@@ -146,3 +146,26 @@ def test_error_responses_carry_the_security_headers(server, admin) -> None:
             assert response.headers["x-content-type-options"] == "nosniff"
             assert "default-src 'self'" in response.headers["content-security-policy"]
         assert anonymous.get("/api/v1/agents").headers["cache-control"] == "no-store"
+
+
+def test_access_domain_code_never_imports_the_web_framework() -> None:
+    """Keys, principals, pairing and limits raise domain errors; only api/ knows Litestar."""
+    import ast
+    from pathlib import Path
+
+    import credence
+
+    root = Path(credence.__file__).parent
+    domain = [*sorted((root / "access").glob("*.py")), root / "auth.py", root / "ratelimit.py"]
+    stores = ("agents.py", "keys.py", "state.py", "idempotency.py", "ratelimits.py")
+    domain += [root / "db" / name for name in stores]
+    for path in domain:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            assert not any(name.split(".")[0] == "litestar" for name in names), path
