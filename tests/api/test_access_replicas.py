@@ -288,3 +288,59 @@ def test_keys_made_in_the_domain_are_refused_for_unknown_agents_on_postgresql(
             await store.close()
 
     assert asyncio.run(attempt()) == "NotFound"
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_the_key_cache_polls_the_change_counter_not_the_key_per_request(settings) -> None:
+    """Cached lookups cost one counter read per poll interval; a revocation lands at the next."""
+    from credence.access.keys import POLL_SECONDS, KeyRing, revoke_key
+    from credence.db import make_store
+
+    async def scenario() -> None:
+        writer = make_store(settings.database_url, settings.database_path)
+        reader = make_store(settings.database_url, settings.database_path)
+        await writer.open()
+        await reader.open()
+        try:
+
+            async def mint(conn: Connection) -> tuple[str, dict]:
+                return await create_key(
+                    conn, scope="reviewer", agents=None, label="", clock=system_clock
+                )
+
+            secret, info = await writer.write(mint)
+            clock = Clock()
+            ring = KeyRing(reader, monotonic=clock)
+            reads = 0
+            real_read = reader.read
+
+            async def counted(work):
+                nonlocal reads
+                reads += 1
+                return await real_read(work)
+
+            reader.read = counted  # type: ignore[method-assign]
+            assert (await ring.resolve(secret)).key_id == info["id"]
+            first = reads  # one counter poll and one key lookup
+            for _ in range(50):
+                assert await ring.resolve(secret) is not None
+            assert reads == first  # within the poll interval: no database trip at all
+            await revoke_key(writer, info["id"], system_clock)  # "another replica"
+            assert await ring.resolve(secret) is not None  # not yet polled
+            clock.now += POLL_SECONDS
+            assert await ring.resolve(secret) is None
+            assert await ring.resolve("crd_unknown") is None
+        finally:
+            await reader.close()
+            await writer.close()
+
+    asyncio.run(scenario())
