@@ -117,6 +117,9 @@ def test_the_cli_manages_keys_on_postgresql(pg_migrated_url: str, tmp_path: Path
     assert cli("keys", "revoke", key_id, *flags)[0] == 0
     assert cli("keys", "revoke", "key_nope", *flags)[0] == 2
     assert "revoked" in cli("keys", "list", *flags)[1]
+    code, out = cli("pair", "--label", "phone", *flags)
+    assert code == 0 and "?pair=" in out.strip().splitlines()[-1]
+    assert cli("pair", "--agent", "ghost", *flags)[0] == 2
 
 
 def test_a_pairing_code_works_once_across_replicas(pg_migrated_url: str, tmp_path: Path) -> None:
