@@ -24,6 +24,7 @@ ENTRY_POINTS = ("credence.api", "credence.app", "credence.cli")
 MAY_IMPORT_ENTRY_POINTS = ("credence.app", "credence.cli")
 # Plain shared modules every layer uses; they import no layer above db themselves.
 KERNEL = (
+    "credence.access",
     "credence.auth",
     "credence.clock",
     "credence.embed",

@@ -26,6 +26,7 @@ from credence.api import events as events_api
 from credence.api import jobs as jobs_api
 from credence.api import search as search_api
 from credence.api import wakes as wakes_api
+from credence.api.auth import BearerAuth
 from credence.api.deps import DEPENDENCIES
 from credence.api.errors import (
     domain_error_handler,
@@ -36,6 +37,7 @@ from credence.api.errors import (
 )
 from credence.api.hardening import body_deadline, refuse_control_characters
 from credence.api.mcp import McpMount
+from credence.api.ratelimit import RateLimitMiddleware
 from credence.api.security import (
     add_security_headers,
     conditional_get_middleware,
@@ -43,7 +45,6 @@ from credence.api.security import (
     pwa_assets_only,
 )
 from credence.api.strict import strict_request
-from credence.auth import BearerAuth
 from credence.clock import Clock, system_clock
 from credence.db.engine import StoreUnavailable
 from credence.embed import Embedder
@@ -56,7 +57,7 @@ from credence.notify.endpoints import Resolver, policy_from
 from credence.notify.tokens import SECRET_FILENAME
 from credence.notify.vapid import VAPID_KEY_FILENAME
 from credence.openapi_doc import openapi_dict
-from credence.ratelimit import RateLimiter, RateLimitMiddleware
+from credence.ratelimit import RateLimiter
 from credence.reflection.engine import reflection_component
 from credence.services import Component, open_services
 from credence.settings import Settings, SettingsError

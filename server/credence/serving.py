@@ -11,7 +11,7 @@ import uvicorn
 from uvicorn.protocols.http.auto import AutoHTTPProtocol
 
 from credence.logs import uvicorn_log_config
-from credence.settings import Settings, SettingsError, check_data_dir
+from credence.settings import Settings, SettingsError, check_data_dir, redact_url
 
 
 def trusted_proxies(settings: Settings) -> str:
@@ -91,8 +91,41 @@ def uvicorn_config(app: Any, settings: Settings, **overrides: Any) -> uvicorn.Co
     return uvicorn.Config(app, **options)
 
 
+def _one_line(exc: BaseException) -> str:
+    parts = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    return "; ".join(parts) or type(exc).__name__
+
+
+async def check_database(url: str) -> None:
+    """The PostgreSQL database at ``url`` answers and its migrations apply; else SettingsError.
+
+    A plain connection first, so an unreachable server or refused login is reported with the
+    driver's reason (the pool would only say it timed out); then the store itself is opened
+    and closed, which applies pending migrations under their advisory lock.
+    """
+    import psycopg
+
+    from credence.db.engine import StoreError
+    from credence.db.pgstore import CONNECT_TIMEOUT_S, PostgresStore
+
+    where = redact_url(url)
+    try:
+        probe = await psycopg.AsyncConnection.connect(url, connect_timeout=int(CONNECT_TIMEOUT_S))
+    except (psycopg.Error, ValueError) as exc:
+        raise SettingsError(
+            f"CREDENCE_DATABASE_URL: cannot connect to {where}: {_one_line(exc)}"
+        ) from None
+    await probe.close()
+    store = PostgresStore(url)
+    try:
+        await store.open()
+    except (StoreError, psycopg.Error) as exc:
+        raise SettingsError(f"CREDENCE_DATABASE_URL ({where}): {_one_line(exc)}") from None
+    await store.close()
+
+
 def check_startup(settings: Settings) -> None:
-    """Before the server starts: the data dir is writable, the PWA dir exists, push can sign.
+    """Before the server starts: the data dir and database are usable, push can sign.
 
     Raises SettingsError naming the variable, so `credence serve` fails in one line instead of
     a traceback from inside the server's start-up.
@@ -101,6 +134,8 @@ def check_startup(settings: Settings) -> None:
     from credence.notify.runtime import check_settings
 
     check_data_dir(settings.data_dir)
+    if settings.database_url:
+        asyncio.run(check_database(settings.database_url))
     if settings.pwa_dir is not None and not settings.pwa_dir.is_dir():
         raise SettingsError(f"CREDENCE_PWA_DIR must be a directory, got {str(settings.pwa_dir)!r}")
     apprise_log = logging.getLogger("apprise")

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
 
+import psycopg
+
+from credence.settings import Settings
 from tests.helpers import decide, make_agent, pending_belief, post_episode
 from tests.livesrv import cli_key
 
@@ -26,12 +30,28 @@ def test_requests_without_a_valid_key_get_401(server, admin) -> None:
         assert anonymous.get("/healthz").status_code == 200
 
 
+def _dump(settings: Settings) -> str:
+    """Every row of every table, as text."""
+    if settings.database_url is None:
+        db = sqlite3.connect(settings.database_path)
+        try:
+            return "\n".join(db.iterdump())
+        finally:
+            db.close()
+    with psycopg.connect(settings.database_url) as conn:
+        tables = conn.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'"
+        ).fetchall()
+        return "\n".join(
+            str(row[0])
+            for (table,) in tables
+            for row in conn.execute(f'SELECT row_to_json(t)::text FROM "{table}" t').fetchall()
+        )
+
+
 def test_keys_are_stored_only_as_hashes(server, admin_key) -> None:
-    db = sqlite3.connect(server.settings.database_path)
-    try:
-        dump = "\n".join(db.iterdump())
-    finally:
-        db.close()
+    dump = _dump(server.settings)
+    assert hashlib.sha256(admin_key.encode()).hexdigest() in dump  # the dump covers api_keys
     assert admin_key not in dump
     assert admin_key[4:20] not in dump
 
@@ -126,3 +146,26 @@ def test_error_responses_carry_the_security_headers(server, admin) -> None:
             assert response.headers["x-content-type-options"] == "nosniff"
             assert "default-src 'self'" in response.headers["content-security-policy"]
         assert anonymous.get("/api/v1/agents").headers["cache-control"] == "no-store"
+
+
+def test_access_domain_code_never_imports_the_web_framework() -> None:
+    """Keys, principals, pairing and limits raise domain errors; only api/ knows Litestar."""
+    import ast
+    from pathlib import Path
+
+    import credence
+
+    root = Path(credence.__file__).parent
+    domain = [*sorted((root / "access").glob("*.py")), root / "auth.py", root / "ratelimit.py"]
+    stores = ("agents.py", "keys.py", "state.py", "idempotency.py", "ratelimits.py")
+    domain += [root / "db" / name for name in stores]
+    for path in domain:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [alias.name for alias in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            assert not any(name.split(".")[0] == "litestar" for name in names), path

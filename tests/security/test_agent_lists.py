@@ -6,9 +6,11 @@ import asyncio
 
 import pytest
 
-from credence.auth import insert_key, insert_pairing_code
+from credence.access.keys import create_key
+from credence.access.pairing import create_pairing_code
 from credence.clock import system_clock
 from credence.db.store import Store
+from credence.errors import Unprocessable
 from tests.helpers import make_agent
 
 
@@ -61,13 +63,13 @@ def test_the_domain_refuses_an_empty_list_too(tmp_path, create) -> None:
 
             async def work(conn):
                 if create == "key":
-                    await insert_key(
+                    await create_key(
                         conn, scope="reviewer", agents=[], label="", clock=system_clock
                     )
                 else:
-                    await insert_pairing_code(conn, agents=[], label="", clock=system_clock)
+                    await create_pairing_code(conn, agents=[], label="", clock=system_clock)
 
-            with pytest.raises(ValueError, match="at least one agent"):
+            with pytest.raises(Unprocessable, match="at least one agent"):
                 await store.write(work)
             row = await store.fetchone(
                 "SELECT (SELECT COUNT(*) FROM api_keys) + (SELECT COUNT(*) FROM pairing_codes) AS n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-import stat
+import sqlite3
 
 from credence.memory.redact import redact
 from credence.settings import Settings
@@ -50,6 +50,13 @@ def test_two_installations_differ_and_one_installation_is_stable(tmp_path) -> No
     assert first == again  # one installation: redacted episodes still correlate
     assert first != other  # another installation: another key
     assert first != hashlib.sha256(GUESS.encode()).hexdigest()[:8]
-    [secret_file] = (tmp_path / "one").glob("redaction_secret")
-    assert len(secret_file.read_bytes()) == 32
-    assert stat.S_IMODE(secret_file.stat().st_mode) == 0o600
+    # The key lives in the database (every replica digests alike), never in a file beside it.
+    assert list((tmp_path / "one").glob("redaction_secret")) == []
+    database = sqlite3.connect(tmp_path / "one" / "credence.sqlite3")
+    try:
+        (value,) = database.execute(
+            "SELECT value FROM installation_secrets WHERE name = 'redaction'"
+        ).fetchone()
+    finally:
+        database.close()
+    assert len(value) == 32

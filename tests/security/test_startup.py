@@ -152,3 +152,22 @@ def test_the_readme_docker_example_is_accepted(tmp_path: Path) -> None:
     assert "CREDENCE_VAPID_SUBJECT" in settings
     env = {**settings, "CREDENCE_DATA_DIR": str(tmp_path / "data")}
     check_startup(load_settings(env))  # raises SettingsError for a subject the server refuses
+
+
+def test_an_unreachable_database_is_one_line_naming_it(tmp_path: Path) -> None:
+    port = _free_port()  # nothing listens there: the connection is refused at once
+    url = f"postgresql://credence:hunter2@127.0.0.1:{port}/credence"
+    result = subprocess.run(
+        SERVE,
+        env=_env(tmp_path, CREDENCE_DATABASE_URL=url),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode != 0
+    assert len(lines) == 1, result.stderr
+    assert "CREDENCE_DATABASE_URL" in lines[0] and "refused" in lines[0].lower(), lines[0]
+    assert "hunter2" not in result.stderr and "***" in lines[0]
+    assert "listening" not in result.stdout

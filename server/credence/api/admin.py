@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from litestar import Controller, Request, get, post
-from litestar.exceptions import ClientException, NotFoundException
 from litestar.params import JSONBody
 
+from credence.access import keys as access_keys
+from credence.access.pairing import create_pairing_code as mint_pairing_code
+from credence.access.principal import admin_only
 from credence.api.deps import principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import KeyIdPath
-from credence.auth import admin_only, insert_key, insert_pairing_code, key_row
-from credence.clock import rfc3339
 from credence.memory import audit
 from credence.models import (
     ApiKey,
@@ -37,24 +37,19 @@ class KeyController(Controller):
         services = services_of(request)
 
         async def work(conn):
-            return await insert_key(
+            return await access_keys.create_key(
                 conn, scope=data.scope, agents=data.agents, label=data.label, clock=services.clock
             )
 
-        try:
-            secret, row = await services.store.write(work)
-        except ValueError as exc:
-            raise ClientException(status_code=422, detail=str(exc)) from None
-        except LookupError as exc:
-            raise NotFoundException(str(exc)) from None
+        secret, row = await services.store.write(work)
         services.keyring.forget_cached()
         return ApiKeyCreated(key=secret, info=ApiKey(**row))
 
     @get(operation_id="listKeys", responses=errors(403))
     async def list_keys(self, request: Request) -> ApiKeyPage:
         """Every key's metadata (never the secrets)."""
-        rows = await services_of(request).store.fetchall("SELECT * FROM api_keys ORDER BY id")
-        return ApiKeyPage(items=[ApiKey(**key_row(r)) for r in rows])
+        rows = await access_keys.list_keys(services_of(request).store)
+        return ApiKeyPage(items=[ApiKey(**row) for row in rows])
 
     @post(
         "/{key_id:str}/revoke",
@@ -63,26 +58,11 @@ class KeyController(Controller):
         responses=errors(403, 404),
     )
     async def revoke(self, request: Request, key_id: KeyIdPath) -> ApiKey:
-        """Revoke a key at once (other processes notice within seconds)."""
+        """Revoke a key at once (other replicas refuse it within a second)."""
         services = services_of(request)
-        now = rfc3339(services.clock())
-
-        async def work(conn):
-            await conn.execute(
-                "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?",
-                (now, key_id),
-            )
-            await conn.execute(
-                "UPDATE store_state SET value = value + 1 WHERE name = 'key_changes'"
-            )
-            async with conn.execute("SELECT * FROM api_keys WHERE id = ?", (key_id,)) as cur:
-                return await cur.fetchone()
-
-        row = await services.store.write(work)
-        if row is None:
-            raise NotFoundException(f"key {key_id!r} not found")
+        row = await access_keys.revoke_key(services.store, key_id, services.clock)
         services.keyring.forget_cached()
-        return ApiKey(**key_row(row))
+        return ApiKey(**row)
 
 
 @post(
@@ -98,16 +78,11 @@ async def create_pairing_code(request: Request, data: JSONBody[PairingCodeIn]) -
     services = services_of(request)
 
     async def work(conn):
-        return await insert_pairing_code(
+        return await mint_pairing_code(
             conn, agents=data.agents, label=data.label, clock=services.clock
         )
 
-    try:
-        code, expires_at = await services.store.write(work)
-    except ValueError as exc:
-        raise ClientException(status_code=422, detail=str(exc)) from None
-    except LookupError as exc:
-        raise NotFoundException(str(exc)) from None
+    code, expires_at = await services.store.write(work)
     return PairingCode(
         code=code, url=f"{services.settings.base_url}/?pair={code}", expires_at=expires_at
     )

@@ -6,7 +6,7 @@ from litestar import Request
 from litestar.datastructures import State
 from litestar.di import Provide
 
-from credence.auth import Principal
+from credence.access.principal import Principal
 from credence.services import Services
 
 

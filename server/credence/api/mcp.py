@@ -18,16 +18,19 @@ from mcp.server.transport_security import TransportSecuritySettings
 from pydantic import Field
 
 from credence import __version__
+from credence.access.principal import Principal
 from credence.api.agents import visible_agent
+from credence.api.auth import BearerAuth
 from credence.api.beliefs import submit_proposals
 from credence.api.context import _clean as storable_text
 from credence.api.context import record_turn
+from credence.api.ratelimit import RateLimitMiddleware
 from credence.api.search import search_memory
-from credence.auth import BearerAuth, Principal
+from credence.errors import DomainError
 from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, memory_context
 from credence.memory.episodes import AgentMissing
 from credence.models import END, NO_NUL, SLUG_PATTERN, ProposalIn, SearchIn, TurnIn
-from credence.ratelimit import RateLimiter, RateLimitMiddleware
+from credence.ratelimit import RateLimiter
 from credence.services import Services
 
 # Tool arguments are checked by pydantic's Rust regex engine, which has no look-ahead; there `$`
@@ -119,7 +122,7 @@ async def _agent(ctx: Context, agent_id: str | None) -> tuple[Services, Principa
         (agent_id,) = principal.agents
     try:
         await visible_agent(services, principal, agent_id)
-    except HTTPException as exc:
+    except (HTTPException, DomainError) as exc:
         raise ToolError(exc.detail) from None
     return services, principal, agent_id
 
@@ -283,8 +286,8 @@ def build_server() -> MCPServer:
 
 
 async def _service(call: Any) -> Any:
-    """Await a shared service call, turning its HTTP error into a tool error the model reads."""
+    """Await a shared service call, turning its refusal into a tool error the model reads."""
     try:
         return await call
-    except HTTPException as exc:
+    except (HTTPException, DomainError) as exc:
         raise ToolError(exc.detail) from None

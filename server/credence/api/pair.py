@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from litestar import Request, post
-from litestar.exceptions import ClientException
 from litestar.params import JSONBody
 
+from credence.access.pairing import redeem_pairing_code
 from credence.api.deps import services_of
 from credence.api.errors import errors
-from credence.auth import PairingRefused, redeem_pairing_code
 from credence.models import ApiKey, ApiKeyCreated, PairIn
 
 
@@ -27,9 +26,6 @@ async def pair(request: Request, data: JSONBody[PairIn]) -> ApiKeyCreated:
     async def work(conn):
         return await redeem_pairing_code(conn, data.code, services.clock)
 
-    try:
-        secret, row = await services.store.write(work)
-    except PairingRefused as exc:
-        raise ClientException(status_code=410, detail=str(exc)) from None
+    secret, row = await services.store.write(work)
     services.keyring.forget_cached()
     return ApiKeyCreated(key=secret, info=ApiKey(**row))

@@ -136,16 +136,17 @@ def _keys_flags(parser: argparse.ArgumentParser) -> None:
 
 @command("keys", "create, list or revoke API keys", _keys_flags)
 def keys(args: argparse.Namespace) -> int:
-    """Manage API keys directly in the data dir."""
-    from credence.auth import insert_key, key_row
-    from credence.clock import rfc3339, system_clock
+    """Manage API keys directly in the store (the data dir's SQLite file or --database-url)."""
+    from credence.access.keys import create_key, list_keys, revoke_key
+    from credence.clock import system_clock
+    from credence.errors import DomainError
 
     settings = settings_from(args)
     if args.keys_action == "create":
 
         async def create(store):
             async def work(conn):
-                return await insert_key(
+                return await create_key(
                     conn,
                     scope=args.scope,
                     agents=args.agents,
@@ -157,8 +158,8 @@ def keys(args: argparse.Namespace) -> int:
 
         try:
             secret, row = with_store(settings, create)
-        except (ValueError, LookupError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
+        except DomainError as exc:
+            print(f"error: {exc.detail}", file=sys.stderr)
             return 2
         agents = ",".join(row["agents"]) if row["agents"] else "all agents"
         print(f"Created {row['scope']} key {row['id']} ({agents}). It is shown only once:")
@@ -167,30 +168,15 @@ def keys(args: argparse.Namespace) -> int:
     if missing_data(settings):
         return 2
     if args.keys_action == "revoke":
-
-        async def revoke(store):
-            now = rfc3339(system_clock())
-
-            async def work(conn):
-                cur = await conn.execute(
-                    "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?",
-                    (now, args.key_id),
-                )
-                return cur.rowcount
-
-            return await store.write(work)
-
-        if not with_store(settings, revoke):
+        try:
+            with_store(settings, lambda store: revoke_key(store, args.key_id, system_clock))
+        except DomainError:
             print(f"error: no key {args.key_id}", file=sys.stderr)
             return 2
         print(f"Revoked {args.key_id}")
         return 0
 
-    async def listing(store):
-        return await store.fetchall("SELECT * FROM api_keys ORDER BY id")
-
-    for row in with_store(settings, listing):
-        info = key_row(row)
+    for info in with_store(settings, list_keys):
         state = f"revoked {info['revoked_at']}" if info["revoked_at"] else "active"
         print(
             f"{info['id']}  {info['scope']:8}  {info['agents'] or 'all'}  {state}  {info['label']}"
@@ -212,8 +198,9 @@ def _pair_flags(parser: argparse.ArgumentParser) -> None:
 @command("pair", "pair a phone: print a one-time pairing QR code and URL", _pair_flags)
 def pair(args: argparse.Namespace) -> int:
     """Create a one-time pairing code (10 minutes); print its QR code, then the URL alone last."""
-    from credence.auth import insert_pairing_code
+    from credence.access.pairing import create_pairing_code
     from credence.clock import system_clock
+    from credence.errors import DomainError
 
     settings = settings_from(args)
     if missing_data(settings):
@@ -221,7 +208,7 @@ def pair(args: argparse.Namespace) -> int:
 
     async def create(store):
         async def work(conn):
-            return await insert_pairing_code(
+            return await create_pairing_code(
                 conn, agents=args.agents, label=args.label, clock=system_clock
             )
 
@@ -229,8 +216,8 @@ def pair(args: argparse.Namespace) -> int:
 
     try:
         code, expires_at = with_store(settings, create)
-    except (ValueError, LookupError) as exc:
-        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+    except DomainError as exc:
+        print(f"error: {exc.detail}", file=sys.stderr)
         return 2
     print_pairing(settings, code, expires_at, args.agents)
     return 0

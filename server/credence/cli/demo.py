@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
-from credence.auth import Principal, insert_pairing_code
+from credence.access.pairing import create_pairing_code
+from credence.access.principal import Principal
 from credence.clock import fixed_clock, rfc3339
+from credence.db import demo as db_demo
+from credence.db.engine import Connection
 from credence.memory.beliefs import BeliefHooks, BeliefService, etag
 from credence.models import AgentIn, EpisodeIn, JobIn, JobInputIn, ProposalIn, ProposedBy
 from credence.reflection.seed import Manifest, apply_manifest, strip_comments
@@ -67,12 +69,11 @@ async def load_episodes(services: Services, manifest: DemoManifest) -> int:
     """Ingest the demo episodes that are not stored yet; returns how many were new."""
     added = 0
     for agent_id, episodes in manifest.episodes.items():
-        rows = await services.store.fetchall(
-            "SELECT json_extract(metadata, '$.demo_key') AS demo_key FROM episodes"
-            " WHERE agent_id = ? AND json_extract(metadata, '$.demo_key') IS NOT NULL",
-            (agent_id,),
-        )
-        known = {row["demo_key"] for row in rows}
+
+        async def stored(conn: Connection, agent_id: str = agent_id) -> set[str]:
+            return await db_demo.demo_episode_keys(conn, agent_id)
+
+        known = await services.store.read(stored)
         fresh = [
             msgspec.structs.replace(episode, metadata={**episode.metadata, "demo_key": episode.key})
             for episode in episodes
@@ -88,11 +89,11 @@ async def seed_beliefs(services: Services, manifest: DemoManifest) -> int:
     """Propose and keep the already-reviewed beliefs, back-dated, unless they exist already."""
     added = 0
     for seed in manifest.beliefs:
-        exists = await services.store.fetchone(
-            "SELECT 1 FROM beliefs WHERE agent_id = ? AND content = ?",
-            (seed.agent_id, seed.content),
-        )
-        if exists is not None:
+
+        async def exists(conn: Connection, seed: DemoBelief = seed) -> bool:
+            return await db_demo.belief_exists(conn, seed.agent_id, seed.content)
+
+        if await services.store.read(exists):
             continue
         then = fixed_clock(services.clock() - timedelta(days=seed.reviewed_days_ago))
         past = BeliefService(services.store, services.embedder, then, BeliefHooks())
@@ -168,12 +169,10 @@ async def prepare(settings: Settings, manifest_path: Path = DEMO_MANIFEST) -> De
         new_beliefs = await seed_beliefs(services, manifest)
         agent_ids = [agent.id for agent in manifest.agents]
         job_lines = await reflect_all(services, agent_ids)
-        pending = await services.store.fetchone(
-            "SELECT COUNT(*) AS n FROM beliefs WHERE status = 'pending'"
-        )
+        pending = await services.store.read(db_demo.pending_beliefs)
 
-        async def mint(conn: Any) -> tuple[str, str]:
-            return await insert_pairing_code(
+        async def mint(conn: Connection) -> tuple[str, str]:
+            return await create_pairing_code(
                 conn, agents=None, label="demo phone", clock=services.clock
             )
 
@@ -183,7 +182,7 @@ async def prepare(settings: Settings, manifest_path: Path = DEMO_MANIFEST) -> De
         new_episodes=new_episodes,
         new_beliefs=new_beliefs,
         jobs=job_lines,
-        pending=int(pending["n"]),
+        pending=pending,
         pairing_code=code,
         pairing_expires_at=expires_at,
     )

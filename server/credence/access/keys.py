@@ -1,0 +1,181 @@
+"""API keys: minting, listing, revoking, and resolving a bearer secret to its principal."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import json
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+from credence.access.principal import Principal, agents_of, principal_from_row
+from credence.clock import Clock, rfc3339
+from credence.db import agents as db_agents
+from credence.db import keys as db_keys
+from credence.db.engine import Connection, Database
+from credence.errors import NotFound, Unprocessable
+from credence.ids import new_id
+
+KEY_PREFIX = "crd_"
+# How often a key cache asks the store whether any key was created or revoked since. A key
+# revoked anywhere (another replica, the CLI) stops working here within about this long.
+POLL_SECONDS = 0.25
+# Even without a change, a cached lookup is redone after this long.
+CACHE_SECONDS = 60.0
+MAX_CACHED = 10_000
+
+
+def generate_key() -> str:
+    """Return a new secret API key in Credence's format: ``crd_`` + 43 url-safe chars."""
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def hash_secret(secret: str) -> str:
+    """SHA-256 hex digest: keys and pairing codes are stored only as this."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def refuse_empty(agents: list[str] | None) -> None:
+    """An empty agent list is refused, never widened to every agent."""
+    if agents is not None and not agents:
+        raise Unprocessable("agents: give at least one agent, or none (null) for every agent")
+
+
+async def require_agents(conn: Connection, agents: list[str] | None) -> None:
+    """NotFound naming the first agent of ``agents`` that does not exist."""
+    absent = await db_agents.missing(conn, agents or [])
+    if absent:
+        raise NotFound(f"agent {absent[0]!r} not found")
+
+
+def key_info(row: Any) -> dict[str, Any]:
+    """An api_keys row as the ApiKey fields (never the digest)."""
+    return {
+        "id": row["id"],
+        "scope": row["scope"],
+        "agents": agents_of(row["agents"]),
+        "label": row["label"],
+        "created_at": row["created_at"],
+        "revoked_at": row["revoked_at"],
+    }
+
+
+async def create_key(
+    conn: Connection, *, scope: str, agents: list[str] | None, label: str, clock: Clock
+) -> tuple[str, dict[str, Any]]:
+    """Create a key inside the caller's transaction; returns (secret, ApiKey fields).
+
+    ``agents`` None means every agent; an empty list is refused (Unprocessable), never widened;
+    an unknown agent is NotFound.
+    """
+    refuse_empty(agents)
+    if scope == "agent" and (not agents or len(agents) != 1):
+        raise Unprocessable("an agent key belongs to exactly one agent")
+    if scope == "admin" and agents:
+        raise Unprocessable("an admin key covers every agent; give no agent list")
+    await require_agents(conn, agents)
+    secret = generate_key()
+    listed = sorted(set(agents)) if agents else None
+    key_id, created_at = new_id("key"), rfc3339(clock())
+    await db_keys.insert_key(
+        conn,
+        key_id=key_id,
+        key_hash=hash_secret(secret),
+        scope=scope,
+        agents=json.dumps(listed) if listed is not None else None,
+        label=label,
+        created_at=created_at,
+    )
+    info = {
+        "id": key_id,
+        "scope": scope,
+        "agents": listed,
+        "label": label,
+        "created_at": created_at,
+        "revoked_at": None,
+    }
+    return secret, info
+
+
+async def list_keys(store: Database) -> list[dict[str, Any]]:
+    """Every key's ApiKey fields, by id."""
+    return [key_info(row) for row in await store.read(db_keys.all_keys)]
+
+
+async def revoke_key(store: Database, key_id: str, clock: Clock) -> dict[str, Any]:
+    """Revoke a key (again is harmless); its ApiKey fields, NotFound for an unknown id."""
+    now = rfc3339(clock())
+
+    async def work(conn: Connection) -> Any:
+        return await db_keys.revoke_key(conn, key_id, now)
+
+    row = await store.write(work)
+    if row is None:
+        raise NotFound(f"key {key_id!r} not found")
+    return key_info(row)
+
+
+class KeyRing:
+    """Resolves bearer secrets to principals, with an in-process cache that follows the store.
+
+    Every create or revoke, by any process on the store, bumps the ``key_changes`` counter;
+    the cache reads it at most every ``POLL_SECONDS`` and drops itself when it moved. So a
+    revocation made on another replica or by the CLI is refused here within that long, at the
+    cost of one tiny read per poll interval instead of one per request.
+    """
+
+    def __init__(self, store: Database, *, monotonic: Callable[[], float] = time.monotonic) -> None:
+        self._store = store
+        self._monotonic = monotonic
+        self._cache: dict[str, tuple[int, float, Principal | None]] = {}
+        self._generation: int | None = None
+        self._polled_at = float("-inf")
+        self._poll: asyncio.Lock | None = None
+
+    def forget_cached(self) -> None:
+        """Drop every cached lookup (this process just created or revoked a key)."""
+        self._cache.clear()
+        self._polled_at = float("-inf")
+
+    async def _current_generation(self) -> int:
+        now = self._monotonic()
+        if self._generation is not None and now - self._polled_at < POLL_SECONDS:
+            return self._generation
+        if self._poll is None:
+            self._poll = asyncio.Lock()
+        async with self._poll:  # one poll at a time; the others reuse its answer
+            if self._generation is None or self._monotonic() - self._polled_at >= POLL_SECONDS:
+                started = self._monotonic()
+                generation = await self._store.read(db_keys.key_changes)
+                if generation != self._generation:
+                    self._cache.clear()
+                self._generation, self._polled_at = generation, started
+            return self._generation
+
+    async def resolve(self, secret: str) -> Principal | None:
+        """The principal for ``secret``, or None when it is unknown or revoked."""
+        if not secret.startswith(KEY_PREFIX) or len(secret) > 100:
+            return None
+        digest = hash_secret(secret)
+        generation = await self._current_generation()
+        cached = self._cache.get(digest)
+        now = self._monotonic()
+        if cached is not None and cached[0] == generation and now - cached[1] < CACHE_SECONDS:
+            return cached[2]
+
+        async def lookup(conn: Connection) -> Any:
+            return await db_keys.active_key(conn, digest)
+
+        row = await self._store.read(lookup)
+        principal = None
+        if row is not None and hmac.compare_digest(row["key_hash"], digest):
+            principal = principal_from_row(row)
+        if len(self._cache) > MAX_CACHED:
+            self._cache.clear()
+        # Tagged with the generation seen before the lookup: if keys changed meanwhile, the
+        # next poll moves the generation on and this entry is not trusted.
+        self._cache[digest] = (generation, now, principal)
+        return principal

@@ -1,0 +1,90 @@
+"""The authenticated caller: one API key, its scope and the agents it may touch."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol
+
+import msgspec
+
+from credence.errors import Forbidden, NotFound
+from credence.models import Scope
+
+
+class Principal(msgspec.Struct, frozen=True):
+    """The authenticated caller: one API key and what it may touch."""
+
+    key_id: str
+    scope: Scope
+    agents: frozenset[str] | None
+    label: str
+
+    def sees_agent(self, agent_id: str) -> bool:
+        """True when this key may read objects of ``agent_id``."""
+        return self.scope == "admin" or self.agents is None or agent_id in self.agents
+
+    def require_agent(self, agent_id: str) -> None:
+        """Raise NotFound for an agent outside this key's reach, so its existence is not leaked."""
+        if not self.sees_agent(agent_id):
+            raise NotFound(f"agent {agent_id!r} not found")
+
+    def visible_agents(self, requested: str | None = None) -> list[str] | None:
+        """The agent ids a listing may cover: None means every agent, [] means none."""
+        if requested is not None:
+            return [requested] if self.sees_agent(requested) else []
+        if self.scope == "admin" or self.agents is None:
+            return None
+        return sorted(self.agents)
+
+    def require_decider(self) -> None:
+        """Agent keys can never approve, forget, edit or reopen anything."""
+        if self.scope == "agent":
+            raise Forbidden("agent keys cannot decide on beliefs")
+
+    def require_admin(self) -> None:
+        """Only admin keys manage agents, keys and pairing codes."""
+        if self.scope != "admin":
+            raise Forbidden("this needs an admin key")
+
+    def require_reviewer(self) -> None:
+        """Admin or reviewer keys, never agent keys."""
+        if self.scope not in ("admin", "reviewer"):
+            raise Forbidden("this needs a reviewer or admin key")
+
+    @property
+    def actor(self) -> str:
+        """How this caller appears in the audit trail."""
+        return f"key:{self.key_id}"
+
+
+def agents_of(stored: str | None) -> list[str] | None:
+    """The agent list stored with a key or pairing code: None means every agent."""
+    return json.loads(stored) if stored else None
+
+
+def principal_from_row(row: Any) -> Principal:
+    """The principal an ``api_keys`` row stands for."""
+    agents = agents_of(row["agents"])
+    return Principal(
+        key_id=row["id"],
+        scope=row["scope"],
+        agents=frozenset(agents) if agents is not None else None,
+        label=row["label"],
+    )
+
+
+class _Authenticated(Protocol):
+    @property
+    def user(self) -> Any: ...
+
+
+def admin_only(connection: _Authenticated, _: object) -> None:
+    """Route guard: only admin keys (raises Forbidden, which the app answers with 403)."""
+    principal: Principal = connection.user
+    principal.require_admin()
+
+
+def reviewer_or_admin(connection: _Authenticated, _: object) -> None:
+    """Route guard: admin or reviewer keys, never agent keys."""
+    principal: Principal = connection.user
+    principal.require_reviewer()

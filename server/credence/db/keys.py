@@ -1,0 +1,107 @@
+"""API keys and pairing codes: their rows, stored only as SHA-256 digests of the secrets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from credence.db import state
+from credence.db.engine import Connection
+
+KEY_COLUMNS = "id, key_hash, scope, agents, label, created_at, revoked_at"
+PAIRING_COLUMNS = "code_hash, agents, label, created_at, expires_at, used_at, key_id"
+
+
+async def insert_key(
+    conn: Connection,
+    *,
+    key_id: str,
+    key_hash: str,
+    scope: str,
+    agents: str | None,
+    label: str,
+    created_at: str,
+) -> None:
+    """Store a new key and tell every process's key cache that keys changed."""
+    await conn.run(
+        "INSERT INTO api_keys(id, key_hash, scope, agents, label, created_at)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (key_id, key_hash, scope, agents, label, created_at),
+    )
+    await state.bump(conn, state.KEY_CHANGES)
+
+
+async def active_key(conn: Connection, key_hash: str) -> Any:
+    """The unrevoked key row with this digest, or None."""
+    return await conn.one(
+        f"SELECT {KEY_COLUMNS} FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+        (key_hash,),
+    )
+
+
+async def get_key(conn: Connection, key_id: str) -> Any:
+    """The key row with this id (revoked or not), or None."""
+    return await conn.one(f"SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?", (key_id,))
+
+
+async def all_keys(conn: Connection) -> list[Any]:
+    """Every key row, by id."""
+    return await conn.rows(f"SELECT {KEY_COLUMNS} FROM api_keys ORDER BY id")
+
+
+async def revoke_key(conn: Connection, key_id: str, now: str) -> Any:
+    """Revoke the key (a second revocation keeps the first time); its row, None if unknown."""
+    row = await conn.one(
+        "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?"
+        f" RETURNING {KEY_COLUMNS}",
+        (now, key_id),
+    )
+    if row is not None:
+        await state.bump(conn, state.KEY_CHANGES)
+    return row
+
+
+async def key_changes(conn: Connection) -> int:
+    """How many times keys were created or revoked: key caches poll this."""
+    return await state.counter(conn, state.KEY_CHANGES)
+
+
+async def insert_pairing_code(
+    conn: Connection,
+    *,
+    code_hash: str,
+    agents: str | None,
+    label: str,
+    created_at: str,
+    expires_at: str,
+) -> None:
+    """Store a new one-time pairing code."""
+    await conn.run(
+        "INSERT INTO pairing_codes(code_hash, agents, label, created_at, expires_at)"
+        " VALUES (?, ?, ?, ?, ?)",
+        (code_hash, agents, label, created_at, expires_at),
+    )
+
+
+async def claim_pairing_code(conn: Connection, code_hash: str, now: str) -> Any:
+    """Mark the code used, atomically: its row for exactly one caller, None for every other.
+
+    The claim is one conditional UPDATE, so two replicas redeeming the same code at once
+    cannot both win: the second finds ``used_at`` set and changes nothing.
+    """
+    return await conn.one(
+        "UPDATE pairing_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL"
+        f" RETURNING {PAIRING_COLUMNS}",
+        (now, code_hash),
+    )
+
+
+async def get_pairing_code(conn: Connection, code_hash: str) -> Any:
+    """The pairing code row, or None."""
+    return await conn.one(
+        f"SELECT {PAIRING_COLUMNS} FROM pairing_codes WHERE code_hash = ?", (code_hash,)
+    )
+
+
+async def link_pairing_key(conn: Connection, code_hash: str, key_id: str) -> None:
+    """Record which key a claimed pairing code was exchanged for."""
+    await conn.run("UPDATE pairing_codes SET key_id = ? WHERE code_hash = ?", (key_id, code_hash))
