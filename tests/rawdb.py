@@ -31,6 +31,12 @@ class RawDb:
         else:
             self.conn.execute(to_pyformat(sql), params)
 
+    def rows(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """Every row of one query, as tuples."""
+        if isinstance(self.conn, sqlite3.Connection):
+            return self.conn.execute(sql, params).fetchall()
+        return [tuple(row) for row in self.conn.execute(to_pyformat(sql), params).fetchall()]
+
     def dump(self) -> str:
         """Every row of every table as text (to prove a secret is stored nowhere)."""
         if isinstance(self.conn, sqlite3.Connection):

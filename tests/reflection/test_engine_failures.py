@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from credence.clock import rfc3339
 from credence.reflection import jobs
 from credence.settings import Settings
 from tests.livesrv import cli_key, running
+from tests.rawdb import raw_db
 from tests.reflection.jobtools import (
     episode,
     make_agent,
@@ -92,14 +92,9 @@ def test_graceful_shutdown_requeues_the_running_job(settings, fake_llm) -> None:
         fake_llm.hold()
         job_id = submit_job(admin, "ada", reflector="llm")["id"]
         assert fake_llm.holding.wait(20)
-    conn = sqlite3.connect(settings.database_path)
-    try:
-        status, attempts = conn.execute(
-            "SELECT status, attempts FROM jobs WHERE id = ?", (job_id,)
-        ).fetchone()
-        steps = dict(conn.execute("SELECT name, status FROM job_steps WHERE job_id = ?", (job_id,)))
-    finally:
-        conn.close()
+    with raw_db(settings) as db:
+        ((status, attempts),) = db.rows("SELECT status, attempts FROM jobs WHERE id = ?", (job_id,))
+        steps = dict(db.rows("SELECT name, status FROM job_steps WHERE job_id = ?", (job_id,)))
     assert (status, attempts) == ("queued", 0)
     assert steps["propose"] == "pending" and steps["pull"] == "succeeded"
     fake_llm.release()
