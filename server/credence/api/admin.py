@@ -8,7 +8,7 @@ from litestar.params import JSONBody
 from credence.access import keys as access_keys
 from credence.access.pairing import create_pairing_code as mint_pairing_code
 from credence.access.principal import admin_only
-from credence.api.deps import principal_of, services_of
+from credence.api.deps import SharedServices, principal_of
 from credence.api.errors import errors
 from credence.api.params import KeyIdPath
 from credence.memory import audit
@@ -32,9 +32,10 @@ class KeyController(Controller):
     guards = [admin_only]
 
     @post(operation_id="createKey", status_code=201, responses=errors(403, 404, 422))
-    async def create(self, request: Request, data: JSONBody[KeyIn]) -> ApiKeyCreated:
+    async def create(
+        self, request: Request, services: SharedServices, data: JSONBody[KeyIn]
+    ) -> ApiKeyCreated:
         """Create a key; the secret is in this response only."""
-        services = services_of(request)
 
         async def work(conn):
             return await access_keys.create_key(
@@ -46,9 +47,9 @@ class KeyController(Controller):
         return ApiKeyCreated(key=secret, info=ApiKey(**row))
 
     @get(operation_id="listKeys", responses=errors(403))
-    async def list_keys(self, request: Request) -> ApiKeyPage:
+    async def list_keys(self, request: Request, services: SharedServices) -> ApiKeyPage:
         """Every key's metadata (never the secrets)."""
-        rows = await access_keys.list_keys(services_of(request).store)
+        rows = await access_keys.list_keys(services.store)
         return ApiKeyPage(items=[ApiKey(**row) for row in rows])
 
     @post(
@@ -57,9 +58,8 @@ class KeyController(Controller):
         status_code=200,
         responses=errors(403, 404),
     )
-    async def revoke(self, request: Request, key_id: KeyIdPath) -> ApiKey:
+    async def revoke(self, request: Request, services: SharedServices, key_id: KeyIdPath) -> ApiKey:
         """Revoke a key at once (other replicas refuse it within a second)."""
-        services = services_of(request)
         row = await access_keys.revoke_key(services.store, key_id, services.clock)
         services.keyring.forget_cached()
         return ApiKey(**row)
@@ -73,9 +73,10 @@ class KeyController(Controller):
     tags=["admin"],
     responses=errors(403, 404, 422),
 )
-async def create_pairing_code(request: Request, data: JSONBody[PairingCodeIn]) -> PairingCode:
+async def create_pairing_code(
+    request: Request, services: SharedServices, data: JSONBody[PairingCodeIn]
+) -> PairingCode:
     """A one-time code (10 minutes) that a phone exchanges for a reviewer key."""
-    services = services_of(request)
 
     async def work(conn):
         return await mint_pairing_code(
@@ -95,9 +96,9 @@ async def create_pairing_code(request: Request, data: JSONBody[PairingCodeIn]) -
     tags=["admin"],
     responses=errors(403),
 )
-async def verify_audit(request: Request) -> AuditVerification:
+async def verify_audit(request: Request, services: SharedServices) -> AuditVerification:
     """Walk the whole audit chain and report the first broken link, if any."""
-    ok, rows, first_broken = await audit.verify(services_of(request).store)
+    ok, rows, first_broken = await audit.verify(services.store)
     return AuditVerification(ok=ok, rows=rows, first_broken=first_broken)
 
 

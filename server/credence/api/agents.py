@@ -7,7 +7,7 @@ from litestar.params import JSONBody
 
 from credence.access import agents as access_agents
 from credence.access.principal import Principal, admin_only
-from credence.api.deps import principal_of, services_of
+from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath, Cursor, Limit
 from credence.models import Agent, AgentIn, AgentPage, AgentPatch
@@ -34,19 +34,20 @@ class AgentController(Controller):
     tags = ["agents"]
 
     @post(operation_id="createAgent", guards=[admin_only], responses=errors(403, 409, 422))
-    async def create(self, request: Request, data: JSONBody[AgentIn]) -> Agent:
+    async def create(
+        self, request: Request, services: SharedServices, data: JSONBody[AgentIn]
+    ) -> Agent:
         """Create an agent (admin)."""
         check_cron(data.reflection.cron, "reflection.cron")
-        services = services_of(request)
         return await access_agents.create_agent(services.store, data, services.clock)
 
     @get(operation_id="listAgents", responses=errors())
     async def list_agents(
-        self, request: Request, limit: Limit = 50, cursor: Cursor = None
+        self, request: Request, services: SharedServices, limit: Limit = 50, cursor: Cursor = None
     ) -> AgentPage:
         """Agents this key can see, by id."""
         return await access_agents.list_agents(
-            services_of(request).store, principal_of(request), limit=limit, cursor=cursor
+            services.store, principal_of(request), limit=limit, cursor=cursor
         )
 
     @get("/{agent_id:str}", operation_id="getAgent", responses=errors(404))
@@ -61,10 +62,13 @@ class AgentController(Controller):
         responses=errors(403, 404, 422),
     )
     async def update(
-        self, request: Request, agent_id: AgentIdPath, data: JSONBody[AgentPatch]
+        self,
+        request: Request,
+        services: SharedServices,
+        agent_id: AgentIdPath,
+        data: JSONBody[AgentPatch],
     ) -> Agent:
         """Update an agent's name, roles or reflection settings (admin)."""
         if data.reflection is not None:
             check_cron(data.reflection.cron, "reflection.cron")
-        services = services_of(request)
         return await access_agents.update_agent(services.store, agent_id, data, services.clock)

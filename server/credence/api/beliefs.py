@@ -12,7 +12,7 @@ from litestar.exceptions import NotFoundException
 from litestar.params import JSONBody, QueryParameter
 
 from credence.api.agents import load_agent
-from credence.api.deps import principal_of, services_of
+from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath, BeliefIdPath, Cursor, IdempotencyKey, IfMatch, Limit
 from credence.auth import Principal
@@ -118,6 +118,7 @@ class BeliefController(Controller):
     async def list_for_agent(
         self,
         request: Request,
+        services: SharedServices,
         agent_id: AgentIdPath,
         status: StatusFilter = None,
         limit: Limit = 50,
@@ -125,7 +126,7 @@ class BeliefController(Controller):
     ) -> BeliefPage:
         """An agent's beliefs, newest first."""
         await load_agent(request, agent_id)
-        rows, next_cursor = await services_of(request).beliefs.list_rows(
+        rows, next_cursor = await services.beliefs.list_rows(
             agent_ids=[agent_id], status=status, limit=limit, cursor=cursor
         )
         return BeliefPage(items=[belief_from_row(r) for r in rows], next_cursor=next_cursor)
@@ -134,6 +135,7 @@ class BeliefController(Controller):
     async def list_all(
         self,
         request: Request,
+        services: SharedServices,
         status: StatusFilter = None,
         agent_id: AgentFilter = None,
         limit: Limit = 50,
@@ -143,7 +145,7 @@ class BeliefController(Controller):
         agent_ids = principal_of(request).visible_agents(agent_id)
         if agent_ids == []:
             return BeliefPage(items=[], next_cursor=None)
-        rows, next_cursor = await services_of(request).beliefs.list_rows(
+        rows, next_cursor = await services.beliefs.list_rows(
             agent_ids=agent_ids, status=status, limit=limit, cursor=cursor
         )
         return BeliefPage(items=[belief_from_row(r) for r in rows], next_cursor=next_cursor)
@@ -163,6 +165,7 @@ class BeliefController(Controller):
     async def list_decisions(
         self,
         request: Request,
+        services: SharedServices,
         agent_id: AgentFilter = None,
         limit: Limit = 50,
         cursor: AuditCursor = None,
@@ -173,7 +176,7 @@ class BeliefController(Controller):
         if agent_ids == []:
             return AuditFeed(items=[], next_cursor=None)
         rows, next_cursor = await audit.decisions(
-            services_of(request).store,
+            services.store,
             agent_ids=agent_ids,
             limit=limit,
             cursor=int(cursor) if cursor else None,
@@ -183,10 +186,12 @@ class BeliefController(Controller):
         )
 
     @get("/beliefs/{belief_id:str}/audit", operation_id="getBeliefAudit", responses=errors(404))
-    async def get_audit(self, request: Request, belief_id: BeliefIdPath) -> AuditPage:
+    async def get_audit(
+        self, request: Request, services: SharedServices, belief_id: BeliefIdPath
+    ) -> AuditPage:
         """Every recorded change of one belief, oldest first."""
         await load_belief(request, belief_id)
-        rows = await audit.trail(services_of(request).store, belief_id)
+        rows = await audit.trail(services.store, belief_id)
         return AuditPage(items=[msgspec.convert(r, AuditEntry) for r in rows])
 
     @post(
@@ -196,13 +201,15 @@ class BeliefController(Controller):
         responses=errors(403, 404),
     )
     async def propose(
-        self, request: Request, agent_id: AgentIdPath, data: JSONBody[ProposalsIn]
+        self,
+        request: Request,
+        services: SharedServices,
+        agent_id: AgentIdPath,
+        data: JSONBody[ProposalsIn],
     ) -> ProposalsResult:
         """Submit up to 10 proposed beliefs; accepted ones become pending review."""
         await load_agent(request, agent_id)
-        return await submit_proposals(
-            services_of(request), principal_of(request), agent_id, data.proposals
-        )
+        return await submit_proposals(services, principal_of(request), agent_id, data.proposals)
 
     async def _decide(
         self,

@@ -21,7 +21,7 @@ from litestar.params import JSONBody, QueryParameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from credence.api.agents import load_agent
-from credence.api.deps import principal_of, services_of
+from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath
 from credence.auth import Principal
@@ -248,6 +248,7 @@ class ContextController(Controller):
     async def get_context(
         self,
         request: Request,
+        services: SharedServices,
         agent_id: AgentIdPath,
         role: RoleQuery = None,
         search: ContextQuery = None,
@@ -265,7 +266,7 @@ class ContextController(Controller):
         principal_of(request).require_agent(agent_id)
         try:
             return await memory_context(
-                services_of(request),
+                services,
                 agent_id,
                 role=role,
                 query=_clean(search) if search else None,
@@ -302,7 +303,11 @@ class ContextController(Controller):
 
     @post("/turns", operation_id="createTurn", status_code=201, responses=errors(404, 422))
     async def create_turn(
-        self, request: Request, agent_id: AgentIdPath, data: JSONBody[TurnIn]
+        self,
+        request: Request,
+        services: SharedServices,
+        agent_id: AgentIdPath,
+        data: JSONBody[TurnIn],
     ) -> EpisodeCreated:
         """Report a finished turn as the framework has it; the server derives the episode.
 
@@ -311,7 +316,7 @@ class ContextController(Controller):
         third-party content was part of the turn. Secrets are redacted before anything is stored.
         """
         await load_agent(request, agent_id)
-        return await record_turn(services_of(request), agent_id, data)
+        return await record_turn(services, agent_id, data)
 
 
 async def record_turn(services: Services, agent_id: str, data: TurnIn) -> EpisodeCreated:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from litestar import Request
 from litestar.datastructures import State
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
+from litestar.params import SkipValidation
 
 from credence.access.principal import Principal
 from credence.services import Services
@@ -19,7 +20,9 @@ def _provide_services(state: State) -> Services:
     return state.services
 
 
-# Controllers declare ``services: Services`` and Litestar hands them the app's one container.
+# Controllers declare ``services: SharedServices`` and Litestar hands them the app's one container.
+# The container is the app's own object: validating it per request would only cost time.
+SharedServices = NamedDependency[SkipValidation[Services]]
 DEPENDENCIES = {"services": Provide(_provide_services, sync_to_thread=False)}
 
 

@@ -11,7 +11,7 @@ from litestar.exceptions import ClientException, NotFoundException, ValidationEx
 from litestar.params import JSONBody, QueryParameter
 
 from credence.api.agents import load_agent
-from credence.api.deps import services_of
+from credence.api.deps import SharedServices, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath, EpisodeIdPath, Limit
 from credence.clock import rfc3339
@@ -75,11 +75,15 @@ class EpisodeController(Controller):
 
     @get("/{episode_id:str}", operation_id="getEpisode", responses=errors(404))
     async def get_episode(
-        self, request: Request, agent_id: AgentIdPath, episode_id: EpisodeIdPath
+        self,
+        request: Request,
+        services: SharedServices,
+        agent_id: AgentIdPath,
+        episode_id: EpisodeIdPath,
     ) -> Episode:
         """One episode of the agent (the evidence behind a belief)."""
         await load_agent(request, agent_id)
-        row = await services_of(request).episodes.get_row(agent_id, episode_id)
+        row = await services.episodes.get_row(agent_id, episode_id)
         if row is None:
             raise NotFoundException(f"episode {episode_id!r} not found")
         return episode_from_row(row)
@@ -88,6 +92,7 @@ class EpisodeController(Controller):
     async def list_episodes(
         self,
         request: Request,
+        services: SharedServices,
         agent_id: AgentIdPath,
         since: Since = None,
         reflected: Reflected = None,
@@ -106,7 +111,7 @@ class EpisodeController(Controller):
                 since_text = rfc3339(moment)
             except (ValueError, OverflowError) as exc:
                 raise ClientException(status_code=422, detail=f"since: {exc}") from None
-        rows, next_cursor = await services_of(request).episodes.list_rows(
+        rows, next_cursor = await services.episodes.list_rows(
             agent_id,
             since=since_text,
             reflected=reflected,

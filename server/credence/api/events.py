@@ -6,7 +6,7 @@ from litestar import Request, post
 from litestar.params import JSONBody
 
 from credence.api.agents import load_agent
-from credence.api.deps import principal_of, services_of
+from credence.api.deps import SharedServices, principal_of
 from credence.api.errors import errors
 from credence.models import EventAccepted, EventIn
 from credence.reflection import wakes
@@ -14,7 +14,9 @@ from credence.reflection.engine import runner_of
 
 
 @post("/events", operation_id="postEvent", status_code=202, responses=errors(404), tags=["jobs"])
-async def post_event(request: Request, data: JSONBody[EventIn]) -> EventAccepted:
+async def post_event(
+    request: Request, services: SharedServices, data: JSONBody[EventIn]
+) -> EventAccepted:
     """Fire an event (e.g. reflection-episodes-ready); answers with the jobs it submitted.
 
     Each enabled event wake listening for the name and targeting the agent queues one job, or
@@ -22,7 +24,6 @@ async def post_event(request: Request, data: JSONBody[EventIn]) -> EventAccepted
     wake listens for is accepted with no jobs.
     """
     await load_agent(request, data.agent_id)
-    services = services_of(request)
     wake_ids, submitted = await wakes.fire_event(
         services.store, data.name, data.agent_id, services.clock(), principal_of(request).actor
     )

@@ -9,7 +9,7 @@ from litestar.datastructures import ResponseHeader
 from litestar.params import JSONBody, PathParameter, QueryParameter
 
 from credence.api.agents import load_agent
-from credence.api.deps import principal_of, services_of
+from credence.api.deps import SharedServices, principal_of
 from credence.api.errors import errors
 from credence.api.params import Cursor, Limit
 from credence.clock import rfc3339
@@ -43,10 +43,11 @@ class JobController(Controller):
             )
         ],
     )
-    async def submit(self, request: Request, data: JSONBody[JobIn]) -> Response[Job]:
+    async def submit(
+        self, request: Request, services: SharedServices, data: JSONBody[JobIn]
+    ) -> Response[Job]:
         """Queue an agent-reflection job; it runs in the background (poll GET /jobs/{id})."""
         await load_agent(request, data.input_data.agent_id)
-        services = services_of(request)
         stored = jobs.manual_input(
             data, bool(services.settings.llm_url), services.store.secret(REDACTION_SECRET)
         )
@@ -67,6 +68,7 @@ class JobController(Controller):
     async def list_jobs(
         self,
         request: Request,
+        services: SharedServices,
         agent_id: JobAgentFilter = None,
         status: JobStatusFilter = None,
         limit: Limit = 50,
@@ -77,7 +79,7 @@ class JobController(Controller):
         if agent_ids == []:
             return JobPage(items=[], next_cursor=None)
         items, next_cursor = await jobs.list_jobs(
-            services_of(request).store,
+            services.store,
             agent_ids=agent_ids,
             status=status,
             limit=limit,
@@ -86,9 +88,9 @@ class JobController(Controller):
         return JobPage(items=items, next_cursor=next_cursor)
 
     @get("/{job_id:str}", operation_id="getJob", responses=errors(404))
-    async def get_job(self, request: Request, job_id: JobIdPath) -> Job:
+    async def get_job(self, request: Request, services: SharedServices, job_id: JobIdPath) -> Job:
         """One job: status, steps with timing and errors, input and output."""
-        job = await jobs.get(services_of(request).store, job_id)
+        job = await jobs.get(services.store, job_id)
         if job is None or not principal_of(request).sees_agent(job.agent_id):
             raise NotFound(f"job {job_id!r} not found")
         return job

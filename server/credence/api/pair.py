@@ -6,7 +6,7 @@ from litestar import Request, post
 from litestar.params import JSONBody
 
 from credence.access.pairing import redeem_pairing_code
-from credence.api.deps import services_of
+from credence.api.deps import SharedServices
 from credence.api.errors import errors
 from credence.models import ApiKey, ApiKeyCreated, PairIn
 
@@ -19,9 +19,8 @@ from credence.models import ApiKey, ApiKeyCreated, PairIn
     tags=["auth"],
     responses=errors(410),
 )
-async def pair(request: Request, data: JSONBody[PairIn]) -> ApiKeyCreated:
+async def pair(request: Request, services: SharedServices, data: JSONBody[PairIn]) -> ApiKeyCreated:
     """Redeem a pairing code once for a reviewer key (shown only in this response)."""
-    services = services_of(request)
 
     async def work(conn):
         return await redeem_pairing_code(conn, data.code, services.clock)

@@ -15,7 +15,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter
 
 from credence.api.beliefs import ETAG_HEADER, outcome_response
-from credence.api.deps import principal_of, services_of
+from credence.api.deps import SharedServices, principal_of
 from credence.api.errors import errors
 from credence.auth import Principal, admin_only, reviewer_or_admin
 from credence.clock import rfc3339
@@ -84,9 +84,9 @@ class PushController(Controller):
     guards = [reviewer_or_admin]
 
     @get("/vapid-public-key", operation_id="getVapidPublicKey", responses=errors(403))
-    async def vapid_public_key(self, request: Request) -> VapidPublicKey:
+    async def vapid_public_key(self, request: Request, services: SharedServices) -> VapidPublicKey:
         """The server's VAPID public key, to pass as applicationServerKey when subscribing."""
-        runtime = await runtime_of(services_of(request))
+        runtime = await runtime_of(services)
         return VapidPublicKey(public_key=runtime.keys.public_key_b64url)
 
     @post(
@@ -111,14 +111,13 @@ class PushController(Controller):
         },
     )
     async def upsert(
-        self, request: Request, data: JSONBody[PushSubscriptionIn]
+        self, request: Request, services: SharedServices, data: JSONBody[PushSubscriptionIn]
     ) -> Response[PushSubscription]:
         """Subscribe a device (the PWA re-sends this on every open). Endpoints must be https.
 
         An endpoint belongs to the key that registered it: another key gets 409.
         """
         principal = principal_of(request)
-        services = services_of(request)
         policy = services.push_policy
         try:
             parsed = parse_subscription(
@@ -150,12 +149,12 @@ class PushController(Controller):
         return Response(_subscription(row), status_code=201 if created else 200)
 
     @get("/subscriptions", operation_id="listPushSubscriptions", responses=errors(403))
-    async def list_subscriptions(self, request: Request) -> PushSubscriptionPage:
+    async def list_subscriptions(
+        self, request: Request, services: SharedServices
+    ) -> PushSubscriptionPage:
         """The calling key's own subscriptions."""
         key_id = principal_of(request).key_id
-        rows = await services_of(request).store.read(
-            lambda conn: push_db.subscriptions_of_key(conn, key_id)
-        )
+        rows = await services.store.read(lambda conn: push_db.subscriptions_of_key(conn, key_id))
         return PushSubscriptionPage(items=[_subscription(r) for r in rows])
 
     @delete(
@@ -165,20 +164,19 @@ class PushController(Controller):
         responses=errors(403, 404),
     )
     async def delete_subscription(
-        self, request: Request, subscription_id: SubscriptionIdPath
+        self, request: Request, services: SharedServices, subscription_id: SubscriptionIdPath
     ) -> None:
         """Unsubscribe a device: the caller's own (an admin key may remove any)."""
         principal = principal_of(request)
         owner = None if principal.scope == "admin" else principal.key_id
-        if not await services_of(request).store.write(
+        if not await services.store.write(
             lambda conn: push_db.delete_subscription(conn, subscription_id, owner)
         ):
             raise NotFound(f"subscription {subscription_id!r} not found")
 
     @post("/test", operation_id="sendPushTest", status_code=200, responses=errors(403))
-    async def send_test(self, request: Request) -> PushTestResult:
+    async def send_test(self, request: Request, services: SharedServices) -> PushTestResult:
         """Send a test notification now to the caller's devices and channels; report each."""
-        services = services_of(request)
         principal = principal_of(request)
         agents = None if principal.scope == "admin" else principal.agents
         test_id, devices, channels = await send_test(
@@ -208,7 +206,9 @@ class PushController(Controller):
     responses=errors(401, 403, 404, 409, 412),
     response_headers=ETAG_HEADER,
 )
-async def apply_action(request: Request, data: JSONBody[PushActionIn]) -> Response[Belief]:
+async def apply_action(
+    request: Request, services: SharedServices, data: JSONBody[PushActionIn]
+) -> Response[Belief]:
     """Keep or Forget from a notification button, authorised by the payload's token alone.
 
     A belief that would change another (any op but ``add``, or a flagged contradiction) is a
@@ -218,7 +218,6 @@ async def apply_action(request: Request, data: JSONBody[PushActionIn]) -> Respon
     belief version the notification showed (412 if it changed since), with an Idempotency-Key
     derived from the token: a retried tap returns the first answer and never applies twice.
     """
-    services = services_of(request)
     runtime = await runtime_of(services)
     try:
         claims = tokens.verify(runtime.secret, data.token, services.clock())
@@ -267,9 +266,9 @@ class PushChannelController(Controller):
     guards = [admin_only]
 
     @get(operation_id="listPushChannels", responses=errors(403))
-    async def list_channels(self, request: Request) -> PushChannelPage:
+    async def list_channels(self, request: Request, services: SharedServices) -> PushChannelPage:
         """Every channel, CREDENCE_APPRISE_URLS ones included, with masked URLs."""
-        rows = await services_of(request).store.read(channels_db.list_channels)
+        rows = await services.store.read(channels_db.list_channels)
         return PushChannelPage(items=[PushChannel(**outbox.channel_row(r)) for r in rows])
 
     @post(
@@ -280,14 +279,15 @@ class PushChannelController(Controller):
             422: _unusable("apprise cannot use this URL (unknown scheme or malformed)."),
         },
     )
-    async def create_channel(self, request: Request, data: JSONBody[PushChannelIn]) -> PushChannel:
+    async def create_channel(
+        self, request: Request, services: SharedServices, data: JSONBody[PushChannelIn]
+    ) -> PushChannel:
         """Add an apprise URL (e.g. ntfy://, mailto://, tgram://, json://)."""
         url = data.url.strip()
         try:
             masked = mask_channel_url(url)
         except ValueError as exc:
             raise ClientException(f"url: {exc}", status_code=422) from None
-        services = services_of(request)
         channel = NewChannel(
             id=new_id("chn"),
             source="admin",
@@ -307,8 +307,8 @@ class PushChannelController(Controller):
         status_code=204,
         responses=errors(403, 404, 409),
     )
-    async def delete_channel(self, request: Request, channel_id: ChannelIdPath) -> None:
+    async def delete_channel(
+        self, request: Request, services: SharedServices, channel_id: ChannelIdPath
+    ) -> None:
         """Remove an admin channel (CREDENCE_APPRISE_URLS ones are removed from the setting)."""
-        await services_of(request).store.write(
-            lambda conn: channels_db.delete_admin_channel(conn, channel_id)
-        )
+        await services.store.write(lambda conn: channels_db.delete_admin_channel(conn, channel_id))

@@ -8,7 +8,7 @@ from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody
 
 from credence.api.agents import load_agent
-from credence.api.deps import services_of
+from credence.api.deps import SharedServices
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath
 from credence.clock import rfc3339
@@ -38,11 +38,15 @@ class SearchController(Controller):
         responses={**errors(404, 422), **UNAVAILABLE},
     )
     async def search(
-        self, request: Request, agent_id: AgentIdPath, data: JSONBody[SearchIn]
+        self,
+        request: Request,
+        services: SharedServices,
+        agent_id: AgentIdPath,
+        data: JSONBody[SearchIn],
     ) -> SearchResult:
         """Episodes ranked by text match fused with embedding cosine (reciprocal rank fusion)."""
         await load_agent(request, agent_id)
-        return await search_memory(services_of(request), agent_id, data)
+        return await search_memory(services, agent_id, data)
 
 
 async def search_memory(services: Services, agent_id: str, data: SearchIn) -> SearchResult:

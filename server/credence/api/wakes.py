@@ -7,7 +7,7 @@ from typing import Annotated
 from litestar import Controller, Request, delete, get, patch, post
 from litestar.params import JSONBody, PathParameter
 
-from credence.api.deps import principal_of, services_of
+from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
 from credence.auth import admin_only, reviewer_or_admin
 from credence.errors import Forbidden, NotFound
@@ -46,9 +46,8 @@ class WakeController(Controller):
     tags = ["jobs"]
 
     @get(operation_id="listWakes", guards=[reviewer_or_admin], responses=errors(403))
-    async def list_wakes(self, request: Request) -> WakePage:
+    async def list_wakes(self, request: Request, services: SharedServices) -> WakePage:
         """The wakes of this key's agents, with the next time each cron wake fires."""
-        services = services_of(request)
         agents = _key_agents(request)
         every = await wakes.list_wakes(services.store, services.clock())
         seen = (wakes.as_seen_by(wake, agents) for wake in every)
@@ -70,9 +69,10 @@ class WakeController(Controller):
         guards=[admin_only],
         responses=errors(403, 409, 422),
     )
-    async def create_wake(self, request: Request, data: JSONBody[WakeIn]) -> Wake:
+    async def create_wake(
+        self, request: Request, services: SharedServices, data: JSONBody[WakeIn]
+    ) -> Wake:
         """Create a cron or event wake (admin)."""
-        services = services_of(request)
         return await wakes.create_wake(services.store, data, services.clock())
 
     @patch(
@@ -82,12 +82,15 @@ class WakeController(Controller):
         responses=errors(403, 404, 422),
     )
     async def update_wake(
-        self, request: Request, wake_id: WakeIdPath, data: JSONBody[WakePatch]
+        self,
+        request: Request,
+        services: SharedServices,
+        wake_id: WakeIdPath,
+        data: JSONBody[WakePatch],
     ) -> Wake:
         """Edit a wake's schedule, event, agents, input or enabled flag (admin)."""
         await _visible_wake(request, wake_id)
         _require_admin(request)
-        services = services_of(request)
         wake = await wakes.update_wake(services.store, wake_id, data, services.clock())
         if wake is None:
             raise NotFound(f"wake {wake_id!r} not found")
@@ -100,9 +103,11 @@ class WakeController(Controller):
         guards=[reviewer_or_admin],
         responses=errors(403, 404),
     )
-    async def delete_wake(self, request: Request, wake_id: WakeIdPath) -> None:
+    async def delete_wake(
+        self, request: Request, services: SharedServices, wake_id: WakeIdPath
+    ) -> None:
         """Delete a wake (admin); jobs it submitted stay."""
         await _visible_wake(request, wake_id)
         _require_admin(request)
-        if not await wakes.delete_wake(services_of(request).store, wake_id):
+        if not await wakes.delete_wake(services.store, wake_id):
             raise NotFound(f"wake {wake_id!r} not found")
