@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import secrets
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -108,9 +109,9 @@ def serving(
         env = {**UNLIMITED_RATE_ENV, "CREDENCE_DATABASE_URL": url}
         processes = []
         for index in range(replicas):
-            own = data_dir.parent / f"replica-{index}-{secrets_suffix()}"
+            own = data_dir.parent / f"replica-{index}-{secrets.token_hex(3)}"
             own.mkdir()
-            # The data dir still holds the embedding model cache and such; not the store.
+            # Whatever else the seed left in the data dir, but never the SQLite store itself.
             for item in data_dir.iterdir():
                 if item.is_file() and not item.name.startswith("credence.sqlite3"):
                     shutil.copy2(item, own / item.name)
@@ -123,10 +124,3 @@ def serving(
     finally:
         for process in started:
             process.stop()
-
-
-def secrets_suffix() -> str:
-    """A short random suffix for per-replica directories."""
-    import secrets
-
-    return secrets.token_hex(3)
