@@ -1,6 +1,7 @@
 """Benchmark: memory context reads with and without a query, retrieval quality and block size.
 
-In process over 1,000 active beliefs and over HTTP against /healthz; recall@10 of the labelled
+In process over 1,000 active beliefs and over HTTP against /healthz — on SQLite, on PostgreSQL
+and on two PostgreSQL replicas sharing one database, in one run; recall@10 of the labelled
 retrieval set (harness/retrieval_set.py) and the share of the block's tokens that are
 memory, counted with the tokenizer bundled with wordllama.
 """
@@ -8,7 +9,6 @@ memory, counted with the tokenizer bundled with wordllama.
 from __future__ import annotations
 
 import asyncio
-import os
 import random
 import statistics
 import tempfile
@@ -19,16 +19,10 @@ from urllib.parse import urlencode
 
 import numpy as np
 from harness import retrieval_set
-from harness.httpload import (
-    UNLIMITED_RATE_ENV,
-    Request,
-    ServerProcess,
-    create_key,
-    healthz_source,
-    run_load,
-    summarise,
-)
+from harness.httpload import Request, create_key, healthz_source, summarise
+from harness.pg import throwaway_postgres
 
+from benchmarks.engines import PG_DURABLE, Servers, copy_to_database, serving, spread_load
 from benchmarks.figures import figure
 from credence.clock import rfc3339, system_clock
 from credence.db.store import Store
@@ -45,12 +39,16 @@ IN_PROCESS_RUNS = 7
 READS_PER_RUN = 2000
 QUERY_RUNS = 5
 QUERY_READS_PER_RUN = 200
-HTTP_ROUNDS = 10
+HTTP_ROUNDS = 6
+# (engine, replicas) served over HTTP, in this order; the last two share one database.
+HTTP_CONFIGS = (("sqlite", 1), ("postgresql", 1), ("postgresql", 2))
 BURST_S = 1.0
 CONNECTIONS = 16
 RATIO_TARGET = 0.7
 QUERY_RATIO_TARGET = 0.5
 RECALL_TARGET = 0.9
+# Two replicas on two cores, with the load generator on the same two: no target from the issue.
+REPLICA_SCALING_TARGET = 1.5
 CONTENT_SHARE_TARGET = 0.7
 BLOCK_TOKENS_TARGET = 800
 _DAYS_90 = timedelta(days=90)
@@ -220,28 +218,22 @@ async def _retrieval(path: Path) -> tuple[float, list[float], list[float]]:
         await store.close()
 
 
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process, all threads included (Linux /proc)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+async def _burst(servers: Servers, source) -> tuple[float, float]:
+    """(requests per wall second, requests per second of the Credence processes' CPU time).
 
-
-async def _burst(server: ServerProcess, source) -> tuple[float, float]:
-    """(requests per wall second, requests per second of the server's own CPU time).
-
-    The second divides by the CPU the server process spent, so it measures the server's cost
-    per request even when other work shares the machine and steals wall time.
+    The second divides by the CPU the server processes spent, so it measures their cost per
+    request even when other work shares the machine and steals wall time (PostgreSQL's own
+    backends are not counted).
     """
-    assert server.process is not None
-    before = _cpu_seconds(server.process.pid)
-    result = await run_load(server.url, source, concurrency=CONNECTIONS, duration_s=BURST_S)
-    cpu = max(_cpu_seconds(server.process.pid) - before, 1e-9)
+    before = servers.cpu_seconds()
+    result = await spread_load(servers, source, concurrency=CONNECTIONS, duration_s=BURST_S)
+    cpu = max(servers.cpu_seconds() - before, 1e-9)
     if set(result.statuses) != {200} or result.errors:
         raise RuntimeError(f"unexpected answers: {dict(result.statuses)}, {result.errors} errors")
     return result.per_s, result.completed / cpu
 
 
-async def _http_rounds(server: ServerProcess, key: str) -> dict[str, list[float]]:
+async def _http_rounds(servers: Servers, key: str) -> dict[str, list[float]]:
     headers = {"Authorization": f"Bearer {key}"}
     context = Request("GET", f"/api/v1/agents/{AGENT}/memory/context?limit=10", headers)
     with_query = [
@@ -261,7 +253,7 @@ async def _http_rounds(server: ServerProcess, key: str) -> dict[str, list[float]
 
     sources = {"health": healthz_source, "context": context_source, "query": query_source}
     for source in sources.values():  # warm both paths (and the hot cache)
-        await run_load(server.url, source, concurrency=CONNECTIONS, duration_s=0.3)
+        await spread_load(servers, source, concurrency=CONNECTIONS, duration_s=0.3)
     rates: dict[str, list[float]] = {name: [] for name in sources}
     rates |= {f"{name}_cpu": [] for name in sources}
     for round_index in range(HTTP_ROUNDS):
@@ -270,7 +262,7 @@ async def _http_rounds(server: ServerProcess, key: str) -> dict[str, list[float]
         if round_index % 2:
             order.reverse()
         for name, source in order:
-            wall, cpu = await _burst(server, source)
+            wall, cpu = await _burst(servers, source)
             rates[name].append(wall)
             rates[f"{name}_cpu"].append(cpu)
     return rates
@@ -288,6 +280,47 @@ def _http_figure(
     return row
 
 
+def http_figures(suffix: str, rates: dict[str, list[float]]) -> list[dict]:
+    """One served configuration's context figures over HTTP, each beside its /healthz."""
+    return [
+        _http_figure(f"context_http_{suffix}", rates["context"], rates["health"]),
+        _http_figure(
+            f"context_http_per_server_cpu_s_{suffix}", rates["context_cpu"], rates["health_cpu"]
+        ),
+        _http_figure(
+            f"context_query_http_{suffix}", rates["query"], rates["health"], QUERY_RATIO_TARGET
+        ),
+        _http_figure(
+            f"context_query_http_per_server_cpu_s_{suffix}",
+            rates["query_cpu"],
+            rates["health_cpu"],
+            QUERY_RATIO_TARGET,
+        ),
+    ]
+
+
+def _served(data_dir: Path, key: str) -> dict[tuple[str, int], dict[str, list[float]]]:
+    """HTTP rounds for every (engine, replicas) configuration, PostgreSQL on one shared copy."""
+    measured = {}
+    with throwaway_postgres(durable=PG_DURABLE) as pg:
+        url = copy_to_database(data_dir, pg, "bench_context")
+        for engine, replicas in HTTP_CONFIGS:
+            with serving(data_dir, engine, pg, replicas=replicas, url=url) as servers:
+                measured[(engine, replicas)] = asyncio.run(_http_rounds(servers, key))
+    return measured
+
+
+def _scaling(one: dict[str, list[float]], two: dict[str, list[float]]) -> dict:
+    """Context reads/s of two replicas over one replica's, round by round."""
+    return figure(
+        "context_http_postgresql_2_vs_1_replicas",
+        [b / a for a, b in zip(one["context"], two["context"], strict=True)],
+        REPLICA_SCALING_TARGET,
+        unit="ratio",
+        better="higher",
+    )
+
+
 def measure() -> list[dict]:
     """In-process read latency (p99 per run) and HTTP throughput of context vs /healthz."""
     with tempfile.TemporaryDirectory(prefix="credence-bench-context-") as tmp:
@@ -299,10 +332,9 @@ def measure() -> list[dict]:
         query_p99s, query_medians = asyncio.run(_with_query(database))
         recall, shares, sizes = asyncio.run(_retrieval(database))
         key = create_key(data_dir, "agent", "--agent", AGENT)
-        with ServerProcess(data_dir, UNLIMITED_RATE_ENV) as server:
-            rates = asyncio.run(_http_rounds(server, key))
+        served = _served(data_dir, key)
     queries = len(retrieval_set.build().queries)
-    return [
+    rows = [
         figure("context_read_p99_1000_beliefs", p99s, 2.0, unit="ms", better="lower"),
         figure("context_read_median_1000_beliefs", medians, 1.0, unit="ms", better="lower"),
         figure("context_cache_rebuild_1000_beliefs", rebuilds, 20.0, unit="ms", better="lower"),
@@ -323,16 +355,11 @@ def measure() -> list[dict]:
             better="higher",
         ),
         figure("context_block_tokens", sizes, BLOCK_TOKENS_TARGET, unit="tokens"),
-        _http_figure("context_http", rates["context"], rates["health"]),
-        _http_figure("context_http_per_server_cpu_s", rates["context_cpu"], rates["health_cpu"]),
-        _http_figure("context_query_http", rates["query"], rates["health"], QUERY_RATIO_TARGET),
-        _http_figure(
-            "context_query_http_per_server_cpu_s",
-            rates["query_cpu"],
-            rates["health_cpu"],
-            QUERY_RATIO_TARGET,
-        ),
     ]
+    for (engine, replicas), rates in served.items():
+        rows += http_figures(engine if replicas == 1 else f"{engine}_{replicas}_replicas", rates)
+    rows.append(_scaling(served[("postgresql", 1)], served[("postgresql", 2)]))
+    return rows
 
 
 if __name__ == "__main__":

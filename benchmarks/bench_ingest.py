@@ -1,4 +1,7 @@
-"""Benchmark: episodes per second through the batch endpoint (redaction + embedding + store)."""
+"""Benchmark: episodes per second through the batch endpoint (redaction + embedding + store).
+
+Measured on SQLite and on PostgreSQL in one run, each beside the /healthz of its own server.
+"""
 
 from __future__ import annotations
 
@@ -6,24 +9,20 @@ import asyncio
 import itertools
 import json
 import random
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-from harness.httpload import (
-    UNLIMITED_RATE_ENV,
-    Request,
-    ServerProcess,
-    healthz_load,
-    run_load,
-    seed_pending,
-    summarise,
-)
+from harness.httpload import Request, healthz_source, seed_pending, summarise
+from harness.pg import throwaway_postgres
+
+from benchmarks.engines import ENGINES, PG_DURABLE, Servers, serving, spread_load
 
 SEED = 20261208
 BATCH = 250
 CONCURRENCY = 4  # a few agents flushing their turn logs at once
-RUNS = 5
+RUNS = 4
 RUN_SECONDS = 2.0
 BODIES = 24  # distinct pre-encoded batches, cycled, so the client spends no time building JSON
 TARGET_PER_S = 2_000.0
@@ -83,15 +82,15 @@ def ingest_source(agent_id: str, key: str, bodies: list[bytes]):
     return lambda _worker, _sequence: Request("POST", path, headers, next(cycle))
 
 
-async def _measure(server: ServerProcess, agent_id: str, key: str) -> dict[str, list[float]]:
+async def _measure(servers: Servers, agent_id: str, key: str) -> dict[str, list[float]]:
     source = ingest_source(agent_id, key, batch_bodies())
-    warm = await run_load(server.url, source, concurrency=CONCURRENCY, duration_s=1.0)
+    warm = await spread_load(servers, source, concurrency=CONCURRENCY, duration_s=1.0)
     _check(warm.statuses, warm.errors)
     series: dict[str, list[float]] = {"episodes": [], "health": []}
     for _ in range(RUNS):
-        health = await healthz_load(server.url, concurrency=CONCURRENCY, duration_s=1.0)
-        batches = await run_load(
-            server.url, source, concurrency=CONCURRENCY, duration_s=RUN_SECONDS
+        health = await spread_load(servers, healthz_source, concurrency=CONCURRENCY, duration_s=1.0)
+        batches = await spread_load(
+            servers, source, concurrency=CONCURRENCY, duration_s=RUN_SECONDS
         )
         _check(batches.statuses, batches.errors)
         series["episodes"].append(batches.per_s * BATCH)
@@ -104,29 +103,38 @@ def _check(statuses, errors: int) -> None:
         raise RuntimeError(f"ingest: statuses {dict(statuses)}, transport errors {errors}")
 
 
+def figure(engine: str, series: dict[str, list[float]]) -> dict:
+    """One engine's episodes/s figure beside its server's /healthz."""
+    ratios = [e / h for e, h in zip(series["episodes"], series["health"], strict=True)]
+    return {
+        "name": f"ingest {engine}: episodes/s via batch endpoint"
+        f" ({BATCH}/batch, {CONCURRENCY} clients)",
+        "unit": "per_s",
+        **summarise(series["episodes"]),
+        "runs": len(series["episodes"]),
+        "target": TARGET_PER_S,
+        "better": "higher",
+        "healthz_per_s": summarise(series["health"])["median"],
+        "ratio": summarise(ratios),
+    }
+
+
 def measure() -> list[dict]:
-    """Serve a fresh data dir from a subprocess and post batches of episodes to it."""
-    with tempfile.TemporaryDirectory(prefix="credence-bench-ingest-") as root:
+    """Serve a fresh installation on each engine from a subprocess and post batches to it."""
+    rows = []
+    with (
+        tempfile.TemporaryDirectory(prefix="credence-bench-ingest-") as root,
+        throwaway_postgres(durable=PG_DURABLE) as pg,
+    ):
         data_dir = Path(root) / "data"
         seeded = seed_pending(data_dir, agents=1, per_agent=0)
-        server = ServerProcess(data_dir, UNLIMITED_RATE_ENV).start()
-        try:
-            series = asyncio.run(_measure(server, seeded.agents[0], seeded.admin_key))
-        finally:
-            server.stop()
-    ratios = [e / h for e, h in zip(series["episodes"], series["health"], strict=True)]
-    return [
-        {
-            "name": f"ingest: episodes/s via batch endpoint ({BATCH}/batch, {CONCURRENCY} clients)",
-            "unit": "per_s",
-            **summarise(series["episodes"]),
-            "runs": len(series["episodes"]),
-            "target": TARGET_PER_S,
-            "better": "higher",
-            "healthz_per_s": summarise(series["health"])["median"],
-            "ratio": summarise(ratios),
-        }
-    ]
+        pristine = Path(root) / "pristine"
+        shutil.copytree(data_dir, pristine)
+        for engine in ENGINES:
+            with serving(data_dir if engine == "sqlite" else pristine, engine, pg) as servers:
+                series = asyncio.run(_measure(servers, seeded.agents[0], seeded.admin_key))
+            rows.append(figure(engine, series))
+    return rows
 
 
 if __name__ == "__main__":
