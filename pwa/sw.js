@@ -9,16 +9,21 @@ const MODULES = [
   "audit",
   "card",
   "db",
+  "decisions",
   "dom",
   "evidence",
   "gestures",
   "inbox",
+  "keys",
   "memory",
+  "modes",
   "pair",
+  "pile",
   "push",
   "review",
   "runs",
   "settings",
+  "stack",
 ];
 const ICONS = ["icon-192", "icon-512", "maskable-512", "apple-touch-icon"];
 const SHELL = [

@@ -392,6 +392,8 @@ def test_settings_lists_what_waits_to_sync(app: App) -> None:
     app.watch.expect_network("ERR_INTERNET_DISCONNECTED")
     app.pair()
     belief_id = app.top_id()
+    # Settings loads its module when first opened: offline, only the worker's cache has it.
+    app.page.wait_for_function("() => navigator.serviceWorker.controller !== null")
     app.context.set_offline(True)
     app.page.keyboard.press("f")
     app.page.locator("#sync-status").wait_for()
