@@ -40,7 +40,7 @@ test: $(STAMP)
 	$(BIN)/ruff format --check server tests benchmarks harness examples
 	$(MAKE) typecheck
 	$(MAKE) js-lint
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 3 --dist loadfile
 
 # Rewrite the README's (and the manifest's) screenshots; a normal test run only compares them.
 screenshots: $(STAMP)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -261,3 +262,38 @@ def test_tests_and_benchmarks_share_only_the_harness(package: str) -> None:
         and (wrong := _top_level_imports(path) & FORBIDDEN_TOP_LEVEL[package])
     ]
     assert not offenders, offenders
+
+
+# A string that opens with a statement keyword is SQL; only the store layer may hold it.
+SQL_START = re.compile(
+    r"^\s*(SELECT|INSERT|UPDATE|DELETE|CREATE|ALTER|DROP|PRAGMA|BEGIN|COMMIT|ROLLBACK|WITH)\s",
+)
+
+
+def _sql_strings(path: Path) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        (node.lineno, node.value.strip().splitlines()[0][:60])
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and SQL_START.match(node.value)
+    ]
+
+
+def test_no_sql_outside_the_store_layer() -> None:
+    """Every SQL statement lives under credence/db/ (issue 14 §1)."""
+    outside = [
+        f"{path.relative_to(ROOT)}:{line}: {text}"
+        for path in sorted(ROOT.rglob("*.py"))
+        if path.relative_to(ROOT).parts[0] != "db"
+        for line, text in _sql_strings(path)
+    ]
+    assert outside == []
+
+
+def test_the_sql_detector_sees_a_statement() -> None:
+    """The check above can fail: it finds SQL in a string constant."""
+    assert SQL_START.match("SELECT id FROM agents WHERE id = ?")
+    assert SQL_START.match("  INSERT INTO beliefs(id) VALUES (?)")
+    assert not SQL_START.match("Select the beliefs to keep")

@@ -89,10 +89,10 @@ def _sqlite_migrate(settings: Settings, check: bool) -> int:
 
 
 def _sqlite_migrate_file(settings: Settings, check: bool) -> int:
-    from credence.db.store import migrations
+    from credence.db.store import applied_versions, migrations
 
     path = settings.database_path
-    before = _sqlite_applied(path)
+    before = applied_versions(path)
     shipped = migrations()
     if check:
         if not path.is_file():
@@ -108,28 +108,12 @@ def _sqlite_migrate_file(settings: Settings, check: bool) -> int:
         return None
 
     with_store(settings, nothing)  # opening the store applies its migrations
-    after = _sqlite_applied(path)
+    after = applied_versions(path)
     for version, name, _ in shipped:
         if version in after - before:
             print(f"applied {version:04d}_{name}")
     print(f"up to date: {path} at schema {max(after, default=0)}")
     return 0
-
-
-def _sqlite_applied(path: Path) -> set[int]:
-    """The versions a SQLite file records, read only (a missing file has none and stays so)."""
-    if not path.is_file():
-        return set()
-    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        known = db.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
-        ).fetchone()
-        if not known:
-            return set()
-        return {row[0] for row in db.execute("SELECT version FROM schema_version")}
-    finally:
-        db.close()
 
 
 def _report(pending: list[str], applied: list[int]) -> int:

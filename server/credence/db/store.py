@@ -289,6 +289,22 @@ async def one(conn: Any, sql: str, params: Params = ()) -> Any:
     return await conn.one(sql, params)
 
 
+def applied_versions(path: Path) -> set[int]:
+    """The versions a SQLite file records, read only (a missing file has none and stays so)."""
+    if not path.is_file():
+        return set()
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        known = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+        ).fetchone()
+        if not known:
+            return set()
+        return {row[0] for row in db.execute("SELECT version FROM schema_version")}
+    finally:
+        db.close()
+
+
 def migrations() -> list[tuple[int, str, str]]:
     """The numbered forward migrations shipped in ``credence/db/migrations``, in order."""
     found = []
