@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -18,6 +18,11 @@ from credence.memory.beliefs import BeliefHooks, BeliefService
 from credence.memory.episodes import EpisodeService
 from credence.notify.endpoints import EndpointPolicy, push_client
 from credence.settings import Settings
+
+if TYPE_CHECKING:
+    from credence.memory.context import ContextService
+    from credence.notify.runtime import PushRuntime
+    from credence.reflection.engine import ReflectionRunner
 
 # A component is started with the services and stopped when the app shuts down.
 Component = Callable[["Services"], AbstractAsyncContextManager[Any]]
@@ -36,7 +41,11 @@ class Services:
     hooks: BeliefHooks
     beliefs: BeliefService
     episodes: EpisodeService
-    extras: dict[str, Any] = field(default_factory=dict)
+    # Set by the parts that run inside the app: the context cache on first use, the push
+    # runtime and the reflection runner while their components run.
+    context: ContextService | None = None
+    push_runtime: PushRuntime | None = None
+    runner: ReflectionRunner | None = None
     # Push deliveries go through their own client: it dials only vetted public addresses.
     push_policy: EndpointPolicy = field(default_factory=EndpointPolicy)
     push_http: httpx.AsyncClient | None = None

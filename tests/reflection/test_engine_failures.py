@@ -52,7 +52,7 @@ def test_a_missing_agent_fails_pull(server, admin) -> None:
             now=rfc3339(server.services.clock()),
         )
     )
-    server.services.extras["reflection.runner"].wake()
+    server.services.runner.wake()
     done = wait_job(admin, job.id)
     assert done["status"] == "failed"
     assert done["error"] == "pull: agent 'ghost' not found"

@@ -137,7 +137,7 @@ async def test_windows_are_unique(store: Database) -> None:
 
 
 def test_liveness_locks(server) -> None:
-    runner = server.services.extras["reflection.runner"]
+    runner = server.services.runner
     assert not runner.owner_is_dead(runner.owner)  # its lock is held
     # On PostgreSQL a replica elsewhere leaves no lock file here: only its lease can tell.
     missing_means_dead = server.services.store.dialect == "sqlite"
@@ -159,7 +159,7 @@ def test_a_job_that_lost_its_lease_cannot_create_beliefs(server, admin) -> None:
     from credence.models import ProposalIn, ProposedBy
 
     services = server.services
-    engine = services.extras["reflection.runner"].engine
+    engine = services.runner.engine
     assert admin.post("/api/v1/agents", json={"id": "ada", "name": "Ada"}).status_code == 201
     job = server.run(
         jobs.submit(
@@ -246,7 +246,7 @@ def test_a_retry_after_submit_reports_the_beliefs_it_already_made(server, admin)
         return ctx.results  # ...and the process dies before the job is marked succeeded
 
     # The server's own runner must not pick the job up while we play the doomed worker.
-    runner = services.extras["reflection.runner"]
+    runner = services.runner
     first = server.run(first_attempt_dies_after_submit())
     assert [r.accepted for r in first] == [True, True, True]
     if services.store.dialect == "postgresql":

@@ -43,7 +43,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("credence.context")
 
-EXTRAS_KEY = "context"
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
 MAX_CACHE_ENTRIES = 4096
@@ -512,7 +511,7 @@ def _memory_note(
 
 def context_of(services: Services) -> ContextService:
     """The process's ContextService, created (and hooked to belief changes) on first use."""
-    existing = services.extras.get(EXTRAS_KEY)
+    existing = services.context
     if existing is not None:
         return existing
     service = ContextService(
@@ -522,7 +521,7 @@ def context_of(services: Services) -> ContextService:
         embedder=services.embedder,
     )
     services.hooks.after_change.append(service.invalidate)
-    services.extras[EXTRAS_KEY] = service
+    services.context = service
     return service
 
 

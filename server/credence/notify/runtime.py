@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EXTRAS_KEY = "push"
 # The installation secret holding the VAPID private key (PKCS#8 PEM) when no setting gives it.
 VAPID_SECRET = "vapid_private_pem"
 
@@ -100,15 +99,12 @@ def push_http_of(services: Services) -> httpx.AsyncClient:
 
 def set_runtime(services: Services, runtime: PushRuntime | None) -> None:
     """Publish (or withdraw, with None) the running push runtime for the API."""
-    if runtime is None:
-        services.extras.pop(EXTRAS_KEY, None)
-    else:
-        services.extras[EXTRAS_KEY] = runtime
+    services.push_runtime = runtime
 
 
 async def runtime_of(services: Services) -> PushRuntime:
     """The running push runtime, or one loaded on demand when the worker is not part of the app."""
-    runtime = services.extras.get(EXTRAS_KEY)
+    runtime = services.push_runtime
     if runtime is None:
         runtime = await load_runtime(services.settings, services.store)
         set_runtime(services, runtime)

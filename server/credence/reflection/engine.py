@@ -31,7 +31,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("credence.reflection")
 
-RUNNER_KEY = "reflection.runner"
 LEASE_S = 30.0
 POLL_S = 1.0
 TICK_S = 20.0
@@ -366,7 +365,7 @@ class ReflectionRunner:
 
 def runner_of(services: Services) -> ReflectionRunner | None:
     """The process's runner, when the reflection component is running."""
-    return services.extras.get(RUNNER_KEY)
+    return services.runner
 
 
 def reflection_component(
@@ -389,11 +388,11 @@ def reflection_component(
             concurrency=concurrency,
         )
         await runner.start()
-        services.extras[RUNNER_KEY] = runner
+        services.runner = runner
         try:
             yield runner
         finally:
-            services.extras.pop(RUNNER_KEY, None)
+            services.runner = None
             await runner.stop()
 
     return component
