@@ -8,16 +8,12 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
 
-import httpx
 import pytest
 
-from credence.auth import KeyRing
 from credence.db import make_store
 from credence.db.engine import Database
 from credence.embed import Embedder
-from credence.memory.beliefs import BeliefHooks, BeliefService
-from credence.memory.episodes import EpisodeService
-from credence.services import Services
+from credence.services import Services, open_services
 from credence.settings import Settings
 
 
@@ -49,16 +45,6 @@ async def engine_services(
     url: str | None, data_dir: Path, embedder: Embedder, clock: Callable[[], datetime]
 ) -> AsyncIterator[Services]:
     """Services wired as the app wires them, on the store of one engine; closed after."""
-    async with opened_store(url, data_dir) as store, httpx.AsyncClient() as http:
-        hooks = BeliefHooks()
-        yield Services(
-            settings=Settings(data_dir=data_dir, database_url=url, scheduler=False),
-            clock=clock,
-            store=store,
-            embedder=embedder,
-            http=http,
-            keyring=KeyRing(store),
-            hooks=hooks,
-            beliefs=BeliefService(store, embedder, clock, hooks),
-            episodes=EpisodeService(store, embedder, clock),
-        )
+    settings = Settings(data_dir=data_dir, database_url=url, scheduler=False)
+    async with open_services(settings, clock=clock, embedder=embedder) as services:
+        yield services
