@@ -37,6 +37,7 @@ KERNEL = (
     "credence.ratelimit",
     "credence.secret_files",
     "credence.settings",
+    "credence.tasks",
 )
 # Components are started with the Services container and annotate it; only for type checking.
 TYPE_ONLY_SERVICES = {

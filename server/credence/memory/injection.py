@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable
-from contextlib import suppress
 from datetime import datetime
 from typing import TYPE_CHECKING
 
 from credence.clock import rfc3339
 from credence.db import beliefs as rows_of
+from credence.tasks import cancel_and_wait
 
 if TYPE_CHECKING:
     from credence.db.engine import Connection, Database
@@ -91,9 +91,7 @@ async def stop_flushing(
     task: asyncio.Task[None], recorder: InjectionRecorder, store: Database
 ) -> None:
     """Cancel the flush loop and write what is still pending (called before the store closes)."""
-    task.cancel()
-    with suppress(asyncio.CancelledError):
-        await task
+    await cancel_and_wait(task)
     try:
         await recorder.flush(store)
     except Exception:

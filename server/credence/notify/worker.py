@@ -8,7 +8,6 @@ import os
 import socket
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
-from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,7 @@ from credence.ids import new_id
 from credence.notify import vapid, webpush
 from credence.notify.channels import notify_channels
 from credence.notify.webpush import Outcome, SendResult, Subscription
+from credence.tasks import cancel_and_wait, wait_or_timeout
 
 if TYPE_CHECKING:
     from credence.db.engine import Connection, Database
@@ -201,19 +201,17 @@ class PushWorker:
         self._stopping = True
         self.wake()
         if self._pruner is not None:
-            self._pruner.cancel()
-            await asyncio.gather(self._pruner, return_exceptions=True)
+            await cancel_and_wait(self._pruner)
             self._pruner = None
         await asyncio.gather(*self._runners, return_exceptions=True)
         self._runners.clear()
         in_flight = [task for lane in self._lanes for task in lane.tasks]
         if in_flight:
             _, pending = await asyncio.wait(in_flight, timeout=drain_seconds)
-            for task in pending:
-                task.cancel()  # unrecorded: its lease expires and the next start resends it
             if pending:
                 log.warning("push: %d sends unfinished at shutdown; they go again", len(pending))
-                await asyncio.gather(*pending, return_exceptions=True)
+            for task in pending:
+                await cancel_and_wait(task)  # unrecorded: its lease lapses, a later start resends
         await self._release_buffered()
         await self._recorder.close()
 
@@ -288,8 +286,7 @@ class PushWorker:
                 except Exception:
                     more = False
                     log.exception("push %s lane: claiming failed; retrying", lane.name)
-            with suppress(TimeoutError):
-                await asyncio.wait_for(lane.event.wait(), timeout=max(timeout, 0.001))
+            await wait_or_timeout(lane.event, max(timeout, 0.001))
 
     async def _guarded(self, lane: _Lane, row: Any) -> None:
         def sent() -> None:

@@ -19,6 +19,7 @@ from credence.memory import live
 from credence.models import Job
 from credence.reflection import jobs, wakes
 from credence.reflection.steps import STEP_FUNCTIONS, JobContext, StepError, job_output
+from credence.tasks import cancel_and_wait, wait_or_timeout
 
 try:  # process liveness via advisory locks; absent on platforms without fcntl
     import fcntl
@@ -226,16 +227,10 @@ class ReflectionRunner:
     async def stop(self) -> None:
         """Stop claiming, hand running jobs back to the queue, release the lock."""
         if self._loop_task is not None:
-            self._loop_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._loop_task
+            await cancel_and_wait(self._loop_task)
             self._loop_task = None
-        tasks = list(self._running.values())
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        for task in list(self._running.values()):
+            await cancel_and_wait(task)
         with contextlib.suppress(ValueError):
             self.services.hooks.in_txn_pending.remove(self.engine.fence)
         self._release_lock()
@@ -252,10 +247,7 @@ class ReflectionRunner:
             if job is None or job.status in jobs.TERMINAL or time.monotonic() >= deadline:
                 return job
             event = self._finished.setdefault(job_id, asyncio.Event())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    event.wait(), timeout=min(self.poll_s, deadline - time.monotonic())
-                )
+            await wait_or_timeout(event, min(self.poll_s, deadline - time.monotonic()))
 
     # --- liveness locks ---------------------------------------------------------------------
 
@@ -335,8 +327,7 @@ class ReflectionRunner:
                 raise
             except Exception:  # keep the worker alive; the next poll tries again
                 log.exception("reflection worker loop failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wakeup.wait(), timeout=self.poll_s)
+            await wait_or_timeout(self._wakeup, self.poll_s)
 
     async def _claim_all(self) -> None:
         while len(self._running) < self.concurrency:

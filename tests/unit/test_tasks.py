@@ -1,0 +1,55 @@
+"""Stopping background tasks: a lost cancellation is sent again; waits honour cancellation."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from credence.tasks import cancel_and_wait, wait_or_timeout
+
+
+async def test_a_task_that_swallows_one_cancellation_is_still_stopped() -> None:
+    swallowed = []
+
+    async def stubborn() -> None:
+        while True:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                if swallowed:
+                    raise
+                swallowed.append(True)  # what a library's lost cancellation looks like
+
+    task = asyncio.create_task(stubborn())
+    await asyncio.sleep(0)
+    await asyncio.wait_for(cancel_and_wait(task), timeout=5)
+    assert task.cancelled() and swallowed == [True]
+
+
+async def test_cancel_and_wait_on_a_finished_task_returns_at_once() -> None:
+    async def fails() -> None:
+        raise RuntimeError("boom")
+
+    task = asyncio.create_task(fails())
+    await asyncio.sleep(0)
+    await cancel_and_wait(task)  # its exception is the owner's to log, not re-raised here
+    assert task.done()
+
+
+async def test_wait_or_timeout_says_whether_the_event_was_set() -> None:
+    event = asyncio.Event()
+    assert await wait_or_timeout(event, 0.01) is False
+    event.set()
+    assert await wait_or_timeout(event, 5) is True
+    assert await wait_or_timeout(event, -1) is True  # already set: no wait at all
+
+
+async def test_a_cancelled_wait_raises_even_when_the_event_is_set_at_that_moment() -> None:
+    event = asyncio.Event()
+    task = asyncio.create_task(wait_or_timeout(event, 60))
+    await asyncio.sleep(0)
+    event.set()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
