@@ -164,11 +164,6 @@ def test_copy_moves_every_row_verifies_the_chain_and_refuses_a_second_copy(
     assert _pg_rows(pg_url, "audit", ["seq"]) == _sqlite_rows(path, "audit", ["seq"])
 
 
-@pytest.mark.xfail(
-    reason="the app's SQL is ported to PostgreSQL by the other helpers of this round (the notify"
-    " worker still calls conn.execute on this branch); the store-level checks above pass",
-    strict=False,
-)
 def test_the_app_on_postgresql_serves_the_copied_installation(
     tmp_path: Path, pg_url: str, fake_push: Any
 ) -> None:
