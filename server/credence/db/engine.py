@@ -129,3 +129,28 @@ class Database(Protocol):
     async def fetchone(self, sql: str, params: Params = ()) -> Any:
         """The first row of one query, or None."""
         ...
+
+
+class SharedStoreParts:
+    """What both stores do alike once ``read`` exists and the secrets are loaded."""
+
+    _secrets: dict[str, bytes]
+
+    async def read(self, work: Callable[[Any], Awaitable[T]]) -> T:
+        """Run ``work(conn)`` outside any transaction (each store defines how)."""
+        raise NotImplementedError
+
+    def secret(self, name: str) -> bytes:
+        """A per-installation secret (32 random bytes made once), kept in the database."""
+        try:
+            return self._secrets[name]
+        except KeyError:
+            raise StoreError(f"unknown installation secret {name!r}") from None
+
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Any]:
+        """Convenience read: all rows of one query."""
+        return await self.read(lambda conn: conn.rows(sql, params))
+
+    async def fetchone(self, sql: str, params: Params = ()) -> Any:
+        """Convenience read: the first row of one query, or None."""
+        return await self.read(lambda conn: conn.one(sql, params))

@@ -15,7 +15,14 @@ from psycopg.conninfo import conninfo_to_dict
 from psycopg_pool import AsyncConnectionPool, PoolTimeout
 
 from credence.db import pg_migrate
-from credence.db.engine import Dialect, Params, StoreError, StoreUnavailable, to_pyformat
+from credence.db.engine import (
+    Dialect,
+    Params,
+    SharedStoreParts,
+    StoreError,
+    StoreUnavailable,
+    to_pyformat,
+)
 from credence.db.secrets import ensure_secrets
 from credence.db.store import Work
 from credence.settings import redact_url
@@ -104,7 +111,7 @@ class PostgresConnection:
             await cursor.executemany(to_pyformat(sql), list(params))
 
 
-class PostgresStore:
+class PostgresStore(SharedStoreParts):
     """A connection pool on one PostgreSQL database, shared by every replica of Credence.
 
     Reads run in autocommit; each write runs in its own READ COMMITTED transaction on a pooled
@@ -174,13 +181,6 @@ class PostgresStore:
             await self._pool.close()
             self._pool = None
 
-    def secret(self, name: str) -> bytes:
-        """A per-installation secret, made once in the database and shared by every replica."""
-        try:
-            return self._secrets[name]
-        except KeyError:
-            raise StoreError(f"unknown installation secret {name!r}") from None
-
     async def read(self, work: Work[T]) -> T:
         """Run ``work(conn)`` in autocommit on a pooled connection."""
         return await self._use(work, transaction=False)
@@ -188,14 +188,6 @@ class PostgresStore:
     async def write(self, work: Work[T]) -> T:
         """Run ``work(conn)`` in one committed transaction; its exception rolls it back."""
         return await self._use(work, transaction=True)
-
-    async def fetchall(self, sql: str, params: Params = ()) -> list[Any]:
-        """Convenience read: all rows of one query."""
-        return await self.read(lambda conn: conn.rows(sql, params))
-
-    async def fetchone(self, sql: str, params: Params = ()) -> Any:
-        """Convenience read: the first row of one query, or None."""
-        return await self.read(lambda conn: conn.one(sql, params))
 
     @property
     def available(self) -> bool:

@@ -13,7 +13,14 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from credence.db.engine import Connection, Dialect, Params, StoreError, StoreUnavailable
+from credence.db.engine import (
+    Connection,
+    Dialect,
+    Params,
+    SharedStoreParts,
+    StoreError,
+    StoreUnavailable,
+)
 from credence.db.secrets import ensure_secrets
 from credence.files import create_private_file
 
@@ -79,7 +86,7 @@ def _sqlite_params(params: Params) -> Any:
     return params if isinstance(params, dict | tuple) else tuple(params)
 
 
-class Store:
+class Store(SharedStoreParts):
     """Owns the single aiosqlite connection of this process and serialises every use of it.
 
     Reads run one at a time between transactions. Writes queue up and the executor commits each
@@ -146,13 +153,6 @@ class Store:
             await self._conn.close()
             self._conn = None
 
-    def secret(self, name: str) -> bytes:
-        """A per-installation secret (32 random bytes made once), kept in the database."""
-        try:
-            return self._secrets[name]
-        except KeyError:
-            raise StoreError(f"unknown installation secret {name!r}") from None
-
     async def read(self, work: Work[T]) -> T:
         """Run ``work(conn)`` outside any transaction and return its result."""
         return await self._submit(False, work)
@@ -160,16 +160,6 @@ class Store:
     async def write(self, work: Work[T]) -> T:
         """Run ``work(conn)`` inside a committed transaction; its exception rolls it back."""
         return await self._submit(True, work)
-
-    async def fetchall(self, sql: str, params: Params = ()) -> list[Any]:
-        """Convenience read: all rows of one query."""
-
-        return await self.read(lambda conn: rows(conn, sql, params))
-
-    async def fetchone(self, sql: str, params: Params = ()) -> Any:
-        """Convenience read: the first row of one query, or None."""
-        rows = await self.fetchall(sql, params)
-        return rows[0] if rows else None
 
     async def _submit(self, is_write: bool, work: Work[T]) -> T:
         if self._executor is None or self._executor.done():
