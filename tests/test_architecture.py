@@ -35,7 +35,6 @@ KERNEL = (
     "credence.logs",
     "credence.models",
     "credence.ratelimit",
-    "credence.secret_files",
     "credence.settings",
     "credence.tasks",
 )

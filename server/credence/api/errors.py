@@ -68,11 +68,6 @@ def unexpected_exception_handler(request: Request, exc: Exception) -> Response:
     return problem(500, "internal error; it has been logged")
 
 
-def unacceptable_handler(_: Request, exc: ValueError) -> Response:
-    """A domain rule refused the request (e.g. a cron that never fires): 422 with its reason."""
-    return problem(422, str(exc))
-
-
 def domain_error_handler(_: Request, exc: DomainError) -> Response:
     """A domain rule refused the request: its mapped status, with its message as the detail."""
     status = status_of(exc)

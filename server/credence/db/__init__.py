@@ -3,7 +3,7 @@
 Every SQL statement of Credence lives in this package, written once against
 ``engine.Connection`` for both engines (SQLite in ``store``, PostgreSQL in ``pgstore``).
 Dependencies point inward: api → services → memory / reflection / notify → db. db imports only
-the shared modules (files, secret_files), nothing that builds on it; tests/test_architecture.py
+the shared modules (files, settings), nothing that builds on it; tests/test_architecture.py
 checks it.
 """
 

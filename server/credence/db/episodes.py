@@ -29,22 +29,8 @@ COLUMNS = (
     "created_at",
 )
 SELECT_COLUMNS = ", ".join(COLUMNS)
-INSERT_COLUMNS = (
-    "id",
-    "agent_id",
-    "session_id",
-    "role_label",
-    "finished_at",
-    "summary",
-    "interventions",
-    "intervention_text",
-    "origin",
-    "untrusted_reasons",
-    "metadata",
-    "redactions",
-    "created_at",
-    "embedding",
-)
+# What an ingest writes: everything but the sequence the database assigns and reflection's marks.
+INSERT_COLUMNS = tuple(c for c in COLUMNS if c not in ("seq", "reflected_at", "reflected_job"))
 _INSERT = (
     f"INSERT INTO episodes({', '.join(INSERT_COLUMNS)})"
     f" VALUES ({', '.join(':' + c for c in INSERT_COLUMNS)})"

@@ -16,8 +16,3 @@ async def counter(conn: Connection, name: str) -> int:
 async def bump(conn: Connection, name: str) -> None:
     """Add one to the change counter ``name``, inside the caller's transaction."""
     await conn.run("UPDATE store_state SET value = value + 1 WHERE name = ?", (name,))
-
-
-async def touch(conn: Connection) -> None:
-    """A write that changes nothing: proves the store accepts writes (readiness)."""
-    await conn.run("UPDATE store_state SET value = value WHERE name = ?", (KEY_CHANGES,))
