@@ -12,6 +12,7 @@ WORKDIR /app
 COPY pyproject.toml setup.py MANIFEST.in README.md ./
 COPY server ./server
 COPY pwa ./pwa
+COPY examples/demo.json examples/reflection.json ./examples/
 RUN pip install --no-compile . \
     && useradd --system --uid 10001 --home-dir /data credence \
     && mkdir -p /data && chown credence /data

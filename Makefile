@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The demo needs only the server's own dependencies, not the test and lint toolchain.
+RUNTIME_STAMP := $(VENV)/.runtime
 
 .PHONY: install demo test test-fast bench openapi openapi-lint lint js-lint typecheck clean screenshots
 
@@ -12,7 +14,11 @@ $(BIN)/python:
 
 $(STAMP): $(BIN)/python pyproject.toml
 	$(BIN)/pip install --quiet -e '.[dev]'
-	touch $(STAMP)
+	touch $(STAMP) $(RUNTIME_STAMP)
+
+$(RUNTIME_STAMP): $(BIN)/python pyproject.toml
+	$(BIN)/pip install --quiet -e .
+	touch $(RUNTIME_STAMP)
 
 install: $(STAMP)
 
@@ -28,7 +34,7 @@ $(BIOME_TOOLS): tools/biome/package-lock.json
 	npm ci --prefix tools/biome --no-audit --no-fund
 	touch $(BIOME_TOOLS)
 
-demo: $(STAMP)
+demo: $(RUNTIME_STAMP)
 	$(BIN)/credence demo
 
 test: $(STAMP)

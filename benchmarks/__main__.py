@@ -1,7 +1,8 @@
 """`python -m benchmarks`: run every benchmarks/bench_*.py, print one table, write results.json.
 
 Each bench file exposes ``measure() -> list[dict]`` with keys name, unit ("ms" | "per_s" | "KB" |
-"ratio" | "tokens"), median, p10, p90, runs, target and better ("lower" | "higher"). An HTTP
+"ratio" | "tokens" | "count" | "h"), median, p10, p90, runs, target and better ("lower" |
+"higher"). An HTTP
 figure adds ``healthz_per_s`` (the same server's GET /healthz throughput, measured in the same
 run) and ``ratio`` (a number, or {"median", "p10", "p90"} over runs); with ``ratio_target`` its
 verdict is judged on the ratio rather than the absolute figure. Every file runs in its own
@@ -36,7 +37,7 @@ REQUIRED = {
     "target": (int, float),
     "better": str,
 }
-UNITS = ("ms", "per_s", "KB", "ratio", "tokens")
+UNITS = ("ms", "per_s", "KB", "ratio", "tokens", "count", "h")
 # Runs one bench file in a child process and prints its figures after a marker line, so whatever
 # else the bench prints cannot be mistaken for results.
 _CHILD = f"""
@@ -176,6 +177,10 @@ def _number(value: Any, unit: str) -> str:
         return f"{value:.3f}"
     if unit == "tokens":
         return f"{value:,.0f} tok"
+    if unit == "count":
+        return f"{value:,.4g}"
+    if unit == "h":
+        return f"{value:.1f} h"
     if value >= 100:
         return f"{value:,.0f} ms"
     return f"{value:.3g} ms"

@@ -142,20 +142,20 @@ async def _seed_outbox(store: Store, subscriptions: list[Subscription], count: i
     payloads = _payloads(count)
 
     async def work(conn) -> None:
-        await conn.execute(
+        await conn.run(
             "INSERT INTO api_keys(id, key_hash, scope, created_at) VALUES (?, ?, 'admin', ?)",
             ("key_bench", new_id("h"), now),
         )
         ids = []
         for index, subscription in enumerate(subscriptions):
             ids.append(f"sub_bench{index:03d}")
-            await conn.execute(
+            await conn.run(
                 "INSERT INTO push_subscriptions(id, key_id, endpoint, p256dh, auth, created_at,"
                 " last_seen_at) VALUES (?, 'key_bench', ?, ?, ?, ?, ?)",
                 (ids[-1], subscription.endpoint, subscription.p256dh, subscription.auth, now, now),
             )
         # kind 'test' rows have no belief to re-check, so the worker sends every one of them.
-        await conn.executemany(
+        await conn.run_many(
             "INSERT INTO push_outbox(id, subscription_id, kind, payload, topic, urgency, ttl,"
             " created_at, expires_at, next_attempt_at)"
             " VALUES (?, ?, 'test', ?, ?, 'normal', 3600, ?, ?, ?)",

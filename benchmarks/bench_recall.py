@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 
 from credence.db.store import Store
-from credence.embed import WordLlamaEmbedder, normalize_rows
+from credence.embed import normalize_rows
 from credence.memory import recall
+from credence.memory.semantics.model import MINILM_DIM, MiniLMEmbedder
 
 SEED = 20261202
 EPISODES = 100_000
@@ -71,13 +72,13 @@ async def build(data_dir: Path, episodes: int = EPISODES) -> Store:
     rng = random.Random(SEED)
     topics = _topics(rng)
     vectors = normalize_rows(
-        np.random.default_rng(SEED).standard_normal((episodes, 256)).astype(np.float32)
+        np.random.default_rng(SEED).standard_normal((episodes, MINILM_DIM)).astype(np.float32)
     )
     store = Store(data_dir / "credence.sqlite3")
     await store.open()
 
     async def agent(conn):
-        await conn.execute(
+        await conn.run(
             "INSERT INTO agents(id, name, created_at, updated_at) VALUES ('bench', 'Bench',"
             " '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')"
         )
@@ -101,7 +102,7 @@ async def build(data_dir: Path, episodes: int = EPISODES) -> Store:
             )
 
         async def insert(conn, rows=rows):
-            await conn.executemany(
+            await conn.run_many(
                 "INSERT INTO episodes(id, agent_id, session_id, finished_at, summary,"
                 " intervention_text, origin, embedding, created_at) VALUES"
                 " (?1, 'bench', 's', ?4, ?2, ?3, ?5, ?6, ?4)",
@@ -113,7 +114,7 @@ async def build(data_dir: Path, episodes: int = EPISODES) -> Store:
 
 
 async def _measure_async(episodes: int, runs: int) -> list[dict]:
-    embedder = WordLlamaEmbedder()
+    embedder = MiniLMEmbedder()
     embedder.load()
     with tempfile.TemporaryDirectory() as tmp:
         store = await build(Path(tmp), episodes)
@@ -130,7 +131,7 @@ async def _measure_async(episodes: int, runs: int) -> list[dict]:
                 assert len(hits) == 50
 
             async def watermark(conn):
-                await conn.execute(
+                await conn.run(
                     "UPDATE episodes SET reflected_at = '2026-02-01T00:00:00.000000Z'"
                     " WHERE seq % 2000 != 0"
                 )

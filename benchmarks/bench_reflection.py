@@ -65,11 +65,11 @@ async def _seed_beliefs(services, rng: random.Random) -> None:
         )
 
     async def insert(conn):
-        await conn.execute(
+        await conn.run(
             "INSERT INTO agents(id, name, created_at, updated_at) VALUES ('bench', 'Bench', ?, ?)",
             (now, now),
         )
-        await conn.executemany(
+        await conn.run_many(
             "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
             " provenance, created_at, updated_at, embedding) VALUES (:id, 'bench', :content,"
             " :key, :status, 0.7, 'add', 'clean', :now, :now, :embedding)",
@@ -127,7 +127,7 @@ async def _measure_async(runs: int) -> list[dict]:
         async with app.lifespan():
             services = app.state.services
             await _seed_beliefs(services, rng)
-            engine = Engine(services, "wrk_bench", lease_s=LEASE_S)
+            engine = Engine(services.reflection, "wrk_bench", lease_s=LEASE_S)
             await _one_run(services, engine, rng, -1)  # warm the embedder and caches
             totals, checks, submits = [], [], []
             for run in range(runs):

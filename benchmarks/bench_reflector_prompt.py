@@ -12,7 +12,7 @@ from harness.fakes.llm import FakeLLM
 from benchmarks.figures import figure
 from credence.app import create_app
 from credence.clock import rfc3339
-from credence.embed import count_tokens
+from credence.memory.semantics.model import count_tokens
 from credence.models import EpisodeIn, InterventionIn
 from credence.reflection import jobs
 from credence.reflection.engine import Engine
@@ -70,11 +70,11 @@ async def _seed(services, agent_id: str, rng: random.Random, decisions: bool) ->
     ]
 
     async def insert(conn):
-        await conn.execute(
+        await conn.run(
             "INSERT INTO agents(id, name, created_at, updated_at) VALUES (?, ?, ?, ?)",
             (agent_id, agent_id.title(), now, now),
         )
-        await conn.executemany(
+        await conn.run_many(
             "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
             " provenance, created_at, updated_at, decided_at, forgotten_reason, proposed_content)"
             f" VALUES (:id, '{agent_id}', :content, lower(:content), :status, 0.7, 'add',"
@@ -119,7 +119,7 @@ async def _measure_async() -> list[dict]:
             services = app.state.services
             await _seed(services, "plain", random.Random(SEED), decisions=False)
             await _seed(services, "taught", random.Random(SEED), decisions=True)
-            engine = Engine(services, "wrk_bench", lease_s=LEASE_S)
+            engine = Engine(services.reflection, "wrk_bench", lease_s=LEASE_S)
             without = await _prompt_tokens(services, engine, fake, "plain")
             taught = await _prompt_tokens(services, engine, fake, "taught")
             user = fake.requests[-1].body["messages"][1]["content"]
@@ -140,7 +140,7 @@ async def _measure_async() -> list[dict]:
             unit="tokens",
         ),
         figure(
-            "REFUSED + EDITED blocks (bundled wordllama tokenizer)",
+            "REFUSED + EDITED blocks (bundled WordPiece tokenizer)",
             [float(blocks)],
             float(FEEDBACK_TOKEN_BUDGET),
             unit="tokens",

@@ -84,6 +84,10 @@ def copy_to_database(data_dir: Path, pg: PostgresServer, prefix: str) -> str:
     return url
 
 
+# A loaded 2-core machine can take longer than the default 30 s to import and start a server.
+START_TIMEOUT_S = 180.0
+
+
 @contextlib.contextmanager
 def serving(
     data_dir: Path,
@@ -119,7 +123,7 @@ def serving(
     started: list[ServerProcess] = []
     try:
         for process in processes:
-            started.append(process.start())
+            started.append(process.start(timeout=START_TIMEOUT_S))
         yield Servers(engine, processes)
     finally:
         for process in started:

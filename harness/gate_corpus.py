@@ -394,6 +394,7 @@ def run_corpus(embed) -> list[tuple[str, str, str, str, tuple[str, ...]]]:
     from datetime import UTC, datetime
 
     from credence.memory.gate import BeliefIndex, LiveBelief, Proposal, gate
+    from credence.models.reasons import encode
 
     now = datetime(2026, 6, 1, tzinfo=UTC)
     olds = sorted({old for _, old, _ in CORPUS})
@@ -406,7 +407,8 @@ def run_corpus(embed) -> list[tuple[str, str, str, str, tuple[str, ...]]]:
         )
         proposal = Proposal(0, "add", new, 0.7, "corpus", ("ep_1",))
         (result,) = gate([proposal], index, frozenset(), vectors[new][None, :])
-        rows.append((category, old, new, predicted(result.reasons, result.gate), result.reasons))
+        reasons = tuple(encode(r) for r in result.reasons)
+        rows.append((category, old, new, predicted(reasons, result.gate), reasons))
     return rows
 
 

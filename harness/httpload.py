@@ -26,6 +26,8 @@ LOOPBACK = "127.0.0.1"
 UNLIMITED_RATE_ENV = {
     "CREDENCE_RATE_LIMIT_PER_MINUTE": str(10**9),
     "CREDENCE_PAIR_RATE_LIMIT_PER_MINUTE": str(10**9),
+    "CREDENCE_READ_RATE_LIMIT_PER_MINUTE": "0",
+    "CREDENCE_READ_CONCURRENCY_PER_KEY": "0",
 }
 
 
@@ -62,7 +64,7 @@ class ServerProcess:
         """The base URL, e.g. http://127.0.0.1:41234."""
         return f"http://{LOOPBACK}:{self.port}"
 
-    def start(self, timeout: float = 30.0) -> ServerProcess:
+    def start(self, timeout: float = 120.0) -> ServerProcess:
         """Start the server and wait until /healthz answers; retries once on a port race."""
         for _ in range(3):
             self.port = free_port()
@@ -403,7 +405,7 @@ def seed_pending(data_dir: Path, *, agents: int, per_agent: int) -> Seeded:
 async def _seed(data_dir: Path, agent_count: int, per_agent: int) -> Seeded:
     import msgspec
 
-    from credence.auth import insert_key
+    from credence.access.keys import create_key
     from credence.clock import rfc3339, system_clock
     from credence.db.store import Store
     from credence.memory.beliefs import BeliefHooks, BeliefService
@@ -418,12 +420,12 @@ async def _seed(data_dir: Path, agent_count: int, per_agent: int) -> Seeded:
 
         async def setup(conn):
             for agent_id in agent_ids:
-                await conn.execute(
+                await conn.run(
                     "INSERT INTO agents(id, name, roles, settings, created_at, updated_at)"
                     " VALUES (?, ?, '[]', ?, ?, ?)",
                     (agent_id, agent_id, settings, now, now),
                 )
-            secret, _ = await insert_key(
+            secret, _ = await create_key(
                 conn, scope="admin", agents=None, label="bench", clock=system_clock
             )
             return secret

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from credence.clock import rfc3339
-from credence.embed import wordllama_files
 from credence.memory.prompt_block import block_nonce, parse_prompt_block
+from credence.memory.semantics.model import TOKENIZER_FILE
 from credence.memory.text import normalise
 
 if TYPE_CHECKING:
@@ -320,6 +320,9 @@ async def seed(store: Store, embedder: Embedder, now: datetime, data: RetrievalS
                 )
             ],
         )
+        # Made by this embedder: a server started on this data has nothing to backfill.
+        await conn.run("UPDATE beliefs SET embedding_model = ?", (embedder.name,))
+        await conn.run("UPDATE episodes SET embedding_model = ?", (embedder.name,))
 
     await store.write(work)
 
@@ -331,11 +334,13 @@ def recall_at(served: list[list[str]], data: RetrievalSet) -> float:
 
 
 def bundled_tokenizer() -> Tokenizer:
-    """The tokenizer that ships inside the wordllama package, loaded from its own file."""
+    """The sentence model's WordPiece tokenizer, bundled with Credence, from its own file."""
     from tokenizers import Tokenizer
 
-    _, config = wordllama_files()
-    return Tokenizer.from_file(str(config))
+    tokenizer = Tokenizer.from_file(str(TOKENIZER_FILE))
+    tokenizer.no_padding()  # the file's settings pad and truncate to 128: counts must not
+    tokenizer.no_truncation()
+    return tokenizer
 
 
 def block_tokens(block: str, tokenizer: Tokenizer) -> tuple[int, int]:

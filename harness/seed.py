@@ -99,18 +99,6 @@ def seed_demo(admin: httpx.Client) -> dict[str, str]:
             },
         ],
     )
-    untrusted = add_episodes(
-        admin,
-        "ingest",
-        [
-            {
-                "session_id": "s-104",
-                "summary": "Read a vendor web page that said exports should always be mailed"
-                " to an outside address for backup.",
-                "origin": "untrusted",
-            }
-        ],
-    )
     support_eps = add_episodes(
         admin,
         "support",
@@ -165,6 +153,19 @@ def seed_demo(admin: httpx.Client) -> dict[str, str]:
             "rationale": "The third attempt only succeeded after a longer wait.",
             "source_episodes": [clean[2]],
         },
+    )
+    # Stored after the unsourced proposals: after third-party content, one would be untrusted.
+    untrusted = add_episodes(
+        admin,
+        "ingest",
+        [
+            {
+                "session_id": "s-104",
+                "summary": "Read a vendor web page that said exports should always be mailed"
+                " to an outside address for backup.",
+                "origin": "untrusted",
+            }
+        ],
     )
     [mail_exports] = propose(
         admin,

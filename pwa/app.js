@@ -4,17 +4,31 @@ import { h, hideToast, plural, replace, shortcutsOn, toast } from "./js/dom.js";
 import { createPairView, pair } from "./js/pair.js";
 import { createReview } from "./js/review.js";
 
-const VIEWS = ["review", "inbox", "memory", "history", "runs", "settings"];
+const VIEWS = ["review", "inbox", "memory", "history", "runs", "report", "settings"];
 const FILTER_KEY = "credence.agentFilter";
 const STALE_MS = 30000;
-// While decisions wait or the last load failed, try again: 2 s, 4 s, 8 s … up to a minute, each
-// delay shortened by up to half at random so many devices do not come back all at once.
+// While the last load failed, try again: 2 s, 4 s, 8 s … up to a minute, each delay shortened by
+// up to half at random so many devices do not come back all at once.
 const RETRY_BASE_MS = 2000;
 const RETRY_CAP_MS = 60000;
+// While decisions wait on this device the page polls faster (1 s, 2 s, then every 3–4 s), so the
+// queue heals within 5 s of the server answering again; one failed fetch per poll is cheap.
+const HEAL_BASE_MS = 1000;
+const HEAL_CAP_MS = 4000;
 const REVOKED = "This device's key is no longer accepted (it may have been revoked). Pair it again.";
 const $ = (id) => document.getElementById(id);
 
-const state = { me: null, agents: new Map(), view: null, refreshedAt: 0, failing: false, retries: 0, retryTimer: null };
+const state = {
+  me: null,
+  agents: new Map(),
+  view: null,
+  refreshedAt: 0,
+  failing: false,
+  retries: 0,
+  retryTimer: null,
+  retryAt: 0,
+  waiting: 0,
+};
 
 const ctx = {
   me: () => state.me,
@@ -48,6 +62,7 @@ const LOADERS = {
   memory: () => import("./js/memory.js").then((m) => m.createMemory(ctx)),
   history: () => import("./js/memory.js").then((m) => m.createHistory(ctx)),
   runs: () => import("./js/runs.js").then((m) => m.createRuns(ctx)),
+  report: () => import("./js/report.js").then((m) => m.createReport(ctx)),
   settings: () => import("./js/settings.js").then((m) => m.createSettings(ctx)),
 };
 // The promise is kept, so two quick refreshes never build (and wire) a view twice.
@@ -189,8 +204,10 @@ function pendingChanged(count, more) {
 
 async function outboxChanged({ sync: wantSync = false } = {}) {
   const waiting = (await db.outbox()).length;
+  state.waiting = waiting;
   $("sync-status").hidden = !waiting;
   $("sync-status").textContent = `${waiting} waiting to sync`;
+  if (waiting) scheduleRetry(); // the page itself replays: Background Sync may wait minutes
   if (wantSync && waiting) {
     // Background Sync (where it exists) replays even if this page closes first.
     navigator.serviceWorker?.ready
@@ -208,16 +225,23 @@ async function sync() {
   if ((await db.outbox()).length) scheduleRetry();
 }
 
+/** Try again later: soon while decisions wait (HEAL_*), with a widening gap while only a load failed.
+ * A pending retry further away than the one now wanted is brought forward. */
 function scheduleRetry() {
-  if (state.retryTimer || !currentAuth()) return;
-  const delay = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** state.retries) * (0.5 + Math.random() / 2);
+  if (!currentAuth()) return;
+  const [base, cap, spread] = state.waiting ? [HEAL_BASE_MS, HEAL_CAP_MS, 0.25] : [RETRY_BASE_MS, RETRY_CAP_MS, 0.5];
+  const delay = Math.min(cap, base * 2 ** state.retries) * (1 - spread * Math.random());
+  if (state.retryTimer && state.retryAt <= Date.now() + delay) return;
+  clearTimeout(state.retryTimer);
   state.retries += 1;
+  state.retryAt = Date.now() + delay;
   state.retryTimer = setTimeout(retryNow, delay);
 }
 
 async function retryNow() {
   clearTimeout(state.retryTimer);
   state.retryTimer = null;
+  state.retryAt = 0;
   await sync();
   if (state.failing) await refreshCurrent();
   if (!state.failing && !(await db.outbox()).length) state.retries = 0;

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
+import ssl
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import httpx._config
+import httpx._transports.default
 import psycopg
 import pytest
 from harness.fakes.embed import FakeEmbeddings
@@ -23,6 +28,61 @@ from tests.notify.pushserver import ALLOWED
 ENGINES = ("sqlite", "postgresql")
 # The suites that run once per engine (issue 14 §4); the rest exercise code above the store.
 BOTH_ENGINE_SUITES = ("api", "db", "reflection", "notify", "reliability", "fuzz")
+
+
+def _share_the_default_ssl_context() -> None:
+    """Build httpx's default TLS context (certifi's CA bundle) once per test process.
+
+    Every httpx client and transport parses the whole CA bundle again (0.05–0.5 s of CPU each on
+    these cores), and a test server makes three and its test clients more. The context handed
+    out is the one httpx would build; only its explicit forms (a context, a CA path, a client
+    certificate, SSL_CERT_FILE/SSL_CERT_DIR) still go to httpx each time.
+    """
+    original = httpx._config.create_ssl_context
+
+    @functools.cache
+    def default_context() -> ssl.SSLContext:
+        return original()
+
+    def create_ssl_context(
+        verify: ssl.SSLContext | str | bool = True, cert: object = None, trust_env: bool = True
+    ) -> ssl.SSLContext:
+        from_env = trust_env and (os.environ.get("SSL_CERT_FILE") or os.environ.get("SSL_CERT_DIR"))
+        if verify is True and cert is None and not from_env:
+            return default_context()
+        return original(verify=verify, cert=cert, trust_env=trust_env)
+
+    for module in (httpx, httpx._config, httpx._transports.default):
+        module.create_ssl_context = create_ssl_context
+
+
+_share_the_default_ssl_context()
+
+
+# Room the tmpfs must have free before the test files go there (a full run writes ~250 MB).
+MEMORY_TMP = Path("/dev/shm")
+MEMORY_TMP_MIN_FREE = 4 * 2**30
+
+
+def _test_files_in_memory() -> None:
+    """Put tmp_path, the throwaway clusters and the servers' data dirs on tmpfs when it has room.
+
+    Every SQLite commit fsyncs (synchronous=FULL), and so do the 16 migrations of each fresh
+    store: on two busy cores and a shared disk that is tens of milliseconds per commit, most of
+    a store test's time. The files stay real files; no test can observe durability across a
+    power cut, and a killed process (the crash suites) leaves its writes in the page cache either
+    way. An explicit TMPDIR is kept; ``TMPDIR=/tmp`` measures on disk.
+    """
+    if "TMPDIR" in os.environ or not MEMORY_TMP.is_dir() or not os.access(MEMORY_TMP, os.W_OK):
+        return
+    free = os.statvfs(MEMORY_TMP)
+    if free.f_bavail * free.f_frsize < MEMORY_TMP_MIN_FREE:
+        return
+    os.environ["TMPDIR"] = str(MEMORY_TMP)  # inherited by xdist workers and subprocesses
+    tempfile.tempdir = None  # gettempdir() may have cached /tmp already (capture files)
+
+
+_test_files_in_memory()
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

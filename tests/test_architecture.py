@@ -16,9 +16,11 @@ ROOT = Path(credence.__file__).parent
 RANKS = {
     "credence.api": 3,
     "credence.services": 2,
+    "credence.components": 2,
     "credence.memory": 1,
     "credence.reflection": 1,
     "credence.notify": 1,
+    "credence.integrations": 1,
     "credence.db": 0,
 }
 ENTRY_POINTS = ("credence.api", "credence.app", "credence.cli")
@@ -26,7 +28,6 @@ MAY_IMPORT_ENTRY_POINTS = ("credence.app", "credence.cli")
 # Plain shared modules every layer uses; they import no layer above db themselves.
 KERNEL = (
     "credence.access",
-    "credence.auth",
     "credence.clock",
     "credence.embed",
     "credence.errors",
@@ -34,18 +35,14 @@ KERNEL = (
     "credence.ids",
     "credence.logs",
     "credence.models",
+    "credence.observe",
     "credence.ratelimit",
     "credence.settings",
     "credence.tasks",
 )
-# Components are started with the Services container and annotate it; only for type checking.
-TYPE_ONLY_SERVICES = {
-    "credence.memory.context",
-    "credence.notify.component",
-    "credence.notify.runtime",
-    "credence.reflection.engine",
-    "credence.reflection.steps",
-}
+# Controllers reach the store only through the domain. Idempotent replay sits at the API edge,
+# on db/idempotency.py (issue 25 §2): the decision controllers name it, and nothing else does.
+API_MAY_IMPORT_DB = {"credence.api.beliefs", "credence.api.decisions"}
 
 
 class Import(NamedTuple):
@@ -95,6 +92,14 @@ def imports_of(path: Path) -> list[Import]:
     """Every import in a file: module level, inside functions and under TYPE_CHECKING."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rsplit(".", 1)[0]
+    return imports_in(path.read_text(encoding="utf-8"), name, package, str(path))
+
+
+def imports_in(
+    source: str, name: str, package: str | None = None, filename: str = "<source>"
+) -> list[Import]:
+    """Every import in ``source``, the text of module ``name`` (in ``package``)."""
+    package = package if package is not None else name.rsplit(".", 1)[0]
     found: list[Import] = []
 
     def visit(node: ast.AST, type_only: bool) -> None:
@@ -110,7 +115,7 @@ def imports_of(path: Path) -> list[Import]:
         for child in ast.iter_child_nodes(node):
             visit(child, type_only)
 
-    visit(ast.parse(path.read_text(encoding="utf-8"), str(path)), False)
+    visit(ast.parse(source, filename), False)
     return found
 
 
@@ -147,7 +152,9 @@ def test_the_walker_sees_every_kind_of_import() -> None:
     by_module = {(i.module, i.target): i for i in ALL_IMPORTS}
     assert ("credence.app", "credence.api.security") in by_module  # module level
     assert ("credence.cli", "credence.app") in by_module  # inside a function
-    assert by_module[("credence.reflection.engine", "credence.services")].type_only
+    assert by_module[("credence.reflection.jobs", "credence.db.engine")].type_only
+    typed = "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import credence.services\n"
+    assert imports_in(typed, "credence.notify.example")[-1].type_only
     assert ("credence.openapi_doc", "credence.models") in by_module  # from credence import x
     assert ("credence.api.mcp", "credence") in by_module  # from credence import __version__
     assert len(RANKED_IMPORTS) > 50 and len(ENTRY_IMPORTS) > 10
@@ -165,12 +172,7 @@ def test_nothing_imports_api_app_or_cli(found: Import) -> None:
 def test_dependencies_point_inward(found: Import) -> None:
     """api → services → memory / reflection / notify → db, never the other way."""
     importer, imported = area(found.module), area(found.target)
-    if RANKS[imported] <= RANKS[importer]:
-        return
-    type_only_container = (
-        imported == "credence.services" and found.type_only and found.module in TYPE_ONLY_SERVICES
-    )
-    assert type_only_container, f"{found}: {importer} is inside {imported}"
+    assert RANKS[imported] <= RANKS[importer], f"{found}: {importer} is inside {imported}"
 
 
 @pytest.mark.parametrize("found", DOMAIN_IMPORTS, ids=_ids(DOMAIN_IMPORTS))
@@ -209,12 +211,60 @@ def test_only_the_edge_knows_the_web_framework(found: Import) -> None:
     assert importer == "credence.api", f"{found}: {importer} imports the web framework"
 
 
-def test_type_only_allowances_are_still_needed() -> None:
-    """Each TYPE_CHECKING allowance matches an import that exists, so none outlives its reason."""
-    used = {
-        i.module for i in RANKED_IMPORTS if i.type_only and i.target.startswith("credence.services")
+def one_way_breach(found: Import) -> str | None:
+    """Why an import breaks a one-way rule of issue 25 §6, or None when it keeps them."""
+    importer, imported = area(found.module), area(found.target)
+    if importer in DOMAIN and imported == "credence.services":
+        return f"{found}: domain code takes what it uses, not the Services container"
+    if (
+        importer == "credence.api"
+        and imported == "credence.db"
+        and found.module not in API_MAY_IMPORT_DB
+    ):
+        return f"{found}: a controller reaches the store only through the domain"
+    return None
+
+
+@pytest.mark.parametrize("package", [*DOMAIN, "credence.api"])
+def test_dependencies_point_one_way(package: str) -> None:
+    """memory/, notify/ and reflection/ never import the Services container (type-only imports
+    included: a component takes what it uses); api/ never imports the store."""
+    breaches = [
+        why for i in ALL_IMPORTS if area(i.module) == package and (why := one_way_breach(i))
+    ]
+    assert breaches == []
+
+
+def test_the_one_way_check_sees_a_breach() -> None:
+    """The check above can fail: eager, lazy and type-only imports of the container or the
+    store are all caught, and the allowed paths are not."""
+    typed = "import typing\nif typing.TYPE_CHECKING:\n    from credence.services import Services\n"
+    lazy = "def f():\n    from credence.db import push as push_db\n"
+    breaches = {
+        "from credence.services import Services\n": "credence.memory.context",
+        typed: "credence.notify.component",
+        "import credence.services\n": "credence.reflection.jobs",
+        "from credence.db.health import check_writable\n": "credence.api.health",
+        lazy: "credence.api.push",
+        "from credence import db\n": "credence.api.push",
     }
-    assert used == TYPE_ONLY_SERVICES
+    for source, module in breaches.items():
+        assert [one_way_breach(i) for i in imports_in(source, module)] != [None], source
+    allowed = {
+        "from credence.notify import manage\n": "credence.api.push",
+        "from credence.db import channels\n": "credence.notify.manage",
+        "from credence.services import Services\n": "credence.api.search",
+        "from credence.db.idempotency import Remembered\n": "credence.api.decisions",
+    }
+    for source, module in allowed.items():
+        assert [one_way_breach(i) for i in imports_in(source, module)] == [None], source
+
+
+def test_the_one_way_allowance_is_still_needed() -> None:
+    """The controllers allowed to name the store still do, so the allowance never outlives its
+    reason."""
+    db = {i.module for i in ALL_IMPORTS if area(i.target) == "credence.db"}
+    assert {m for m in db if area(m) == "credence.api"} == API_MAY_IMPORT_DB
 
 
 MAX_MODULE_LINES = 600

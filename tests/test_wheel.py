@@ -18,7 +18,7 @@ import pytest
 import credence
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "server", "pwa")
+SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "server", "pwa", "examples")
 
 pytestmark = pytest.mark.slow
 
@@ -122,3 +122,36 @@ def test_credence_serve_from_another_directory_serves_the_app_and_the_api(
         credence.__version__
     )
     assert list(elsewhere.iterdir()) == []
+
+
+def test_credence_demo_from_the_wheel_reaches_its_pairing_url(
+    installed: Path, tmp_path: Path
+) -> None:
+    """The wheel carries the demo data: `credence demo` in a fresh venv prints a pairing URL."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CREDENCE_")}
+    env.update(CREDENCE_PORT=str(port))
+    demo = subprocess.Popen(
+        [installed / "bin" / "credence", "demo", "--data", tmp_path / "demo-data"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    seen: list[str] = []
+    try:
+        assert demo.stdout is not None
+        for line in demo.stdout:
+            seen.append(line)
+            if line.startswith(f"http://127.0.0.1:{port}/?pair="):
+                break
+    finally:
+        demo.terminate()
+        demo.wait(timeout=30)
+        assert demo.stdout is not None
+        demo.stdout.close()
+    output = "".join(seen)
+    assert seen and seen[-1].startswith(f"http://127.0.0.1:{port}/?pair="), output
+    assert "beliefs are waiting for your review" in output
+    assert "FileNotFoundError" not in output

@@ -9,6 +9,7 @@ import {
   icon,
   opLabel,
   percent,
+  reasonsOf,
   reasonWords,
   replace,
   shortcutsOn,
@@ -24,10 +25,10 @@ export const UNTRUSTED_KEEP =
 const QUICK_REASONS = ["Not true", "Too specific", "Out of date", "Already known"];
 const coarse = () => matchMedia("(pointer: coarse)").matches;
 
-/** "yarn → bun" from a changes:<id>:<old>→<new> flag about ``id``, if the gate sent one. */
+/** "yarn → bun" from the ``changes`` reason about ``id``, if the gate sent one. */
 export function changeWords(item, id) {
-  const code = item.review_reasons.find((c) => c.startsWith(`changes:${id}:`));
-  return code ? code.slice(9 + id.length).replace("→", " → ") : null;
+  const reason = reasonsOf(item).find((r) => r.kind === "changes" && r.target === id && r.change);
+  return reason ? `${reason.change.old} → ${reason.change.new}` : null;
 }
 
 /** The card element; ``on`` holds the review's handlers (decide, edit, mode, undo, dismiss). */
@@ -78,6 +79,7 @@ export function cardView(item, { ctx, mode, notice, on }) {
       targetView(item),
       reasonsView(item),
       rationale && h("p.rationale", h("b", "Why: "), rationale),
+      item.note && h("blockquote.agent-note", h("p", item.note), h("footer", "— the agent's note, in its own words")),
       item.source_episodes.length > 0 && evidenceDetails(item),
       auditDetails(item.id),
       h("p.card-meta", `Proposed ${ago(item.created_at)}${item.proposed_by?.job_id ? " by a reflection run" : ""}`),
@@ -114,13 +116,13 @@ function targetView(item) {
 
 function reasonsView(item) {
   // op:* reasons are told by the op chip and the box above; changes:* inside their contradicts:.
-  const codes = item.review_reasons.filter((code) => !code.startsWith("op:") && !code.startsWith("changes:"));
+  const codes = reasonsOf(item).filter((reason) => reason.kind !== "op" && reason.kind !== "changes");
   if (!codes.length) return null;
   return h(
     "ul.reasons",
     { "aria-label": "Why this needs you" },
-    codes.map((code) => {
-      const { text, beliefId } = reasonWords(code);
+    codes.map((reason) => {
+      const { text, beliefId } = reasonWords(reason);
       const change = beliefId && changeWords(item, beliefId);
       const quote = beliefId && h("q.reason-quote", "…");
       if (quote)
@@ -129,7 +131,7 @@ function reasonsView(item) {
           () => quote.remove(),
         );
       return h(
-        `li.reason.reason-${code.split(":")[0]}`,
+        `li.reason.reason-${reason.kind}`,
         h("span", text),
         change && h("b.reason-change", `changes ${change}`),
         quote,

@@ -133,19 +133,26 @@ const REASONS = {
   unknown_target: "Points at a belief that does not exist",
   target_forgotten: "Points at a belief you already forgot",
   op: "Changes a belief already in memory",
-  unsourced: "No source episodes",
+  unsourced:
+    "Cites no source episodes, so it may repeat what the agent read rather than what happened: check it here (a notification's Keep only opens this card)",
+  unsourced_after_third_party:
+    "Cites nothing, and the agent read third-party content in the 24 hours before: treated as third-party",
 };
 
-/** {text, beliefId} for a review-reason code such as "contradicts:b_…". */
-export function reasonWords(code) {
-  const [kind, arg] = code.split(/:(.*)/);
-  const text = REASONS[kind] || code.replaceAll("_", " ");
-  return { text, beliefId: arg && /^b_/.test(arg) ? arg : null };
+/** {text, beliefId} for a structured reason {kind, target} (a belief's or a job result's). */
+export function reasonWords({ kind, target }) {
+  const text = REASONS[kind] || kind.replaceAll("_", " ");
+  return { text, beliefId: target && /^b_/.test(target) ? target : null };
 }
+
+/** A belief's structured reasons: [{kind, target, change: {old, new} | null}]. */
+export const reasonsOf = (item) => item.reasons || [];
 
 /** Ids of the beliefs this one contradicts or replaces: a Keep may retire them, or keep both. */
 export function conflictIds(item) {
-  const ids = item.review_reasons.filter((code) => code.startsWith("contradicts:")).map((code) => code.slice(12));
+  const ids = reasonsOf(item)
+    .filter((reason) => reason.kind === "contradicts" && reason.target)
+    .map((reason) => reason.target);
   if (item.op === "supersede" && item.target_belief_id) ids.push(item.target_belief_id);
   return [...new Set(ids)];
 }

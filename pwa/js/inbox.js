@@ -1,7 +1,7 @@
 // Inbox: every pending belief as a list, multi-select, batch Keep / Forget (each one audited and
 // idempotent on its own; what fails is told on its row).
 import { api, db, decisionPath, OfflineError, pages } from "./api.js";
-import { ago, conflictIds, h, plural, reasonWords, replace, toast } from "./dom.js";
+import { ago, conflictIds, h, plural, reasonsOf, reasonWords, replace, toast } from "./dom.js";
 
 const PAST = { keep: "kept", forget: "forgotten" };
 
@@ -48,7 +48,9 @@ export function createInbox(ctx) {
     });
     const flags = [
       ...new Set(
-        item.review_reasons.filter((code) => !code.startsWith("changes:")).map((code) => reasonWords(code).text),
+        reasonsOf(item)
+          .filter((reason) => reason.kind !== "changes")
+          .map((reason) => reasonWords(reason).text),
       ),
     ];
     return h(

@@ -8,8 +8,8 @@ const POLL_MS = 1000;
 const POLL_LIMIT = 120;
 
 function resultView(result) {
-  const rejected = reasonWords(result.rejected_reason || "not submitted").text;
-  const reasons = [...new Set(result.reasons.map((code) => reasonWords(code).text))].filter(
+  const rejected = result.rejected ? reasonWords(result.rejected).text : "not submitted";
+  const reasons = [...new Set((result.structured_reasons || []).map((reason) => reasonWords(reason).text))].filter(
     (text) => result.accepted || text !== rejected,
   );
   const outcome = result.accepted ? h("a", { href: `/?belief=${result.belief_id}` }, "to review") : h("span", rejected);

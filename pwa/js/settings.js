@@ -2,6 +2,7 @@
 import { clearAuth, currentAuth, db } from "./api.js";
 import { button, h, plural, replace, SHORTCUTS_KEY, shortcutsOn, toast } from "./dom.js";
 import * as push from "./push.js";
+import { reviewerSections, routingSection } from "./reviewer.js";
 
 const ACTIONS = { keep: "Keep", forget: "Forget", edit: "Edit", reopen: "Undo" };
 const section = (title, ...children) => h("section.panel", h("h2", title), ...children);
@@ -13,6 +14,8 @@ export function createSettings(ctx) {
     const info = ctx.me() || currentAuth()?.info || {};
     const queued = await db.outbox();
     const waiting = queued.length;
+    const person = await reviewerSections(ctx);
+    const routing = await routingSection(ctx);
     replace(
       root,
       section(
@@ -27,6 +30,8 @@ export function createSettings(ctx) {
           h("dd", h("code", `${info.key_id || info.id} (${info.scope || "reviewer"})`)),
         ),
       ),
+      ...person,
+      routing,
       section("Notifications", ...notifications(await push.status())),
       section("Keyboard", shortcutsToggle()),
       section(

@@ -14,7 +14,6 @@ from litestar import Litestar, Router, get
 from litestar.config.compression import CompressionConfig
 from litestar.datastructures import CacheControlHeader
 from litestar.exceptions import HTTPException, NotFoundException
-from litestar.logging import LoggingConfig
 from litestar.middleware import DefineMiddleware
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components, SecurityScheme, Server
@@ -23,7 +22,10 @@ from litestar.static_files import create_static_files_router
 from credence import __version__
 from credence.api import admin, agents, beliefs, context, episodes, health, pair, push
 from credence.api import events as events_api
+from credence.api import instructions as instructions_api
 from credence.api import jobs as jobs_api
+from credence.api import report as report_api
+from credence.api import reviewers as reviewers_api
 from credence.api import search as search_api
 from credence.api import wakes as wakes_api
 from credence.api.auth import BearerAuth
@@ -37,6 +39,7 @@ from credence.api.errors import (
 )
 from credence.api.hardening import body_deadline, refuse_control_characters
 from credence.api.mcp import McpMount
+from credence.api.observe import ObserveMiddleware, logging_config, metrics_endpoint
 from credence.api.ratelimit import RateLimitMiddleware
 from credence.api.security import (
     add_security_headers,
@@ -46,16 +49,16 @@ from credence.api.security import (
 )
 from credence.api.strict import strict_request
 from credence.clock import Clock, system_clock
-from credence.db.engine import StoreUnavailable
+from credence.components import backfill_component, context_component, push_component
 from credence.embed import Embedder
-from credence.errors import DomainError
+from credence.errors import DomainError, StoreUnavailable
 from credence.files import warn_if_exposed
-from credence.logs import FORMAT, SafeFormatter
-from credence.memory.context import context_component
-from credence.notify.component import push_component
+from credence.logs import quiet_noisy_loggers
+from credence.memory.report import week_report
 from credence.notify.endpoints import Resolver, policy_from
 from credence.notify.tokens import SECRET_FILENAME
 from credence.notify.vapid import VAPID_KEY_FILENAME
+from credence.observe import metrics, tracing
 from credence.openapi_doc import openapi_dict
 from credence.ratelimit import RateLimiter
 from credence.reflection.engine import reflection_component
@@ -80,6 +83,7 @@ def api_handlers() -> list:
         admin.KeyController,
         admin.create_pairing_code,
         admin.verify_audit,
+        admin.embeddings,
         admin.who_am_i,
         pair.pair,
         jobs_api.JobController,
@@ -87,9 +91,13 @@ def api_handlers() -> list:
         events_api.post_event,
         wakes_api.WakeController,
         context.ContextController,
+        instructions_api.InstructionsController,
         push.PushController,
         push.PushChannelController,
         push.apply_action,
+        push.apply_ntfy_action,
+        *reviewers_api.HANDLERS,
+        report_api.ReportController,
     ]
 
 
@@ -112,9 +120,13 @@ def openapi_document() -> dict[str, Any]:
 
 
 def private_paths(settings: Settings) -> list[Path]:
-    """The data dir's files that hold secrets: the database (with -wal, -shm) and the keys."""
+    """The data dir itself and its files that hold secrets: the database (-wal, -shm), the keys.
+
+    A data dir made before the first start keeps its mode (often 0755): it is named too.
+    """
     database = settings.database_path
     return [
+        settings.data_dir,
         database,
         database.with_name(f"{database.name}-wal"),
         database.with_name(f"{database.name}-shm"),
@@ -125,7 +137,12 @@ def private_paths(settings: Settings) -> list[Path]:
 
 def default_components() -> list[Component]:
     """Background parts started with the app (push delivery, scheduler, …)."""
-    return [context_component(), push_component(), reflection_component()]
+    return [
+        context_component(),
+        push_component(weekly_figures=week_report),
+        reflection_component(),
+        backfill_component(),
+    ]
 
 
 def create_app(
@@ -144,6 +161,8 @@ def create_app(
     chosen_components = list(default_components() if components is None else components)
     limiter = RateLimiter.from_settings(settings)
     mcp = McpMount(settings.max_body_bytes)
+    quiet_noisy_loggers()
+    tracing.setup()
     try:
         push_policy = policy_from(settings, resolver)
     except ValueError as exc:
@@ -157,6 +176,7 @@ def create_app(
                 open_services(settings, clock=clock, embedder=embedder, push_policy=push_policy)
             )
             app.state.services = services
+            metrics.enable(settings.metrics)
             app.state.keyring = services.keyring
             for component in chosen_components:
                 await stack.enter_async_context(component(services))
@@ -171,6 +191,7 @@ def create_app(
     route_handlers: list = [
         health.healthz,
         health.readyz,
+        metrics_endpoint,
         Router(
             path=API_PREFIX,
             route_handlers=[*api_handlers(), openapi_json],
@@ -202,13 +223,12 @@ def create_app(
         # The MCP session manager's task group starts after the services and stops before them.
         lifespan=[lifespan, lambda _: mcp.sessions.run()],
         middleware=[
+            ObserveMiddleware(),
             refuse_control_characters,
             body_deadline(settings.request_timeout_s),
             options_middleware,
         ],
-        logging_config=LoggingConfig(
-            formatters={"standard": {"()": SafeFormatter, "fmt": FORMAT}},
-        ),
+        logging_config=logging_config(settings),
         exception_handlers={
             HTTPException: http_exception_handler,
             RecursionError: too_deep_handler,

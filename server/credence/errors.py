@@ -24,6 +24,10 @@ class PreconditionFailed(DomainError):
     """The caller's If-Match version is not the current one (412)."""
 
 
+class PreconditionRequired(DomainError):
+    """The change needs an If-Match version and the caller sent none (428)."""
+
+
 class Unprocessable(DomainError):
     """The request is well formed but the domain refuses it (422)."""
 
@@ -40,6 +44,10 @@ class Forbidden(DomainError):
     """Valid credentials without the right to do this (403)."""
 
 
+class InsufficientStorage(DomainError):
+    """A storage quota is used up (507)."""
+
+
 class TooManyRequests(DomainError):
     """A limit was reached; retry after ``retry_after_s`` seconds (429)."""
 
@@ -52,11 +60,13 @@ STATUS_OF: dict[type[DomainError], int] = {
     NotFound: 404,
     Conflict: 409,
     PreconditionFailed: 412,
+    PreconditionRequired: 428,
     Unprocessable: 422,
     Gone: 410,
     NotAuthenticated: 401,
     Forbidden: 403,
     TooManyRequests: 429,
+    InsufficientStorage: 507,
 }
 
 
@@ -66,3 +76,11 @@ def status_of(error: DomainError) -> int:
         if kind in STATUS_OF:
             return STATUS_OF[kind]
     return 400
+
+
+class StoreError(RuntimeError):
+    """The store cannot be opened or used safely."""
+
+
+class StoreUnavailable(StoreError):
+    """The database cannot be reached right now; the request may be retried later."""

@@ -47,8 +47,8 @@ def warn_if_exposed(paths: list[Path]) -> list[Path]:
     exposed = exposed_files(paths)
     if exposed:
         log.warning(
-            "readable by other users: %s; run chmod 600 on them (they hold keys, push secrets"
-            " and episode text)",
+            "readable by other users: %s; run chmod go-rwx on them (they hold keys, push"
+            " secrets and episode text)",
             ", ".join(str(path) for path in exposed),
         )
     return exposed

@@ -1,4 +1,5 @@
-"""Rate limits: a token bucket per API key on write routes, and per client address on pairing.
+"""Rate limits: token buckets per API key for writes and (a larger one) for reads, per client
+address on pairing, and a bound on each key's concurrent expensive reads.
 
 One SQLite process keeps its buckets in memory; replicas on one PostgreSQL database spend from
 buckets in the database (``db/ratelimits``), so the limit holds for the service as a whole.
@@ -16,6 +17,9 @@ from credence.settings import Settings
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 PAIR_PATH = "/api/v1/pair"
+MCP_PATH = "/mcp"
+# Reads that rank, embed or build a block: each costs far more than a row lookup.
+EXPENSIVE_SUFFIXES = ("/memory/context", "/memory/search")
 MAX_TRACKED = 10_000
 # How often (wall seconds) one process deletes idle shared buckets.
 SWEEP_SECONDS = 60.0
@@ -88,25 +92,42 @@ class RateLimiter:
         per_minute: int,
         pair_per_minute: int,
         *,
+        read_per_minute: int = 0,
+        read_concurrency: int = 0,
         monotonic: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
     ) -> None:
         self.keys = TokenBuckets(per_minute, monotonic=monotonic)
+        self.reads = TokenBuckets(read_per_minute, monotonic=monotonic)
         self.pairing = TokenBuckets(pair_per_minute, monotonic=monotonic)
         self.anonymous = TokenBuckets(per_minute, monotonic=monotonic)
+        self.expensive = ConcurrencyBound(read_concurrency)
         self._wall = wall
         self._swept_at = float("-inf")
 
     @classmethod
     def from_settings(cls, settings: Settings) -> RateLimiter:
-        """The limiter configured by CREDENCE_RATE_LIMIT_PER_MINUTE and …_PAIR_…_PER_MINUTE."""
-        return cls(settings.rate_limit_per_minute, settings.pair_rate_limit_per_minute)
+        """The limiter configured by CREDENCE_RATE_LIMIT_PER_MINUTE, …_READ_…, …_PAIR_….
+
+        CREDENCE_RATE_LIMIT_PER_MINUTE=0 switches every limit off (reads and the concurrency
+        bound included): benchmarks and load tests rely on that one switch.
+        """
+        on = settings.rate_limit_per_minute > 0
+        return cls(
+            settings.rate_limit_per_minute,
+            settings.pair_rate_limit_per_minute,
+            read_per_minute=settings.read_rate_limit_per_minute if on else 0,
+            read_concurrency=settings.read_concurrency_per_key if on else 0,
+        )
 
     def _bucket(
         self, method: str, path: str, key_id: str | None, client: str
     ) -> tuple[TokenBuckets, str, str] | None:
         """The buckets, their name in the database and the caller, or None when unlimited."""
-        if method not in WRITE_METHODS:
+        mcp = path == MCP_PATH or path.startswith(MCP_PATH + "/")
+        if method not in WRITE_METHODS and not mcp:
+            if key_id is not None and self.reads.enabled:
+                return self.reads, "read", key_id
             return None
         if path.rstrip("/") == PAIR_PATH:
             return self.pairing, "pair", client
@@ -154,3 +175,46 @@ class RateLimiter:
         if allowed:
             return 0
         return max(1, math.ceil((1.0 - tokens) / buckets.rate))
+
+
+def is_expensive(path: str) -> bool:
+    """Whether ``path`` is a read that ranks or embeds (context, search, any MCP tool call)."""
+    path = path.rstrip("/")
+    return path == MCP_PATH or path.endswith(EXPENSIVE_SUFFIXES)
+
+
+class ConcurrencyBound:
+    """At most ``per_key`` expensive requests in flight per key; ``per_key`` ≤ 0: no bound.
+
+    A key over its bound is refused at once (429) rather than queued, so a flood from one key
+    holds no sockets or tasks waiting and the other keys' requests meet at most ``per_key``
+    of its requests in the event loop and the embedder: the bound is what keeps them fair.
+    """
+
+    def __init__(self, per_key: int) -> None:
+        self.per_key = per_key
+        self._in_flight: dict[str, int] = {}
+
+    def enter(self, key_id: str) -> bool:
+        """Take a slot for ``key_id``: False when it already has ``per_key`` in flight."""
+        if self.per_key <= 0:
+            return True
+        held = self._in_flight.get(key_id, 0)
+        if held >= self.per_key:
+            return False
+        self._in_flight[key_id] = held + 1
+        return True
+
+    def leave(self, key_id: str) -> None:
+        """Give back the slot ``enter`` took."""
+        if self.per_key <= 0:
+            return
+        held = self._in_flight.get(key_id, 0) - 1
+        if held > 0:
+            self._in_flight[key_id] = held
+        else:
+            self._in_flight.pop(key_id, None)
+
+    def in_flight(self, key_id: str) -> int:
+        """How many expensive requests ``key_id`` has running now."""
+        return self._in_flight.get(key_id, 0)

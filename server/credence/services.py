@@ -4,24 +4,28 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from credence.auth import KeyRing
+from credence.access.keys import KeyRing
 from credence.clock import Clock, system_clock
 from credence.db import make_store
 from credence.db.engine import Database
-from credence.embed import Embedder, make_embedder
+from credence.embed import Embedder
 from credence.memory.beliefs import BeliefHooks, BeliefService
+from credence.memory.context import ContextService, new_context_service
 from credence.memory.episodes import EpisodeService
+from credence.memory.semantics.embedders import make_embedder
+from credence.memory.semantics.judge import JUDGE_TIMEOUT_S, LLMJudge
 from credence.notify.endpoints import EndpointPolicy, push_client
+from credence.notify.runtime import PushParts
+from credence.reflection.deps import ReflectionDeps
 from credence.settings import Settings
 
 if TYPE_CHECKING:
-    from credence.memory.context import ContextService
-    from credence.notify.runtime import PushRuntime
+    from credence.memory.semantics.backfill import Backfill
     from credence.reflection.engine import ReflectionRunner
 
 # A component is started with the services and stopped when the app shuts down.
@@ -41,14 +45,27 @@ class Services:
     hooks: BeliefHooks
     beliefs: BeliefService
     episodes: EpisodeService
-    # Set by the parts that run inside the app: the context cache on first use, the push
-    # runtime and the reflection runner while their components run.
-    context: ContextService | None = None
-    push_runtime: PushRuntime | None = None
+    # The read path's hot cache, invalidated by every belief change.
+    context: ContextService
+    # Push's parts; its deliveries go through their own client, which dials only vetted
+    # public addresses.
+    push: PushParts
+    # Set by the app's components while they run: the reflection runner and the backfill.
     runner: ReflectionRunner | None = None
-    # Push deliveries go through their own client: it dials only vetted public addresses.
-    push_policy: EndpointPolicy = field(default_factory=EndpointPolicy)
-    push_http: httpx.AsyncClient | None = None
+    backfill: Backfill | None = None
+
+    @property
+    def reflection(self) -> ReflectionDeps:
+        """What the reflection job and its runner use, and nothing else."""
+        return ReflectionDeps(
+            settings=self.settings,
+            clock=self.clock,
+            store=self.store,
+            embedder=self.embedder,
+            http=self.http,
+            hooks=self.hooks,
+            beliefs=self.beliefs,
+        )
 
 
 @asynccontextmanager
@@ -77,6 +94,8 @@ async def open_services(
             settings.embed_url, settings.embed_model, settings.embed_api_key, client=http
         )
         hooks = BeliefHooks()
+        context = new_context_service(store, chosen, clock)
+        hooks.after_change.append(context.invalidate)
         yield Services(
             settings=settings,
             clock=clock,
@@ -85,8 +104,23 @@ async def open_services(
             http=http,
             keyring=KeyRing(store),
             hooks=hooks,
-            beliefs=BeliefService(store, chosen, clock, hooks),
-            episodes=EpisodeService(store, chosen, clock),
-            push_policy=policy,
-            push_http=pinned,
+            beliefs=BeliefService(store, chosen, clock, hooks, judge=_judge(settings, http)),
+            episodes=EpisodeService(
+                store, chosen, clock, quota_bytes=settings.episode_quota_mb * 1024 * 1024
+            ),
+            context=context,
+            push=PushParts(settings, store, pinned, policy),
         )
+
+
+def _judge(settings: Settings, http: httpx.AsyncClient) -> LLMJudge | None:
+    """The gate's LLM judge when CREDENCE_GATE_JUDGE is on and an LLM endpoint is set."""
+    if not (settings.gate_judge and settings.llm_url and settings.llm_model):
+        return None
+    return LLMJudge(
+        http,
+        settings.llm_url,
+        settings.llm_model,
+        api_key=settings.llm_api_key,
+        timeout_s=min(settings.llm_timeout_s, JUDGE_TIMEOUT_S),
+    )

@@ -34,18 +34,25 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     llm_api_key: str | None = None
     llm_timeout_s: float = 60.0
     llm_token_cap: int = 200_000
+    gate_judge: bool = False
     vapid_private_key: str | None = None
     vapid_subject: str = "mailto:credence@credence-demo.org"
     push_ttl_s: int = 7 * 24 * 3600
     apprise_urls: tuple[str, ...] = ()
     rate_limit_per_minute: int = 600
     pair_rate_limit_per_minute: int = 10
+    read_rate_limit_per_minute: int = 3000
+    read_concurrency_per_key: int = 4
+    episode_quota_mb: int = 1024
     scheduler: bool = True
     log_level: str = "INFO"
     pwa_dir: Path | None = None
     push_allowed_hosts: tuple[str, ...] = ()
     trusted_proxies: tuple[str, ...] = ()
     request_timeout_s: float = 30.0
+    log_format: str = "text"
+    metrics: bool = False
+    metrics_token: str | None = None
 
     @property
     def database_path(self) -> Path:
@@ -76,20 +83,28 @@ _ENV_FIELDS: dict[str, str] = {
     "llm_api_key": "CREDENCE_LLM_API_KEY",
     "llm_timeout_s": "CREDENCE_LLM_TIMEOUT_S",
     "llm_token_cap": "CREDENCE_LLM_TOKEN_CAP",
+    "gate_judge": "CREDENCE_GATE_JUDGE",
     "vapid_private_key": "CREDENCE_VAPID_PRIVATE_KEY",
     "vapid_subject": "CREDENCE_VAPID_SUBJECT",
     "push_ttl_s": "CREDENCE_PUSH_TTL_S",
     "apprise_urls": "CREDENCE_APPRISE_URLS",
     "rate_limit_per_minute": "CREDENCE_RATE_LIMIT_PER_MINUTE",
     "pair_rate_limit_per_minute": "CREDENCE_PAIR_RATE_LIMIT_PER_MINUTE",
+    "read_rate_limit_per_minute": "CREDENCE_READ_RATE_LIMIT_PER_MINUTE",
+    "read_concurrency_per_key": "CREDENCE_READ_CONCURRENCY_PER_KEY",
+    "episode_quota_mb": "CREDENCE_EPISODE_QUOTA_MB",
     "scheduler": "CREDENCE_SCHEDULER",
     "log_level": "CREDENCE_LOG_LEVEL",
     "pwa_dir": "CREDENCE_PWA_DIR",
     "push_allowed_hosts": "CREDENCE_PUSH_ALLOWED_HOSTS",
     "trusted_proxies": "CREDENCE_TRUSTED_PROXIES",
     "request_timeout_s": "CREDENCE_REQUEST_TIMEOUT_S",
+    "log_format": "CREDENCE_LOG_FORMAT",
+    "metrics": "CREDENCE_METRICS",
+    "metrics_token": "CREDENCE_METRICS_TOKEN",
 }
 _LIST_FIELDS = frozenset({"apprise_urls", "push_allowed_hosts", "trusted_proxies"})
+_BOOL_FIELDS = frozenset({"scheduler", "metrics"})
 
 
 def env_names() -> dict[str, str]:
@@ -111,6 +126,9 @@ _MINIMUMS = (
     ("push_ttl_s", 0, "seconds"),
     ("rate_limit_per_minute", 0, "requests (0 switches the limit off)"),
     ("pair_rate_limit_per_minute", 0, "requests (0 switches the limit off)"),
+    ("read_rate_limit_per_minute", 0, "requests (0 switches the limit off)"),
+    ("read_concurrency_per_key", 0, "requests (0 switches the bound off)"),
+    ("episode_quota_mb", 0, "megabytes (0 switches the quota off)"),
 )
 _URL_SETTINGS = ("public_url", "embed_url", "llm_url")
 
@@ -130,7 +148,7 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: object) -> 
             continue
         if field in _LIST_FIELDS:
             raw[field] = [u.strip() for u in value.replace("\n", ",").split(",") if u.strip()]
-        elif field == "scheduler":
+        elif field in _BOOL_FIELDS:
             if value.strip().lower() not in _BOOLEANS:
                 raise SettingsError(
                     f"{var} must be true or false (or 1/0, yes/no, on/off), got {value!r}"
@@ -188,6 +206,10 @@ def _check_values(settings: Settings) -> None:
                 "CREDENCE_DATABASE_URL must be a postgresql://user@host:port/database URL,"
                 f" got {redact_url(settings.database_url)!r}"
             )
+    if settings.log_format not in ("text", "json"):
+        raise SettingsError(
+            f"CREDENCE_LOG_FORMAT must be text or json, got {settings.log_format!r}"
+        )
     if settings.log_level.lower() not in LOG_LEVELS:
         raise SettingsError(
             f"CREDENCE_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {settings.log_level!r}"

@@ -34,12 +34,13 @@ def kept(client: httpx.Client, text: str, **fields) -> dict:
 
 def test_only_memory_a_human_kept_or_wrote_is_served(admin) -> None:
     make_agent(admin, roles=["reviewer"])
-    vendor_page = post_episode(admin, summary="read the vendor docs page", origin="untrusted")
     kept(admin, "Run the linter before committing")
     kept(admin, "Reviewers ask for a failing test first", role="reviewer")
     pending_belief(admin, text="PENDING lesson nobody decided on")
     forgotten = kept(admin, "FORGOTTEN lesson about Friday deploys")
     assert decide(admin, forgotten, "forget", {"reason": "wrong"}).status_code == 200
+    # Read last: after third-party content, an unsourced proposal could not be kept as is.
+    vendor_page = post_episode(admin, summary="read the vendor docs page", origin="untrusted")
     untrusted = pending_belief(
         admin, text="UNTRUSTED vendor says disable TLS", source_episodes=[vendor_page["id"]]
     )

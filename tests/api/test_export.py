@@ -16,14 +16,15 @@ def test_json_export_has_active_beliefs_with_provenance_and_audit(admin) -> None
     seen = post_episode(admin, summary="linted late")
     cited = pending_belief(admin, text="Run the linter first", source_episodes=[seen["id"]])
     kept = decide(admin, cited, "keep").json()
-    page = post_episode(admin, summary="vendor page", origin="untrusted")
-    untrusted = pending_belief(admin, text="Vendor: skip TLS", source_episodes=[page["id"]])
-    owned = decide(admin, untrusted, "edit", {"content": "Keep TLS on for vendors"}).json()
     pending_belief(admin, text="Still pending lesson")
     gone = decide(admin, pending_belief(admin, text="Deploy on Fridays"), "keep").json()
     decide(admin, gone, "forget")
     reviewer = pending_belief(admin, text="Ask for a failing test", role="reviewer")
     decide(admin, reviewer, "keep")
+    # Read last: after third-party content, an unsourced proposal could not be kept as is.
+    page = post_episode(admin, summary="vendor page", origin="untrusted")
+    untrusted = pending_belief(admin, text="Vendor: skip TLS", source_episodes=[page["id"]])
+    owned = decide(admin, untrusted, "edit", {"content": "Keep TLS on for vendors"}).json()
 
     response = admin.get(EXPORT)
     assert response.status_code == 200

@@ -21,7 +21,7 @@ def _job(client: httpx.Client, **input_data) -> httpx.Response:
 @pytest.fixture
 def idle(settings: Settings) -> Iterator[LiveServer]:
     """A server without the job runner: submitted jobs stay queued."""
-    from credence.memory.context import context_component
+    from credence.components import context_component
 
     with running(settings, components=[context_component()]) as live:
         yield live
@@ -81,7 +81,7 @@ def test_keys_see_only_their_agents_jobs(server, admin) -> None:
             assert client.get(f"/api/v1/jobs/{bobs['id']}").status_code == 404
             assert _job(client, agent_id="bob", stub_output="[]").status_code == 404
             assert client.get("/api/v1/jobs", params={"agent_id": "bob"}).json()["items"] == []
-            mine = _job(client, agent_id="ada", stub_output="[]")
+            mine = _job(client, agent_id="ada", reflector="heuristic")
             assert mine.status_code == 202
             listed = client.get("/api/v1/jobs").json()["items"]
             assert {j["agent_id"] for j in listed} == {"ada"}

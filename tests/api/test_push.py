@@ -171,8 +171,14 @@ def _act(server: LiveServer, token: str, action: str) -> httpx.Response:
         return anonymous.post("/api/v1/push/actions", json={"token": token, "action": action})
 
 
+def _sourced(admin: httpx.Client, text: str = "PDFs over 10MB exhaust the ingester") -> dict:
+    """A pending belief citing a clean episode: one a notification's Keep may decide."""
+    episode = post_episode(admin, "coder", summary="ingested a large pdf")
+    return pending_belief(admin, text=text, source_episodes=[episode["id"]])
+
+
 def test_keep_from_a_notification_is_a_normal_audited_decision(server, admin, reviewer) -> None:
-    belief = pending_belief(admin)
+    belief = _sourced(admin)
     token = _token(server, belief["id"], _key_id(reviewer))
     kept = _act(server, token, "keep")
     assert kept.status_code == 200, kept.text
@@ -196,7 +202,7 @@ def test_forget_from_a_notification(server, admin, reviewer) -> None:
 
 
 def test_a_belief_decided_elsewhere_answers_412(server, admin, reviewer) -> None:
-    belief = pending_belief(admin)
+    belief = _sourced(admin)
     token = _token(server, belief["id"], _key_id(reviewer))
     assert decide(admin, belief, "forget").status_code == 200
     stale = _act(server, token, "keep")

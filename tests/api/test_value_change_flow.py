@@ -43,6 +43,11 @@ def test_a_value_change_reaches_the_agent_only_after_the_reviewer_retires_the_ol
     changes = [r for r in new["review_reasons"] if r.startswith(f"changes:{old['id']}:")]
     assert len(changes) == 1
     assert changes[0].split(":", 2)[2].lower() == change
+    # The same reasons, structured: no client needs to parse the strings.
+    assert {"kind": "contradicts", "target": old["id"], "change": None} in new["reasons"]
+    (structured,) = [r for r in new["reasons"] if r["kind"] == "changes"]
+    assert structured["target"] == old["id"]
+    assert f"{structured['change']['old']}→{structured['change']['new']}".lower() == change
     assert context_notes(admin) == [old_text]
 
     kept = decide(admin, new, "keep", {"retire": [old["id"]]})

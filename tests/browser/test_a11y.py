@@ -15,13 +15,14 @@ from tests.browser.conftest import open_app
 from tests.browser.test_views import wait_job
 
 AXE = Path(__file__).resolve().parent / "axe" / "node_modules" / "axe-core" / "axe.min.js"
-VIEWS = ["review", "inbox", "memory", "history", "runs", "settings", "pair"]
+VIEWS = ["review", "inbox", "memory", "history", "runs", "report", "settings", "pair"]
 READY = {
     "review": "#stack .card.depth-0",
     "inbox": "#inbox-list .inbox-item",
     "memory": "#memory-list .memory-item",
     "history": "#history-list .memory-item",
     "runs": "#runs-list .job",
+    "report": "#report-body .report-chart",
     "settings": "#settings-body .panel",
     "pair": "#view-pair:not([hidden])",
 }

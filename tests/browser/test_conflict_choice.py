@@ -101,5 +101,5 @@ def test_the_gates_flags_read_as_words(app: App) -> None:
     )
     text = reasons.inner_text()
     assert "changes yarn → bun" in text
-    assert "No source episodes" in text
+    assert "Cites no source episodes" in text
     assert "changes:" not in text and "unsourced" not in text

@@ -3,6 +3,7 @@ each decision audited and partial failures told on their rows."""
 
 from __future__ import annotations
 
+import pytest
 from harness import seed
 
 from tests.browser.conftest import App
@@ -60,3 +61,34 @@ def test_batch_forget_of_a_selection(app: App) -> None:
     )
     assert app.page.locator("#pending-count").inner_text() == "3"
     assert app.page.locator("#tabs a[data-view=review]").get_attribute("aria-current") == "page"
+
+
+# Every chip of every inbox row, measured: its box cut by each clipping ancestor and the viewport
+# must be its whole box, and no chip's text may be wider than the chip (a nowrap label overflows).
+CHIPS_CLIPPED = """() => [...document.querySelectorAll('#inbox-list .inbox-item .chip')]
+.map((el) => {
+  const full = el.getBoundingClientRect();
+  let [l, r] = [full.left, full.right];
+  for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+    const box = p.getBoundingClientRect();
+    [l, r] = [Math.max(l, box.left), Math.min(r, box.right)];
+  }
+  [l, r] = [Math.max(l, 0), Math.min(r, innerWidth)];
+  return { text: el.textContent, full: [full.left, full.right], visible: [l, r],
+           cut: el.scrollWidth > el.clientWidth + 1 };
+})"""
+
+
+@pytest.mark.parametrize("width", [320, 360, 390])
+def test_inbox_labels_stay_inside_their_row_on_a_phone(app: App, width: int) -> None:
+    app.page.set_viewport_size({"width": width, "height": 800})
+    app.pair("/?view=inbox")
+    app.page.locator("#inbox-list .inbox-item").nth(4).wait_for()
+    chips = app.page.evaluate(CHIPS_CLIPPED)
+    labels = [chip["text"] for chip in chips]
+    assert any(text.startswith("Learned from third-party content") for text in labels), labels
+    for chip in chips:
+        full, visible = chip["full"], chip["visible"]
+        assert abs(full[0] - visible[0]) < 1 and abs(full[1] - visible[1]) < 1, chip
+        assert not chip["cut"], chip
+    assert app.page.evaluate("() => document.documentElement.scrollWidth") <= width

@@ -38,7 +38,7 @@ class ServerProcess:
         env = {**os.environ, "CREDENCE_SCHEDULER": "0", "CREDENCE_LOG_LEVEL": "WARNING"}
         argv = [str(CREDENCE), "serve", "--data", str(self.data_dir), "--port", str(self.port)]
         self.process = subprocess.Popen(argv, env=env)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a start on two loaded cores can take a minute
         while True:
             try:
                 if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
@@ -65,8 +65,8 @@ class ServerProcess:
 def process(tmp_path: Path) -> Iterator[ServerProcess]:
     """A running `credence serve` on a fresh data dir."""
     server = ServerProcess(tmp_path / "data")
-    server.start()
     try:
+        server.start()  # inside the try: a server that never answered is stopped too
         yield server
     finally:
         server.stop()
@@ -111,6 +111,50 @@ def test_an_outage_heals_without_a_tap(chromium: Any, process: ServerProcess) ->
             assert seed.audit_actions(admin, belief_id) == ["proposed", "forgotten"]
         error.wait_for(state="hidden", timeout=45_000)
         assert page.locator("#offline-badge").is_hidden()
+        assert page.evaluate("() => self.CredenceDB.outbox()") == []
+        app.watch.check()
+    finally:
+        app.context.close()
+        admin.close()
+
+
+def test_a_decision_kept_during_an_outage_syncs_within_seconds_of_the_restart(
+    chromium: Any, process: ServerProcess
+) -> None:
+    admin = process.client(cli_key(process.data_dir, "admin", label="tests"))
+    ids = seed.seed_demo(admin)
+    for name in ("mail_exports", "friday_deploy", "backoff"):  # Keep is not one tap on these
+        seed.decide(admin, ids[name], "forget")
+    app = open_app(chromium, process, admin, ids, viewport=PHONE, has_touch=True, is_mobile=True)
+    try:
+        app.watch.expect_network("ERR_CONNECTION_REFUSED")
+        app.pair()
+        page = app.page
+        page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+        first = app.top_id()
+        page.keyboard.press("k")
+        app.wait_top_not(first)
+        assert app.wait_status(first, "active")
+        process.stop()
+        second = app.top_id()
+        page.keyboard.press("k")
+        app.wait_top_not(second)
+        pill = page.locator("#sync-status")
+        page.wait_for_function(
+            "() => document.querySelector('#sync-status').textContent === '1 waiting to sync'"
+        )
+        page.wait_for_timeout(6000)  # long enough for the poll to back off to its cap
+        process.start()
+        restarted = time.monotonic()
+        # No tap, no online event, no visibility change: the page's own poll replays it.
+        pill.wait_for(state="hidden", timeout=10_000)
+        assert time.monotonic() - restarted < 10
+        assert seed.audit_actions(admin, second) == ["proposed", "kept"]
+        page.wait_for_function(
+            "() => document.querySelector('#toast')?.textContent.includes('Synced 1 decision')"
+        )
+        page.wait_for_timeout(1500)  # a second replay (timer, lock) must not apply it again
+        assert seed.audit_actions(admin, second) == ["proposed", "kept"]
         assert page.evaluate("() => self.CredenceDB.outbox()") == []
         app.watch.check()
     finally:

@@ -102,7 +102,12 @@ def worker(app: App) -> Any:
 
 
 def new_pending(app: App, text: str, **extra: Any) -> str:
-    """Propose one belief for the ingest agent; returns its id."""
+    """Propose one belief for the ingest agent, citing a clean episode unless told otherwise
+    (an unsourced belief's notification only opens its card); returns its id."""
+    if "source_episodes" not in extra:
+        extra["source_episodes"] = seed.add_episodes(
+            app.admin, "ingest", [{"session_id": "s-push", "summary": "Ran the ingest."}]
+        )
     [belief_id] = seed.propose(
         app.admin, "ingest", {"op": "add", "belief": text, "confidence": 0.8, **extra}
     )

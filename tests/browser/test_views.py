@@ -142,6 +142,8 @@ def test_runs_show_steps_and_per_belief_results(app: App) -> None:
     rejected = card.locator(".result.rejected")
     assert "Duplicates a belief already in memory" in rejected.inner_text()
     assert "1 dropped" in card.inner_text()
+    (refused,) = [r for r in job["output_data"]["results"] if not r["accepted"]]
+    assert refused["rejected"]["kind"] == refused["structured_reasons"][0]["kind"] == "duplicate_of"
     accepted.get_by_role("link", name="to review").click()
     new_id = next(r["belief_id"] for r in job["output_data"]["results"] if r["accepted"])
     app.page.wait_for_function(

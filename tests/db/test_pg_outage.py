@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+import re
 import time
 from collections.abc import Iterator
 
@@ -169,3 +171,31 @@ async def test_opening_waits_for_a_database_still_starting_and_names_a_dead_one(
             await late.close()
     finally:
         cluster.drop_database(name)
+
+
+async def test_an_outage_is_one_log_line_each_way(
+    cluster: PostgresServer, store: PostgresStore, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Away: "database unreachable: …" once, however many units fail; then "back after N s"."""
+    await _insert(store, 1)
+    with caplog.at_level(logging.WARNING, logger="credence.db.pgstore"):
+        await _halt(cluster, "fast")
+        try:
+            for _ in range(5):
+                await _timed_unavailable(lambda: _rows(store))
+        finally:
+            await _resume(cluster)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                await _rows(store)
+                break
+            except StoreUnavailable:
+                assert time.monotonic() < deadline, "the database did not come back"
+                await asyncio.sleep(0.1)
+        await _rows(store)
+    lines = [r.getMessage() for r in caplog.records if r.name == "credence.db.pgstore"]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("database unreachable: ")
+    assert re.fullmatch(r"database back after \d+\.\d s", lines[1])
+    assert all(not r.exc_info for r in caplog.records)

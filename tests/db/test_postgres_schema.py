@@ -454,24 +454,6 @@ async def test_an_unsourced_belief_may_be_kept(db) -> None:
     assert await scalar(db, "SELECT status FROM beliefs WHERE id = 'b1'") == "active"
 
 
-BELIEF_SEARCH = (
-    "SELECT id FROM beliefs WHERE agent_id = 'a1'"
-    " AND search_vector @@ websearch_to_tsquery('english', %s) ORDER BY id"
-)
-
-
-async def test_belief_search_stems_follows_edits_and_takes_hostile_text(db) -> None:
-    await add_agent(db)
-    await add_belief(db, "b1", content="Prefers tabs for indentation")
-    await add_belief(db, "b2", content="Deploys on Fridays")
-    assert await (await db.execute(BELIEF_SEARCH, ("preferring tab",))).fetchall() == [("b1",)]
-    await db.execute("UPDATE beliefs SET content = 'Never deploys on Friday' WHERE id = 'b1'")
-    assert await (await db.execute(BELIEF_SEARCH, ("tabs",))).fetchall() == []
-    assert await (await db.execute(BELIEF_SEARCH, ('"friday" -never',))).fetchall() == [("b2",)]
-    for text in ['"open', "a & | ! b", "):*(", "' OR 1=1 --"]:
-        assert await (await db.execute(BELIEF_SEARCH, (text,))).fetchall() == []
-
-
 # --- episodes ---------------------------------------------------------------------------------
 
 

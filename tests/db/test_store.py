@@ -26,11 +26,17 @@ async def test_required_pragmas_are_in_force(store: Store) -> None:
     assert (await store.fetchone("PRAGMA busy_timeout"))[0] >= 5000
 
 
-async def test_start_up_refuses_when_a_pragma_does_not_take(tmp_path: Path, monkeypatch) -> None:
-    # journal_mode=WAL cannot take on an in-memory database: it reads back "memory".
+async def test_start_up_refuses_when_a_pragma_does_not_take(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # journal_mode=WAL cannot take on an in-memory database: it reads back "memory". The store
+    # first creates its file privately, which for ":memory:" is a file of that name in the
+    # working directory: run from a temporary one, so the checkout gains no stray file.
+    monkeypatch.chdir(tmp_path)
     bad = Store(Path(":memory:"))
     with pytest.raises(StoreError, match="journal_mode"):
         await bad.open()
+    assert [p.name for p in tmp_path.iterdir()] == [":memory:"]
 
 
 async def test_migrations_are_applied_once_and_recorded(tmp_path: Path) -> None:
@@ -56,13 +62,13 @@ def test_split_statements_keeps_trigger_bodies_whole() -> None:
 
 
 async def test_a_failing_write_rolls_back_alone_inside_a_group_commit(store: Store) -> None:
-    await store.write(lambda c: c.execute("CREATE TABLE t (v INTEGER UNIQUE)"))
+    await store.write(lambda c: c.run("CREATE TABLE t (v INTEGER UNIQUE)"))
 
     async def insert(value: int):
         async def work(conn):
-            await conn.execute("INSERT INTO t VALUES (?)", (value,))
+            await conn.run("INSERT INTO t VALUES (?)", (value,))
             if value == 3:
-                await conn.execute("INSERT INTO t VALUES (?)", (value + 100,))
+                await conn.run("INSERT INTO t VALUES (?)", (value + 100,))
                 raise ValueError("refused after a partial write")
             return value
 
@@ -77,11 +83,11 @@ async def test_a_failing_write_rolls_back_alone_inside_a_group_commit(store: Sto
 
 
 async def test_concurrent_writes_are_grouped_into_fewer_commits(store: Store) -> None:
-    await store.write(lambda c: c.execute("CREATE TABLE n (v INTEGER)"))
+    await store.write(lambda c: c.run("CREATE TABLE n (v INTEGER)"))
     before = store.commits
 
     async def work(conn):
-        await conn.execute("INSERT INTO n VALUES (1)")
+        await conn.run("INSERT INTO n VALUES (1)")
 
     await asyncio.gather(*(store.write(work) for _ in range(200)))
     assert (await store.fetchone("SELECT COUNT(*) FROM n"))[0] == 200
@@ -89,14 +95,14 @@ async def test_concurrent_writes_are_grouped_into_fewer_commits(store: Store) ->
 
 
 async def test_a_cancelled_caller_never_leaves_a_partial_write(store: Store) -> None:
-    await store.write(lambda c: c.execute("CREATE TABLE pair (a INTEGER, b INTEGER)"))
+    await store.write(lambda c: c.run("CREATE TABLE pair (a INTEGER, b INTEGER)"))
     started = asyncio.Event()
 
     async def slow_pair(conn):
-        await conn.execute("INSERT INTO pair(a) VALUES (1)")
+        await conn.run("INSERT INTO pair(a) VALUES (1)")
         started.set()
         await asyncio.sleep(0.05)
-        await conn.execute("UPDATE pair SET b = 2 WHERE a = 1")
+        await conn.run("UPDATE pair SET b = 2 WHERE a = 1")
 
     task = asyncio.create_task(store.write(slow_pair))
     await started.wait()
@@ -111,11 +117,11 @@ async def test_a_cancelled_caller_never_leaves_a_partial_write(store: Store) -> 
 
 
 async def test_reads_never_see_an_uncommitted_write(store: Store, tmp_path: Path) -> None:
-    await store.write(lambda c: c.execute("CREATE TABLE seen (v INTEGER)"))
+    await store.write(lambda c: c.run("CREATE TABLE seen (v INTEGER)"))
     release = asyncio.Event()
 
     async def held(conn):
-        await conn.execute("INSERT INTO seen VALUES (1)")
+        await conn.run("INSERT INTO seen VALUES (1)")
         await release.wait()
 
     writer = asyncio.create_task(store.write(held))
@@ -129,8 +135,8 @@ async def test_reads_never_see_an_uncommitted_write(store: Store, tmp_path: Path
 
 
 async def test_another_process_sees_committed_data(store: Store) -> None:
-    await store.write(lambda c: c.execute("CREATE TABLE shared (v INTEGER)"))
-    await store.write(lambda c: c.execute("INSERT INTO shared VALUES (7)"))
+    await store.write(lambda c: c.run("CREATE TABLE shared (v INTEGER)"))
+    await store.write(lambda c: c.run("INSERT INTO shared VALUES (7)"))
     other = sqlite3.connect(store.path)
     try:
         assert other.execute("SELECT v FROM shared").fetchall() == [(7,)]
@@ -184,7 +190,7 @@ async def test_migration_4_rebuilds_beliefs_keeping_rows_references_and_triggers
         assert tuple(row) == ("pending", None)
         before = (await store.fetchone("SELECT COUNT(*) FROM belief_change_log"))[0]
         await store.write(
-            lambda c: c.execute(
+            lambda c: c.run(
                 "UPDATE beliefs SET status = 'superseded', superseded_by = 'b_web'"
                 " WHERE id = 'b_old'"
             )
@@ -192,17 +198,15 @@ async def test_migration_4_rebuilds_beliefs_keeping_rows_references_and_triggers
         assert (await store.fetchone("SELECT COUNT(*) FROM belief_change_log"))[0] == before + 1
         with pytest.raises(sqlite3.IntegrityError, match="untrusted"):
             await store.write(
-                lambda c: c.execute("UPDATE beliefs SET status = 'active' WHERE id = 'b_web'")
+                lambda c: c.run("UPDATE beliefs SET status = 'active' WHERE id = 'b_web'")
             )
         with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
             await store.write(
-                lambda c: c.execute("UPDATE push_outbox SET belief_id = 'b_none' WHERE id = 'o'")
+                lambda c: c.run("UPDATE push_outbox SET belief_id = 'b_none' WHERE id = 'o'")
             )
         with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
             await store.write(
-                lambda c: c.execute(
-                    "UPDATE beliefs SET superseded_by = 'b_none' WHERE id = 'b_old'"
-                )
+                lambda c: c.run("UPDATE beliefs SET superseded_by = 'b_none' WHERE id = 'b_old'")
             )
     finally:
         await store.close()
@@ -215,12 +219,12 @@ async def test_migration_0007_widens_provenance_to_unsourced_and_nothing_else(
 
     async def insert(provenance: str):
         async def work(conn):
-            await conn.execute(
+            await conn.run(
                 "INSERT OR IGNORE INTO agents(id, name, created_at, updated_at)"
                 " VALUES ('ada', 'Ada', ?, ?)",
                 (now, now),
             )
-            await conn.execute(
+            await conn.run(
                 "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
                 " provenance, created_at, updated_at) VALUES (?, 'ada', 'x', 'x', 'pending', 0.5,"
                 " 'add', ?, ?, ?)",
@@ -232,5 +236,31 @@ async def test_migration_0007_widens_provenance_to_unsourced_and_nothing_else(
     await insert("unsourced")  # the very connection that migrated sees the wider check
     with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
         await insert("hearsay")
+    (check,) = await store.fetchall("PRAGMA integrity_check")
+    assert check[0] == "ok"
+
+
+async def test_migration_0030_admits_imported_provenance(store: Store) -> None:
+    now = "2030-01-01T00:00:00.000000Z"
+
+    async def insert(provenance: str):
+        async def work(conn):
+            await conn.run(
+                "INSERT OR IGNORE INTO agents(id, name, created_at, updated_at)"
+                " VALUES ('ada', 'Ada', ?, ?)",
+                (now, now),
+            )
+            await conn.run(
+                "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
+                " provenance, created_at, updated_at) VALUES (?, 'ada', 'x', 'x', 'pending', 0.5,"
+                " 'add', ?, ?, ?)",
+                (f"b_{provenance}", provenance, now, now),
+            )
+
+        await store.write(work)
+
+    await insert("imported")
+    with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
+        await insert("rumoured")
     (check,) = await store.fetchall("PRAGMA integrity_check")
     assert check[0] == "ok"

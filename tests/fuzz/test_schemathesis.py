@@ -36,6 +36,8 @@ def test_schemathesis_finds_no_failures(tmp_path: Path, monkeypatch, which: str)
         scheduler=False,
         rate_limit_per_minute=10**6,
         pair_rate_limit_per_minute=10**6,
+        read_rate_limit_per_minute=0,
+        read_concurrency_per_key=0,
     )
     with running(settings) as server:
         key = cli_key(settings, "admin", label="fuzz")

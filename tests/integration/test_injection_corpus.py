@@ -204,7 +204,9 @@ def test_hostile_corpus_through_reflection_review_and_the_read_path(
         assert not leaks(response.text)
         served = {e["episode_id"] for e in body["recent_relevant_episodes"]}
         if "include_untrusted" in params:
-            assert served & untrusted_ids and len(served) >= 10
+            # The relevance floor serves only episodes close to the query (no padding), so
+            # the count depends on the corpus; what matters is that hostile ones are served inert.
+            assert served & untrusted_ids
         else:
             assert not served & untrusted_ids
 

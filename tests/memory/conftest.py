@@ -9,22 +9,22 @@ from pathlib import Path
 
 import pytest
 
-from credence.embed import WordLlamaEmbedder
+from credence.memory.semantics.model import MiniLMEmbedder
 from credence.services import Services, open_services
 from credence.settings import Settings
 
 
 @pytest.fixture(scope="module")
-def embedder() -> WordLlamaEmbedder:
+def embedder() -> MiniLMEmbedder:
     """The bundled default embedder, loaded once per module."""
-    loaded = WordLlamaEmbedder()
+    loaded = MiniLMEmbedder()
     loaded.load()
     return loaded
 
 
 @asynccontextmanager
 async def built_services(
-    data_dir: Path, embedder: WordLlamaEmbedder, clock: Callable[[], datetime]
+    data_dir: Path, embedder: MiniLMEmbedder, clock: Callable[[], datetime]
 ) -> AsyncIterator[Services]:
     """Services on a fresh SQLite file in ``data_dir``, as the app wires them; closed after."""
     settings = Settings(data_dir=data_dir, scheduler=False)

@@ -10,22 +10,30 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import psycopg
 import pytest
 
-from credence.auth import Principal
+from credence.access.principal import Principal
+from credence.api.decisions import Decisions
 from credence.clock import fixed_clock
 from credence.db import beliefs as rows_of
 from credence.db import make_store
+from credence.db.audit import AuditEntry
+from credence.db.beliefs import BeliefRecord, BeliefWrite
 from credence.db.engine import Database
-from credence.embed import WordLlamaEmbedder
+from credence.db.idempotency import Remembered
 from credence.errors import Conflict
 from credence.memory import audit, live
 from credence.memory.beliefs import BeliefHooks, BeliefService
+from credence.memory.decisions import Decision
 from credence.memory.export import export_memory
 from credence.memory.feedback import recent_feedback
+from credence.memory.gate import GateResult
 from credence.memory.injection import InjectionRecorder
+from credence.memory.semantics.model import MiniLMEmbedder
 from credence.models import ProposalIn, ProposedBy
+from credence.models.reasons import Reason
 
 BOTH = pytest.mark.parametrize("engine", ["sqlite", "postgresql"], indirect=True)
 PG_ONLY = pytest.mark.parametrize("engine", ["postgresql"], indirect=True)
@@ -37,7 +45,7 @@ ADMIN = Principal(key_id="k_admin", scope="admin", agents=None, label="Ana's pho
 class Replica:
     """One process's view of the shared database: its own store and belief service."""
 
-    def __init__(self, store: Database, embedder: WordLlamaEmbedder) -> None:
+    def __init__(self, store: Database, embedder: MiniLMEmbedder) -> None:
         self.store = store
         self.beliefs = BeliefService(store, embedder, CLOCK, BeliefHooks())
 
@@ -48,12 +56,21 @@ class Replica:
         assert result.accepted, result
         return dict(await self.beliefs.get_row(result.belief_id))
 
-    async def decide(self, row: dict[str, Any], action: str, **kwargs: Any) -> Any:
-        """Decide with If-Match set to the row's version."""
-        kwargs.setdefault("payload", {})
-        kwargs.setdefault("idempotency_key", None)
-        return await self.beliefs.decide(
-            row["id"], action, ADMIN, if_match=f'"{row["version"]}"', **kwargs
+    async def decide(
+        self,
+        row: dict[str, Any],
+        action: str,
+        payload: dict[str, Any] | None = None,
+        idempotency_key: str | None = None,
+    ) -> Remembered:
+        """Decide as the API does, with If-Match set to the row's version."""
+        decision = msgspec.convert({"type": action, **(payload or {})}, Decision)
+        return await Decisions(self.beliefs).decide(
+            row["id"],
+            decision,
+            ADMIN,
+            if_match=f'"{row["version"]}"',
+            idempotency_key=idempotency_key,
         )
 
 
@@ -96,7 +113,7 @@ async def stores(
 
 @pytest.fixture
 def replicas(
-    stores: tuple[Database, Database], embedder: WordLlamaEmbedder
+    stores: tuple[Database, Database], embedder: MiniLMEmbedder
 ) -> tuple[Replica, Replica]:
     """A belief service on each store."""
     return Replica(stores[0], embedder), Replica(stores[1], embedder)
@@ -145,21 +162,22 @@ async def test_an_untrusted_belief_is_a_409_and_the_database_refusal_a_conflict(
     assert refused.status_code == 409 and b"edit" in refused.body
 
     async def activate(conn: Any) -> None:
-        await rows_of.update_decided(
-            conn,
-            belief["id"],
-            status="active",
+        record = BeliefRecord.from_row(belief)
+        after = msgspec.structs.replace(record, status="active", version=2, decided_by="key:k")
+        entry = AuditEntry(
+            belief_id=record.id,
+            agent_id=record.agent_id,
+            action="kept",
+            actor="key:k",
+            at=NOW,
+            before_status="pending",
+            after_status="active",
+            before_hash=None,
+            after_hash="0" * 64,
             version=2,
-            now=NOW,
-            decided_by="key:k",
-            forgotten_reason=None,
-            content=belief["content"],
-            content_key=belief["content_key"],
-            provenance="untrusted",
-            embedding=None,
-            superseded_by=None,
-            keep_proposed_text=False,
+            detail="",
         )
+        await rows_of.apply(conn, [BeliefWrite(after=after, audit=entry)])
 
     with pytest.raises(Conflict, match="third-party"):
         await one.store.write(activate)
@@ -275,3 +293,23 @@ async def test_injection_counts_add_up_without_moving_the_version(replicas) -> N
     row = await two.beliefs.get_row(belief["id"])
     assert (row["injection_count"], row["version"]) == (4, 1)
     assert row["last_injected_at"].startswith("2030-01-03")
+
+
+@pytest.mark.parametrize("engine", ["sqlite"], indirect=True)
+async def test_propose_with_the_callers_verdicts_does_not_gate_again(replicas) -> None:
+    # A job's check step gated these proposals already: submit hands its verdicts over, and
+    # the stored reasons are exactly those, each once (the gate would find none here).
+    one, _ = replicas
+    verdict = GateResult(
+        index=0, gate="needs_review", reasons=(Reason("contradicts", "bel_x"), Reason("unsourced"))
+    )
+    proposal = ProposalIn(op="add", belief="Use bun for the frontend", confidence=0.6)
+    (result,) = await one.beliefs.propose(
+        "ada", [proposal], ProposedBy(key_id="k"), "key:k", verdicts=[verdict]
+    )
+    row = dict(await one.beliefs.get_row(result.belief_id))
+    assert json.loads(row["review_reasons"]) == ["contradicts:bel_x", "unsourced"]
+    with pytest.raises(ValueError, match="1 verdicts for 2 proposals"):
+        await one.beliefs.propose(
+            "ada", [proposal, proposal], ProposedBy(key_id="k"), "key:k", verdicts=[verdict]
+        )

@@ -11,27 +11,28 @@ from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import msgspec
 import pytest
 
-from credence.auth import Principal
+from credence.access.principal import Principal
 from credence.clock import rfc3339
 from credence.db.store import Store, StoreError
-from credence.embed import EmbeddingUnavailable, WordLlamaEmbedder
+from credence.embed import EmbeddingUnavailable
 from credence.memory.context import (
     MAX_LIMIT,
     RECHECK_S,
     CachedNote,
     CacheEntry,
     ContextService,
-    HotCache,
-    context_of,
     rank_notes,
-    relevance_order,
 )
+from credence.memory.decisions import Decision
 from credence.memory.episodes import AgentMissing
 from credence.memory.gate import decayed_confidence
+from credence.memory.hot_cache import HotCache
 from credence.memory.prompt_block import FOR_QUERY, STANDING, block_nonce, parse_prompt_block
-from credence.models import EpisodeIn, MemoryNote, ProposalIn, ProposedBy
+from credence.memory.semantics.model import MiniLMEmbedder
+from credence.models import EpisodeIn, InterventionIn, MemoryNote, ProposalIn, ProposedBy
 from credence.services import Services
 from tests.memory.engine_store import engine_services, engines, opened_store, url_for
 
@@ -85,7 +86,7 @@ def store_url(request: pytest.FixtureRequest) -> str | None:
 
 @pytest.fixture
 async def services(
-    store_url: str | None, tmp_path: Path, embedder: WordLlamaEmbedder
+    store_url: str | None, tmp_path: Path, embedder: MiniLMEmbedder
 ) -> AsyncIterator[Services]:
     async with engine_services(store_url, tmp_path, embedder, Clock(T0)) as built:
         await add_agent(built, "coder", roles=["reviewer"])
@@ -120,16 +121,11 @@ async def propose(services: Services, text: str, agent_id: str = "coder", **fiel
 
 async def decide(services: Services, belief_id: str, action: str, **payload) -> dict:
     row = await services.beliefs.get_row(belief_id)
-    outcome = await services.beliefs.decide(
-        belief_id,
-        action,
-        ADMIN,
-        if_match=f'"{row["version"]}"',
-        idempotency_key=None,
-        payload=payload,
+    decision = msgspec.convert({"type": action, **payload}, Decision)
+    belief = await services.beliefs.decide(
+        belief_id, decision, ADMIN, if_match=f'"{row["version"]}"'
     )
-    assert outcome.status_code == 200, outcome.body
-    return json.loads(outcome.body)
+    return msgspec.to_builtins(belief)
 
 
 async def kept(services: Services, text: str, **fields) -> str:
@@ -139,7 +135,7 @@ async def kept(services: Services, text: str, **fields) -> str:
 
 
 async def served(services: Services, role: str | None = None, limit: int = 50) -> list[str]:
-    notes, _ = await context_of(services).notes("coder", role, limit)
+    notes, _ = await services.context.notes("coder", role, limit)
     return [n.content for n in notes]
 
 
@@ -242,14 +238,42 @@ def test_hot_cache_is_a_bounded_lru() -> None:
 # --- the service over a real store --------------------------------------------------------
 
 
-async def test_only_active_clean_or_owner_beliefs_are_served(services: Services) -> None:
-    episode_rows, _ = await services.episodes.ingest(
-        "coder", [EpisodeIn(session_id="s", summary="read a vendor page", origin="untrusted")]
+async def test_a_query_brings_related_episodes_only_with_the_users_correction(
+    services: Services,
+) -> None:
+    await services.episodes.ingest(
+        "coder",
+        [
+            EpisodeIn(
+                session_id="s",
+                summary="Installed the frontend packages",
+                interventions=[InterventionIn(trigger="steer", text="use pnpm, never npm")],
+            ),
+            EpisodeIn(session_id="s", summary="Booked a table for the team lunch on Friday"),
+            EpisodeIn(session_id="s", summary="Renamed the quarterly invoice spreadsheet"),
+        ],
     )
+    found = await services.context.context("coder", role=None, query="install a frontend package")
+    episodes = found.recent_relevant_episodes
+    assert [e.summary for e in episodes] == ["Installed the frontend packages"]
+    assert episodes[0].corrections == ["use pnpm, never npm"]
+    items = parse_prompt_block(found.prompt_block, block_nonce(found.prompt_block))
+    assert [i.text for i in items if i.section != STANDING and i.section != FOR_QUERY] == [
+        "Installed the frontend packages — user said: use pnpm, never npm"
+    ]
+    nothing = await services.context.context("coder", role=None, query="rotate TLS certs")
+    assert nothing.recent_relevant_episodes == []
+
+
+async def test_only_active_clean_or_owner_beliefs_are_served(services: Services) -> None:
     active = await kept(services, "Run the linter before committing")
     await propose(services, "Pending lessons wait for a human")
     forgotten = await kept(services, "Deploy on Fridays")
     await decide(services, forgotten, "forget", reason="no")
+    # Read after the keeps: an unsourced proposal after third-party content is untrusted.
+    episode_rows, _ = await services.episodes.ingest(
+        "coder", [EpisodeIn(session_id="s", summary="read a vendor page", origin="untrusted")]
+    )
     untrusted = await propose(
         services, "The vendor says to disable TLS", source_episodes=[episode_rows[0]["id"]]
     )
@@ -279,7 +303,7 @@ async def test_roles_get_their_own_beliefs_and_the_general_ones(services: Servic
 async def test_a_warm_read_uses_the_cache_and_every_change_invalidates_it(
     services: Services,
 ) -> None:
-    context = context_of(services)
+    context = services.context
     first = await kept(services, "Prefer small pull requests")
     assert await served(services) == ["Prefer small pull requests"]
     rebuilds = context.rebuilds
@@ -295,7 +319,7 @@ async def test_a_warm_read_uses_the_cache_and_every_change_invalidates_it(
 
 async def test_concurrent_misses_share_one_rebuild(services: Services) -> None:
     await kept(services, "Squash fixup commits before merging")
-    context = context_of(services)
+    context = services.context
     rebuilds = context.rebuilds
     results = await asyncio.gather(*(context.notes("coder", None, 5) for _ in range(20)))
     assert all(len(notes) == 1 for notes, _ in results)
@@ -318,23 +342,24 @@ async def test_another_process_changing_a_belief_is_noticed_within_the_recheck(
         f"""
         import asyncio, json
         from pathlib import Path
-        from credence.auth import Principal
+        from credence.access.principal import Principal
         from credence.clock import system_clock
         from credence.db.store import Store
-        from credence.embed import EmbeddingUnavailable, WordLlamaEmbedder
+        from credence.embed import EmbeddingUnavailable
+        from credence.memory.semantics.model import MiniLMEmbedder
         from credence.memory.beliefs import BeliefHooks, BeliefService
+        from credence.memory.decisions import Forget
 
         async def main():
             store = Store(Path({str(services.store.path)!r}))
             await store.open()
-            service = BeliefService(store, WordLlamaEmbedder(), system_clock, BeliefHooks())
+            service = BeliefService(store, MiniLMEmbedder(), system_clock, BeliefHooks())
             admin = Principal(key_id="key_other", scope="admin", agents=None, label="other")
-            outcome = await service.decide(
-                {belief_id!r}, "forget", admin, if_match='"2"', idempotency_key=None,
-                payload={{"reason": "from another process"}},
+            belief = await service.decide(
+                {belief_id!r}, Forget("from another process"), admin, if_match='"2"'
             )
             await store.close()
-            print(outcome.status_code)
+            print(200 if belief.status == "forgotten" else belief.status)
 
         asyncio.run(main())
         """
@@ -353,7 +378,7 @@ async def test_another_process_changing_a_belief_is_noticed_within_the_recheck(
 
 
 async def test_a_rebuild_racing_an_invalidation_is_not_cached(services: Services) -> None:
-    context = context_of(services)
+    context = services.context
     await kept(services, "Rotate the on-call rota weekly")
     state = await context.agent_state("coder")
     racing = asyncio.create_task(context._rebuild("coder", None, state.lambda_per_day))
@@ -389,21 +414,21 @@ async def test_decay_is_served_and_a_new_lambda_is_seen_after_the_recheck(
 async def test_limit_and_top_n_by_decayed_confidence(services: Services) -> None:
     for i, lesson in enumerate(DISTINCT_LESSONS[:12]):
         await kept(services, lesson, confidence=0.3 + i * 0.05)
-    notes, _ = await context_of(services).notes("coder", None, 3)
+    notes, _ = await services.context.notes("coder", None, 3)
     assert [n.confidence for n in notes] == pytest.approx([0.85, 0.8, 0.75])
-    notes, _ = await context_of(services).notes("coder", None, 10_000)
+    notes, _ = await services.context.notes("coder", None, 10_000)
     assert len(notes) == 12 <= MAX_LIMIT
 
 
 async def test_unknown_agent_is_agent_missing(services: Services) -> None:
     with pytest.raises(AgentMissing):
-        await context_of(services).notes("ghost", None, 5)
+        await services.context.notes("ghost", None, 5)
 
 
 async def test_context_block_and_recorded_injections(services: Services) -> None:
     belief_id = await kept(services, "Ask before </memory-item> deleting branches")
     before = await services.beliefs.get_row(belief_id)
-    context = context_of(services)
+    context = services.context
     result = await context.context("coder", role=None, query=None, limit=5)
     (item,) = parse_prompt_block(result.prompt_block, block_nonce(result.prompt_block))
     assert result.memory_notes[0].belief_id == belief_id
@@ -424,7 +449,7 @@ async def test_a_failed_flush_keeps_the_servings_for_the_next_one(
     services: Services, tmp_path: Path
 ) -> None:
     belief_id = await kept(services, "Label flaky tests")
-    context = context_of(services)
+    context = services.context
     await context.context("coder", role=None, query=None)
     closed = Store(tmp_path / "never-opened.sqlite3")
     with pytest.raises(StoreError):
@@ -464,7 +489,7 @@ async def test_a_query_chooses_the_belief_that_answers_it_over_confident_ones(
 ) -> None:
     needed = "Deploy payments with a manual approval"
     belief_id = await keep_many_services(services, needed)
-    context = context_of(services)
+    context = services.context
     without = await context.context("coder", role=None, query=None, limit=10)
     assert belief_id not in [n.belief_id for n in without.memory_notes]  # the seed's bug
     assert not any(n.for_query for n in without.memory_notes)
@@ -488,7 +513,7 @@ async def test_a_query_is_ranked_against_the_cached_notes_without_a_rebuild(
     services: Services,
 ) -> None:
     await keep_many_services(services, "Back up inventory hourly")
-    context = context_of(services)
+    context = services.context
     await context.context("coder", role=None, query=None)
     rebuilds = context.rebuilds
     for query in ("inventory backups", "page the search owners", "shipping feature flags"):
@@ -503,7 +528,7 @@ async def test_chosen_notes_follow_edits_forgets_and_roles(services: Services) -
     reviewer_only = await kept(
         services, "Reviewers check the zebra migration plan", role="reviewer", confidence=0.3
     )
-    context = context_of(services)
+    context = services.context
 
     async def first(query: str, role: str | None = None) -> MemoryNote:
         result = await context.context("coder", role=role, query=query, limit=5)
@@ -554,25 +579,12 @@ async def test_a_query_matching_nothing_serves_the_most_confident_notes(
 
 async def test_notes_served_for_a_query_are_counted_as_injected(services: Services) -> None:
     belief_id = await keep_many_services(services, "Deploy shipping with feature flags")
-    context = context_of(services)
+    context = services.context
     for _ in range(2):
         result = await context.context("coder", role=None, query="deploy shipping", limit=2)
         assert result.memory_notes[0].belief_id == belief_id
     assert await context.recorder.flush(services.store) == 2
     assert (await services.beliefs.get_row(belief_id))["injection_count"] == 2
-
-
-def test_relevance_order_lets_the_answer_beat_a_confident_near_miss() -> None:
-    # Position 0 is the most confident note; it shares a word (weak BM25) and is close by cosine.
-    by_text = [(5, 9.0), (0, 2.0), (7, 1.0)]
-    by_vector = [(0, 0.80), (5, 0.78), (3, 0.50), (7, 0.40)]
-    confidence = {0: 0.95, 5: 0.6, 3: 0.9, 7: 0.7}
-    assert relevance_order(by_text, by_vector, confidence, 10) == [5, 0, 3]
-    assert relevance_order(by_text, by_vector, confidence, 1) == [5]
-    # Equal relevance: the more confident note first, and ties go to the smaller position.
-    assert relevance_order([(4, 1.0), (2, 1.0)], [], {4: 0.9, 2: 0.5}, 5) == [4, 2]
-    assert relevance_order([(4, 1.0), (2, 1.0)], [], {4: 0.5, 2: 0.5}, 5) == [2, 4]
-    assert relevance_order([], [], {}, 5) == []
 
 
 async def test_embeddings_find_a_note_that_shares_no_word_with_the_query(
@@ -581,7 +593,7 @@ async def test_embeddings_find_a_note_that_shares_no_word_with_the_query(
     await keep_many_services(services, "Back up checkout hourly")  # confident service notes
     cycling = await kept(services, "Wear a helmet when cycling to the office", confidence=0.5)
     query = "bicycle commute safety gear"
-    with_embeddings = await context_of(services).context("coder", role=None, query=query, limit=3)
+    with_embeddings = await services.context.context("coder", role=None, query=query, limit=3)
     assert with_embeddings.memory_notes[0].belief_id == cycling
     assert with_embeddings.memory_notes[0].for_query
     text_only = ContextService(services.store, services.clock)
@@ -603,7 +615,7 @@ async def within_a_second(check) -> float:
 
 
 async def test_a_replica_serves_belief_changes_made_on_another_within_a_second(
-    pg_migrated_url: str, tmp_path: Path, embedder: WordLlamaEmbedder
+    pg_migrated_url: str, tmp_path: Path, embedder: MiniLMEmbedder
 ) -> None:
     from credence.memory.episodes import EpisodeService
     from credence.memory.recall import recall_episode_search

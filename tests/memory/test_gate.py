@@ -21,6 +21,7 @@ from credence.memory.gate import (
     gate,
 )
 from credence.memory.text import analyse, content_tokens, is_negative
+from credence.models.reasons import Reason
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
 
@@ -85,7 +86,9 @@ def test_duplicate_of_a_live_belief_ignores_case_whitespace_and_punctuation(
 ) -> None:
     beliefs = [belief("bel_1", "PDFs over 10MB exhaust the ingester", status=status)]
     [result] = run([proposal(0, variant)], beliefs)
-    assert result == GateResult(index=0, gate="duplicate", reasons=("duplicate_of:bel_1",))
+    assert result == GateResult(
+        index=0, gate="duplicate", reasons=(Reason("duplicate_of", "bel_1"),)
+    )
 
 
 def test_a_different_text_is_not_a_duplicate() -> None:
@@ -101,7 +104,7 @@ def test_a_changed_value_is_a_contradiction_that_names_the_change() -> None:
     assert result == GateResult(
         index=0,
         gate="needs_review",
-        reasons=("contradicts:bel_1", "changes:bel_1:10MB\u219220MB"),
+        reasons=(Reason("contradicts", "bel_1"), Reason("changes", "bel_1", "10MB", "20MB")),
     )
 
 
@@ -112,7 +115,7 @@ def test_duplicate_names_the_active_belief_before_pending_and_forgotten() -> Non
         belief("bel_active", "Ask before deleting!", status="active"),
     ]
     [result] = run([proposal(0, "ASK BEFORE DELETING")], beliefs)
-    assert result.reasons == ("duplicate_of:bel_active",)
+    assert result.reasons == (Reason("duplicate_of", "bel_active"),)
 
 
 def test_batch_local_duplicates_point_at_the_earlier_index() -> None:
@@ -126,8 +129,8 @@ def test_batch_local_duplicates_point_at_the_earlier_index() -> None:
     assert [(r.index, r.gate, r.reasons) for r in results] == [
         (3, "safe", ()),
         (5, "safe", ()),
-        (7, "duplicate", ("duplicate_in_batch:3",)),
-        (9, "duplicate", ("duplicate_in_batch:3",)),
+        (7, "duplicate", (Reason("duplicate_in_batch", "3"),)),
+        (9, "duplicate", (Reason("duplicate_in_batch", "3"),)),
     ]
 
 
@@ -135,14 +138,16 @@ def test_ops_that_restate_their_target_are_not_duplicates() -> None:
     beliefs = [belief("bel_1", "Use metric units"), belief("bel_2", "Use metric units!")]
     for op in ("strengthen", "weaken", "forget"):
         [result] = run([proposal(0, "Use metric units", op=op, target="bel_1")], beliefs)
-        assert result == GateResult(index=0, gate="needs_review", reasons=(f"op:{op}",))
+        assert result == GateResult(index=0, gate="needs_review", reasons=(Reason("op", op),))
 
 
 def test_a_supersede_into_existing_wording_is_a_duplicate() -> None:
     beliefs = [belief("bel_1", "Use imperial units"), belief("bel_2", "Use metric units")]
     [result] = run([proposal(0, "use metric units", op="supersede", target="bel_1")], beliefs)
     assert result == GateResult(
-        index=0, gate="duplicate", reasons=("duplicate_of:bel_2", "op:supersede")
+        index=0,
+        gate="duplicate",
+        reasons=(Reason("duplicate_of", "bel_2"), Reason("op", "supersede")),
     )
 
 
@@ -156,10 +161,10 @@ def test_batch_duplicates_of_non_add_ops_compare_op_and_target() -> None:
     ]
     results = run(proposals, beliefs)
     assert [(r.gate, r.reasons) for r in results] == [
-        ("needs_review", ("op:forget",)),
-        ("needs_review", ("op:forget",)),
-        ("needs_review", ("op:strengthen",)),
-        ("duplicate", ("duplicate_in_batch:0", "op:forget")),
+        ("needs_review", (Reason("op", "forget"),)),
+        ("needs_review", (Reason("op", "forget"),)),
+        ("needs_review", (Reason("op", "strengthen"),)),
+        ("duplicate", (Reason("duplicate_in_batch", "0"), Reason("op", "forget"))),
     ]
 
 
@@ -169,20 +174,24 @@ def test_batch_duplicates_of_non_add_ops_compare_op_and_target() -> None:
 def test_negation_in_one_side_with_enough_overlap_is_a_contradiction() -> None:
     beliefs = [belief("bel_1", "Retry failed uploads over 10MB")]
     [result] = run([proposal(0, "Never retry failed uploads over 10MB")], beliefs)
-    assert result == GateResult(index=0, gate="needs_review", reasons=("contradicts:bel_1",))
+    assert result == GateResult(
+        index=0, gate="needs_review", reasons=(Reason("contradicts", "bel_1"),)
+    )
 
 
 def test_negative_belief_contradicted_by_a_positive_proposal() -> None:
     beliefs = [belief("bel_1", "Don't cache API responses", status="pending")]
     [result] = run([proposal(0, "Cache the API responses")], beliefs)
-    assert result.reasons == ("contradicts:bel_1",)
+    assert result.reasons == (Reason("contradicts", "bel_1"),)
 
 
 def test_both_negative_pairs_agree_and_are_not_flagged() -> None:
     beliefs = [belief("bel_1", "Never retry failed uploads over 10MB")]
     [result] = run([proposal(0, "Do not retry failed uploads over 10MB")], beliefs)
     # They agree: the same lesson in other words, never a contradiction.
-    assert result == GateResult(index=0, gate="duplicate", reasons=("near_duplicate_of:bel_1",))
+    assert result == GateResult(
+        index=0, gate="duplicate", reasons=(Reason("near_duplicate_of", "bel_1"),)
+    )
 
 
 def test_both_positive_pairs_are_not_contradictions() -> None:
@@ -202,7 +211,7 @@ def test_jaccard_exactly_at_the_threshold_is_flagged() -> None:
     # {retry, upload} vs {retry, upload, nightly, backup, log}: 2 / 5 = 0.4.
     beliefs = [belief("bel_1", "Retry uploads nightly, backups and logs")]
     [result] = run([proposal(0, "Never retry uploads")], beliefs)
-    assert result.reasons == ("contradicts:bel_1",)
+    assert result.reasons == (Reason("contradicts", "bel_1"),)
 
 
 def test_forgotten_beliefs_are_never_contradicted() -> None:
@@ -219,7 +228,11 @@ def test_at_most_three_contradictions_are_named_strongest_first() -> None:
         belief("bel_d", "Retry failed uploads nightly with backoff quietly"),
     ]
     [result] = run([proposal(0, "Never retry failed uploads")], beliefs)
-    assert result.reasons == ("contradicts:bel_a", "contradicts:bel_b", "contradicts:bel_c")
+    assert result.reasons == (
+        Reason("contradicts", "bel_a"),
+        Reason("contradicts", "bel_b"),
+        Reason("contradicts", "bel_c"),
+    )
 
 
 def test_contradiction_inside_the_batch() -> None:
@@ -227,7 +240,7 @@ def test_contradiction_inside_the_batch() -> None:
         [proposal(0, "Retry failed uploads"), proposal(1, "Never retry failed uploads")], []
     )
     assert results[0].gate == "safe"
-    assert results[1].reasons == ("contradicts_in_batch:0",)
+    assert results[1].reasons == (Reason("contradicts_in_batch", "0"),)
 
 
 def test_a_supersede_does_not_contradict_its_own_target() -> None:
@@ -235,7 +248,7 @@ def test_a_supersede_does_not_contradict_its_own_target() -> None:
     [result] = run(
         [proposal(0, "Never retry failed uploads", op="supersede", target="bel_1")], beliefs
     )
-    assert result.reasons == ("op:supersede", "contradicts:bel_2")
+    assert result.reasons == (Reason("op", "supersede"), Reason("contradicts", "bel_2"))
 
 
 def unit(*values: float) -> numpy.ndarray:
@@ -250,7 +263,7 @@ def test_embeddings_flag_a_paraphrased_contradiction_below_the_lexical_floor() -
     near = unit(0.75, 0.66, 0)[None, :]
     assert run([proposal(0, text)], beliefs)[0].gate == "safe"
     [result] = run([proposal(0, text)], beliefs, embeddings=near)
-    assert result.reasons == ("contradicts:bel_1",)
+    assert result.reasons == (Reason("contradicts", "bel_1"),)
 
 
 def test_embeddings_never_flag_two_negative_texts() -> None:
@@ -259,7 +272,9 @@ def test_embeddings_never_flag_two_negative_texts() -> None:
         [proposal(0, "Do not use tabs for indentation")], beliefs, embeddings=unit(1, 0, 0)[None]
     )
     # Same polarity and the same vector: a near-duplicate, never a contradiction.
-    assert result == GateResult(index=0, gate="duplicate", reasons=("near_duplicate_of:bel_1",))
+    assert result == GateResult(
+        index=0, gate="duplicate", reasons=(Reason("near_duplicate_of", "bel_1"),)
+    )
 
 
 def test_a_moderate_cosine_needs_some_word_overlap() -> None:
@@ -270,7 +285,7 @@ def test_a_moderate_cosine_needs_some_word_overlap() -> None:
     )
     strong = unit(0.95, 0.3, 0)[None, :]  # cosine ≈ 0.95: a paraphrase despite the wording
     [result] = run([proposal(0, "Ship releases on Fridays")], beliefs, embeddings=strong)
-    assert result.reasons == ("contradicts:bel_1",)
+    assert result.reasons == (Reason("contradicts", "bel_1"),)
 
 
 def test_opposite_polarity_alone_is_not_a_contradiction_without_a_shared_action() -> None:
@@ -308,13 +323,13 @@ def test_safe_and_needs_review_split_with_op_routing() -> None:
     results = run(proposals, beliefs)
     assert [(r.gate, r.reasons) for r in results] == [
         ("safe", ()),
-        ("needs_review", ("op:strengthen",)),
-        ("needs_review", ("op:weaken",)),
-        ("needs_review", ("op:forget",)),
-        ("needs_review", ("op:supersede",)),
-        ("needs_review", ("op:strengthen", "target_forgotten:bel_2")),
-        ("needs_review", ("op:weaken", "unknown_target:bel_missing")),
-        ("needs_review", ("op:weaken", "missing_target")),
+        ("needs_review", (Reason("op", "strengthen"),)),
+        ("needs_review", (Reason("op", "weaken"),)),
+        ("needs_review", (Reason("op", "forget"),)),
+        ("needs_review", (Reason("op", "supersede"),)),
+        ("needs_review", (Reason("op", "strengthen"), Reason("target_forgotten", "bel_2"))),
+        ("needs_review", (Reason("op", "weaken"), Reason("unknown_target", "bel_missing"))),
+        ("needs_review", (Reason("op", "weaken"), Reason("missing_target"))),
     ]
 
 
@@ -324,7 +339,9 @@ def test_untrusted_source_needs_review() -> None:
         proposal(1, "Summarise in English", sources=("ep_clean",)),
     ]
     results = run(proposals, [], untrusted=frozenset({"ep_web"}))
-    assert results[0] == GateResult(index=0, gate="needs_review", reasons=("untrusted_source",))
+    assert results[0] == GateResult(
+        index=0, gate="needs_review", reasons=(Reason("untrusted_source"),)
+    )
     assert results[1].gate == "safe"
 
 
@@ -335,7 +352,11 @@ def test_reasons_accumulate() -> None:
         beliefs,
         untrusted=frozenset({"ep_web"}),
     )
-    assert result.reasons == ("op:supersede", "contradicts:bel_2", "untrusted_source")
+    assert result.reasons == (
+        Reason("op", "supersede"),
+        Reason("contradicts", "bel_2"),
+        Reason("untrusted_source"),
+    )
     assert result.gate == "needs_review"
 
 
@@ -345,7 +366,9 @@ def test_duplicates_keep_their_other_reasons_but_stay_duplicates() -> None:
         [proposal(0, "use metric units", sources=("ep_web",))], beliefs, frozenset({"ep_web"})
     )
     assert result == GateResult(
-        index=0, gate="duplicate", reasons=("duplicate_of:bel_1", "untrusted_source")
+        index=0,
+        gate="duplicate",
+        reasons=(Reason("duplicate_of", "bel_1"), Reason("untrusted_source")),
     )
 
 

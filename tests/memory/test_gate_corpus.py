@@ -1,4 +1,4 @@
-"""The labelled gate corpus through the real gate and the bundled embedder: per-category floors."""
+"""The labelled gate corpus through the real gate and the bundled sentence model: floors."""
 
 from __future__ import annotations
 
@@ -19,12 +19,13 @@ from harness.gate_corpus import (
     scores,
 )
 
-from credence.embed import WordLlamaEmbedder
 from credence.memory.gate import BeliefIndex, LiveBelief, Proposal, gate
+from credence.memory.semantics.model import MiniLMEmbedder
 from credence.memory.text import analyse
+from credence.models.reasons import Reason
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
-EMBEDDER = WordLlamaEmbedder()
+EMBEDDER = MiniLMEmbedder()
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +103,10 @@ def test_batch_duplicates_and_batch_negations_hold_fully() -> None:
             BeliefIndex.build([]),
             frozenset(),
         )
-        assert first.gate == "safe" and second.reasons == ("duplicate_in_batch:3",), (old, new)
+        assert first.gate == "safe" and second.reasons == (Reason("duplicate_in_batch", "3"),), (
+            old,
+            new,
+        )
     for old, new in seed_negations():
         _, second = gate(
             [
@@ -112,7 +116,7 @@ def test_batch_duplicates_and_batch_negations_hold_fully() -> None:
             BeliefIndex.build([]),
             frozenset(),
         )
-        assert "contradicts_in_batch:0" in second.reasons, (old, new)
+        assert Reason("contradicts_in_batch", "0") in second.reasons, (old, new)
 
 
 def test_op_routing_and_untrusted_sources_always_need_review() -> None:
@@ -121,11 +125,14 @@ def test_op_routing_and_untrusted_sources_always_need_review() -> None:
         (weaken,) = gate(
             [Proposal(0, "weaken", new, 0.4, "", ("ep_1",), "bel_old")], index, frozenset()
         )
-        assert weaken.gate == "needs_review" and weaken.reasons[0] == "op:weaken", (old, new)
+        assert weaken.gate == "needs_review" and weaken.reasons[0] == Reason("op", "weaken"), (
+            old,
+            new,
+        )
         (untrusted,) = gate(
             [Proposal(0, "add", new, 0.7, "", ("ep_web",))], index, frozenset({"ep_web"})
         )
-        assert "untrusted_source" in untrusted.reasons, (category, new)
+        assert Reason("untrusted_source") in untrusted.reasons, (category, new)
 
 
 def test_polarity_conflict_is_the_lexical_floor() -> None:

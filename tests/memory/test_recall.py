@@ -11,13 +11,14 @@ import pytest
 
 from credence.clock import parse_rfc3339, system_clock
 from credence.db.engine import Database as Store
-from credence.embed import OpenAIEmbedder, WordLlamaEmbedder
+from credence.embed import OpenAIEmbedder
 from credence.memory import recall
 from credence.memory.episodes import EpisodeService
+from credence.memory.semantics.model import MiniLMEmbedder
 from credence.models import EpisodeIn, InterventionIn
 from tests.memory.engine_store import engines, opened_store, url_for
 
-EMBEDDER = WordLlamaEmbedder()
+EMBEDDER = MiniLMEmbedder()
 
 
 @pytest.fixture(params=engines())
@@ -81,9 +82,27 @@ async def test_best_match_comes_first_with_both_rankings(store: Store) -> None:
     hits = await recall.search(store, EMBEDDER, "ada", ["the PDF ingester crashed"], 3)
     assert hits[0].episode["id"] == ids[0]
     assert hits[0].text_rank == 1 and hits[0].vector_rank is not None
-    assert hits[0].score == pytest.approx(1 / 61 + 1 / (60 + hits[0].vector_rank))
+    text_weight, vector_weight = recall.fusion_weights("the PDF ingester crashed")
+    k = recall.RRF_K
+    expected = text_weight / (k + 1) + vector_weight / (k + hits[0].vector_rank)
+    assert hits[0].score == pytest.approx(expected)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert len(hits) == 3
+
+
+def test_names_dates_and_numbers_weigh_the_text_ranking_more() -> None:
+    paraphrase, _ = recall.fusion_weights("which pet did they bring home from the shelter")
+    named, _ = recall.fusion_weights("what did Priya say on March 3 about build 42")
+    assert paraphrase == pytest.approx(recall.TEXT_WEIGHT)
+    assert named > paraphrase
+    assert recall.fusion_weights("") == (recall.TEXT_WEIGHT, 1.0)
+
+
+async def test_explicit_weights_give_one_ranking_alone(store: Store) -> None:
+    await ingest(store, "ada", *(episode(text) for text in CORPUS))
+    only_text = await recall.search(store, EMBEDDER, "ada", ["PDF ingester"], 5, weights=(1, 0))
+    assert all(h.text_rank is not None for h in only_text if h.score > 0)
+    assert [h.score for h in only_text] == sorted((h.score for h in only_text), reverse=True)
 
 
 async def test_threaded_scoring_ranks_the_same(store: Store, monkeypatch) -> None:
@@ -169,6 +188,31 @@ async def test_cache_grows_with_new_episodes(store: Store) -> None:
     assert hits[0].episode["id"] == later
 
 
+async def test_a_known_episode_state_spares_the_read_until_it_moves(store: Store) -> None:
+    await ingest(store, "ada", episode("Wrote a poem about the sea."))
+    assert (await recall.agent_matrix(store, EMBEDDER, "ada", state=1)).count == 1
+    await ingest(store, "ada", episode("Converted miles to kilometres for the user."))
+    # The caller's state has not moved: the cached matrix answers without reading.
+    assert (await recall.agent_matrix(store, EMBEDDER, "ada", state=1)).count == 1
+    assert (await recall.agent_matrix(store, EMBEDDER, "ada", state=2)).count == 2
+
+
+async def test_the_context_episode_search_ranks_by_cosine_above_the_floor(store: Store) -> None:
+    kept, _ = await ingest(
+        store,
+        "ada",
+        episode("Split the large PDF upload into chunks so the ingester stops crashing."),
+        episode("Wrote a poem about the sea."),
+    )
+    search = recall.recall_episode_search(store, EMBEDDER)
+    query = "the ingester fails on big PDF files"
+    vectors = await EMBEDDER.embed([query])
+    found = await search("ada", query, 10, False, vectors, None)
+    assert [e.episode_id for e in found] == [kept]
+    assert found[0].score >= recall.EPISODE_FLOOR
+    assert await search("ada", query, 10, False, None, None) == []  # no vector: no episodes
+
+
 async def test_deleting_an_episode_rebuilds_the_cache(store: Store) -> None:
     first, second = await ingest(store, "ada", episode("PDF one"), episode("PDF two"))
     await recall.search(store, EMBEDDER, "ada", ["pdf"], 5)
@@ -207,8 +251,6 @@ async def test_fts_syntax_in_queries_is_inert(store: Store, query: str) -> None:
     await ingest(store, "ada", episode("The PDF ingester crashed."))
     hits = await recall.search(store, EMBEDDER, "ada", [query], 5)
     assert all(h.score > 0 for h in hits)
-    ids = await insert_beliefs(store, "ada", ["The PDF ingester needs files under 10MB"])
-    assert await text_ranked(store, "ada", query, ids) in ([], [0])
     assert (await store.fetchone("SELECT COUNT(*) FROM episodes"))[0] == 1
 
 
@@ -243,97 +285,6 @@ async def test_embedder_down_means_recall_unavailable(store: Store) -> None:
     down = OpenAIEmbedder(f"http://127.0.0.1:{port}/v1", "m", dim=256, timeout=2.0)
     with pytest.raises(recall.RecallUnavailable, match="embedder unavailable"):
         await recall.search(store, down, "ada", ["pdf"], 5)
-
-
-# --- the belief text index (migration 0008) -------------------------------------------------
-
-
-async def insert_beliefs(store: Store, agent_id: str, texts: list[str], status="active") -> list:
-    """Belief rows straight into the table, as any writer would: the triggers index them."""
-    ids = [f"b_{agent_id}_{status}_{n}" for n in range(len(texts))]
-
-    async def work(conn):
-        await conn.run_many(
-            "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
-            " provenance, created_at, updated_at) VALUES (?, ?, ?, ?, ?, 0.5, 'add', 'clean',"
-            " '2026-01-01T00:00:00.000000Z', '2026-01-01T00:00:00.000000Z')",
-            [(i, agent_id, t, t.lower(), status) for i, t in zip(ids, texts, strict=True)],
-        )
-
-    await store.write(work)
-    return ids
-
-
-async def text_ranked(store: Store, agent_id: str, query: str, ids: list[str], depth=10):
-    positions = {belief_id: n for n, belief_id in enumerate(ids)}
-    return [
-        p for p, _ in await recall.belief_text_ranking(store, agent_id, query, positions, depth)
-    ]
-
-
-async def test_belief_text_ranking_follows_inserts_edits_and_deletes(store: Store) -> None:
-    ids = await insert_beliefs(
-        store,
-        "ada",
-        ["Deploy billing with the blue pipeline", "Back up billing hourly", "Use pnpm for docs"],
-    )
-    assert await text_ranked(store, "ada", "billing deploys", ids) == [0, 1]
-    ranked = await recall.belief_text_ranking(
-        store, "ada", "billing deploys", {b: n for n, b in enumerate(ids)}, 10
-    )
-    assert ranked[0][1] > ranked[1][1] > 0  # negated bm25 or ts_rank: higher is better
-
-    async def edit(conn):
-        await conn.run("UPDATE beliefs SET content = 'Use yarn for docs' WHERE id = ?", (ids[2],))
-        await conn.run("UPDATE beliefs SET confidence = 0.9 WHERE id = ?", (ids[0],))
-
-    await store.write(edit)
-    assert await text_ranked(store, "ada", "pnpm", ids) == []
-    assert await text_ranked(store, "ada", "yarn docs", ids) == [2]
-    assert await text_ranked(store, "ada", "blue pipeline", ids) == [0]  # untouched text stays
-
-    async def delete(conn):
-        await conn.run("DELETE FROM beliefs WHERE id = ?", (ids[1],))
-
-    await store.write(delete)
-    assert await text_ranked(store, "ada", "billing hourly", ids) == [0]
-    if store.dialect == "sqlite":
-        left = await store.fetchall("SELECT belief_id FROM belief_text WHERE agent_id = 'ada'")
-        assert sorted(r[0] for r in left) == sorted([ids[0], ids[2]])
-
-
-async def test_belief_text_ranking_keeps_to_the_agent_and_the_given_beliefs(store: Store) -> None:
-    # bob's and ada's own pending matches crowd the index's top-N: the full ranking takes over.
-    await insert_beliefs(store, "bob", [f"PDF ingester rule {n}" for n in range(300)])
-    await insert_beliefs(store, "ada", [f"PDF ingester draft {n}" for n in range(100)], "pending")
-    mine = await insert_beliefs(store, "ada", ["The PDF ingester needs files under 10MB"])
-    assert await text_ranked(store, "ada", "pdf ingester", mine, depth=5) == [0]
-    assert await text_ranked(store, "ada", "pdf ingester", [], depth=5) == []
-    assert await text_ranked(store, "ada", "!!!", mine) == []
-    assert await text_ranked(store, "ada", '"unbalanced NEAR(pdf', mine) == [0]
-
-
-async def test_the_migration_indexes_beliefs_that_already_exist(store: Store) -> None:
-    from importlib import resources
-
-    if store.dialect != "sqlite":
-        pytest.skip("belief_text and beliefs_fts are SQLite's; PostgreSQL generates the vector")
-
-    from credence.db.store import split_statements
-
-    ids = await insert_beliefs(store, "ada", ["Rotate the deploy keys monthly"])
-    sql = (resources.files("credence.db.migrations") / "0008_belief_text.sql").read_text()
-
-    async def reapply(conn):
-        for name in ("beliefs_fts_insert", "beliefs_fts_update", "beliefs_fts_delete"):
-            await conn.execute(f"DROP TRIGGER {name}")
-        await conn.execute("DROP TABLE beliefs_fts")
-        await conn.execute("DROP TABLE belief_text")
-        for statement in split_statements(sql):
-            await conn.execute(statement)
-
-    await store.write(reapply)
-    assert await text_ranked(store, "ada", "deploy keys", ids) == [0]
 
 
 # --- several replicas on one PostgreSQL ------------------------------------------------------

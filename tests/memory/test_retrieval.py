@@ -10,8 +10,8 @@ import pytest
 from harness import retrieval_set
 from harness.retrieval_set import AGENTS, RetrievalSet
 
-from credence.embed import WordLlamaEmbedder
 from credence.memory.context import memory_context
+from credence.memory.semantics.model import MiniLMEmbedder
 from credence.services import Services
 from tests.memory.engine_store import engine_services, engines, url_for
 
@@ -29,7 +29,7 @@ def store_url(request: pytest.FixtureRequest) -> str | None:
 
 @pytest.fixture
 async def services(
-    store_url: str | None, tmp_path: Path, embedder: WordLlamaEmbedder
+    store_url: str | None, tmp_path: Path, embedder: MiniLMEmbedder
 ) -> AsyncIterator[Services]:
     async with engine_services(store_url, tmp_path, embedder, lambda: NOW) as built:
         await retrieval_set.seed(built.store, embedder, NOW, DATA)
@@ -63,7 +63,7 @@ async def served_ids(services: Services, data: RetrievalSet, *, with_query: bool
     served = []
     for query in data.queries:
         context = await memory_context(
-            services,
+            services.context,
             query.agent_id,
             role=query.role,
             query=query.text if with_query else None,
@@ -90,13 +90,20 @@ async def test_recall_at_10_of_the_needed_belief(services: Services) -> None:
 
 async def test_most_of_the_block_is_memory_at_default_limits(services: Services) -> None:
     tokenizer = retrieval_set.bundled_tokenizer()
-    shares = []
+    shares, full = [], []
     for query in DATA.queries:
-        context = await memory_context(services, query.agent_id, role=query.role, query=query.text)
-        assert len(context.memory_notes) == len(context.recent_relevant_episodes) == 10
+        context = await memory_context(
+            services.context, query.agent_id, role=query.role, query=query.text
+        )
+        assert len(context.memory_notes) == 10
+        # Episodes only when related to the query: the relevance floor never pads the block.
+        assert len(context.recent_relevant_episodes) <= 10
         content, total = retrieval_set.block_tokens(context.prompt_block, tokenizer)
         shares.append(content / total)
-    assert sum(shares) / len(shares) >= CONTENT_SHARE_FLOOR, (
-        f"mean share {sum(shares) / len(shares):.3f}"
-    )
-    assert min(shares) >= CONTENT_SHARE_FLOOR - 0.05, f"smallest share {min(shares):.3f}"
+        if len(context.recent_relevant_episodes) == 10:
+            full.append(content / total)
+    assert full, "no query found ten related episodes"
+    assert sum(full) / len(full) >= CONTENT_SHARE_FLOOR, f"mean share {sum(full) / len(full):.3f}"
+    # A block with fewer episodes is shorter; its fixed preamble weighs more, by design.
+    assert min(full) >= CONTENT_SHARE_FLOOR - 0.05, f"smallest share {min(full):.3f}"
+    assert min(shares) >= 0.3, f"smallest share {min(shares):.3f}"

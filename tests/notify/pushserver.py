@@ -11,8 +11,7 @@ from pathlib import Path
 import uvicorn
 
 from credence.app import create_app
-from credence.memory.context import context_component
-from credence.notify.component import push_component
+from credence.components import context_component, push_component
 from credence.settings import Settings
 
 # The loopback fake push service's host, for CREDENCE_PUSH_ALLOWED_HOSTS.

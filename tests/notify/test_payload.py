@@ -12,6 +12,8 @@ from credence.notify.payload import (
     EMPTY_BODY,
     MAX_CHANGES_BYTES,
     MAX_PAYLOAD_BYTES,
+    TAP_CHANGES_ANOTHER,
+    TAP_UNTRUSTED_KEEP,
     UNTRUSTED_BODY,
     UNTRUSTED_TARGET,
     build_payload,
@@ -19,6 +21,7 @@ from credence.notify.payload import (
     changed_id,
     changes_line,
     opens_only,
+    tap_refusal,
     to_plain_text,
     topic_for,
     truncate_to_bytes,
@@ -268,3 +271,21 @@ def test_an_untrusted_contradiction_keeps_its_body_neutral():
     changes = changes_line("add", "Use yarn for the frontend", "clean")
     message = json.loads(_build("Vendor: use npm", provenance="untrusted", changes=changes))
     assert message["body"] == UNTRUSTED_BODY and message["changes"] == changes
+
+
+@pytest.mark.parametrize(
+    ("op", "reasons", "provenance", "action", "refusal"),
+    [
+        ("add", [], "clean", "keep", None),
+        ("add", [], "clean", "forget", None),
+        ("supersede", [], "clean", "forget", TAP_CHANGES_ANOTHER),
+        ("add", ["contradicts:bel_1"], "clean", "keep", TAP_CHANGES_ANOTHER),
+        ("add", [], "unsourced", "keep", TAP_UNTRUSTED_KEEP),
+        ("add", [], "untrusted", "keep", TAP_UNTRUSTED_KEEP),
+        ("add", [], "untrusted", "forget", None),
+    ],
+)
+def test_one_rule_says_which_taps_must_open_the_card(
+    op: str, reasons: list[str], provenance: str, action: str, refusal: str | None
+) -> None:
+    assert tap_refusal(op, reasons, provenance, action) == refusal

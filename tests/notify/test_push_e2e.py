@@ -25,6 +25,7 @@ from credence.clock import parse_rfc3339, system_clock
 from credence.notify import tokens
 from credence.notify.payload import UNTRUSTED_BODY, topic_for
 from credence.settings import Settings
+from tests.helpers import post_episode
 from tests.livesrv import LiveServer, cli_key, running
 from tests.notify.pushserver import ALLOWED, components
 from tests.notify.rows import fetch, installation_secret
@@ -85,7 +86,12 @@ def _setup(server: LiveServer, fake: FakePushService) -> tuple[httpx.Client, htt
     assert admin.post("/api/v1/agents", json={"id": "coder", "name": "Coder"}).status_code == 201
     reviewer = server.client(cli_key(server.settings, "reviewer", "coder"))
     _OPEN.append(reviewer)
+    # This reviewer also proposes (a person's own lessons): an admin granted it writing.
+    key_id = reviewer.get("/api/v1/me").json()["key_id"]
+    admin.patch(f"/api/v1/keys/{key_id}", json={"may_write": True}).raise_for_status()
     fake.expected_server_key = reviewer.get("/api/v1/push/vapid-public-key").json()["public_key"]
+    # Delivery mechanics are tested one push per belief; the digest has its own test.
+    _each(admin, reviewer)
     return admin, reviewer
 
 
@@ -95,7 +101,17 @@ def _subscribe(client: httpx.Client, fake: FakePushService, name: str) -> dict:
     return response.json()
 
 
+def _each(*clients: httpx.Client) -> None:
+    """Set these reviewers' notifications to one push per belief."""
+    for client in clients:
+        answer = client.put("/api/v1/me/notifications", json={"mode": "each"})
+        assert answer.status_code == 200, answer.text
+
+
 def _propose(client: httpx.Client, *texts: str, **fields) -> list[str]:
+    """Propose adds citing a clean episode (an unsourced belief's Keep only opens its card)."""
+    if "source_episodes" not in fields:
+        fields["source_episodes"] = [post_episode(client, "coder")["id"]]
     response = client.post(
         "/api/v1/agents/coder/memory/beliefs/proposals",
         json={
@@ -140,8 +156,8 @@ def _check_belief_pushes(server, fake, names, ids, key_ids, texts, finished_at) 
             assert headers["topic"] == topic_for(belief_id) and len(headers["topic"]) <= 32
             assert headers["content-encoding"] == "aes128gcm"
             assert delivery.claims["sub"] == server.settings.vapid_subject
-        counts = sorted(d.payload["pending_count"] for d in deliveries)
-        assert counts == list(range(1, len(ids) + 1))
+        # Counted when the policy queues them: the pile as it is then.
+        assert {d.payload["pending_count"] for d in deliveries} == {len(ids)}
 
 
 def test_three_pending_beliefs_push_three_notifications_to_every_device(settings, fake):
@@ -159,6 +175,53 @@ def test_three_pending_beliefs_push_three_notifications_to_every_device(settings
         ids = _propose(reviewer, *texts)
         finished_at = system_clock()
         _check_belief_pushes(server, fake, list(key_ids), ids, key_ids, texts, finished_at)
+
+
+def test_a_batch_is_one_digest_per_device_and_a_change_to_a_kept_belief_goes_alone(settings, fake):
+    with running(settings) as server:
+        admin, reviewer = _setup(server, fake)
+        for client in (admin, reviewer):
+            client.put("/api/v1/me/notifications", json={"mode": "digest"}).raise_for_status()
+        _subscribe(reviewer, fake, "phone")
+        _subscribe(admin, fake, "desk")
+        ids = _propose(reviewer, *LESSONS)
+        me = reviewer.get("/api/v1/me").json()
+        for name, client in (("phone", reviewer), ("desk", admin)):
+            [digest] = _received(fake, 1, name)
+            payload = digest.payload
+            assert payload["type"] == "digest" and payload["url"] == "/"
+            assert payload["body"] == "3 new beliefs from Coder"
+            assert sorted(payload["belief_ids"]) == sorted(ids)
+            assert payload["pending_count"] == 3 and payload["actions"] == []
+            reviewer_id = client.get("/api/v1/me").json()["reviewer_id"]
+            assert digest.headers["topic"] == topic_for(f"digest:{reviewer_id}")
+            assert digest.headers["urgency"] == "normal"
+        kept = ids[0]
+        version = admin.get(f"/api/v1/beliefs/{kept}").json()["version"]
+        keep = admin.post(f"/api/v1/beliefs/{kept}/keep", headers={"If-Match": f'"{version}"'})
+        assert keep.status_code == 200, keep.text
+        # Inside the digest window a plain addition waits, a change to a kept belief does not.
+        _propose(reviewer, "The staging database is slow on Mondays")
+        weakened = reviewer.post(
+            "/api/v1/agents/coder/memory/beliefs/proposals",
+            json={
+                "proposals": [
+                    {
+                        "op": "weaken",
+                        "belief": "PDFs rarely matter",
+                        "confidence": 0.6,
+                        "target_belief_id": kept,
+                    }
+                ]
+            },
+        ).json()["results"][0]["belief_id"]
+        high = _received(fake, 2, "phone")[1]
+        assert high.payload["type"] == "belief.pending"
+        assert high.payload["belief_id"] == weakened
+        assert high.headers["urgency"] == "high"
+        time.sleep(0.5)
+        assert len(fake.received("phone")) == 2  # the addition waits for the window
+        assert me["reviewer_id"]
 
 
 def test_a_reflection_job_creating_three_beliefs_pushes_each_within_two_seconds(settings, fake):
@@ -334,6 +397,7 @@ def test_a_sigkill_mid_delivery_neither_loses_nor_duplicates(settings, fake):
                 vapid = reviewer.get("/api/v1/push/vapid-public-key").json()["public_key"]
                 fake.expected_server_key = vapid
                 _subscribe(reviewer, fake, "phone")
+                _each(reviewer)
             # Two answered at once; the third hangs until after the crash.
             fake.script("phone", Reply(201), Reply(201), Reply(201, delay=120))
             ids = _propose(admin, *LESSONS)
@@ -444,3 +508,27 @@ def test_a_belief_that_changes_another_says_what_and_opens_only(settings, fake):
         assert payload["opens_only"] is True and payload["url"] == f"/?belief={made[name]}"
         assert payload["op"] == ("add" if name == "contradicts" else name)
     assert {"changes", "opens_only", "op"}.isdisjoint(deliveries[plain])
+
+
+def test_a_snoozed_digest_survives_a_restart_and_arrives_once_decrypted(settings, fake):
+    with running(settings) as server:
+        _admin, reviewer = _setup(server, fake)
+        _subscribe(reviewer, fake, "phone")
+        until = system_clock() + timedelta(seconds=3)
+        snoozed = reviewer.put(
+            "/api/v1/me/notifications",
+            json={"mode": "digest", "snooze_until": until.isoformat().replace("+00:00", "Z")},
+        )
+        assert snoozed.status_code == 200, snoozed.text
+        ids = _propose(reviewer, *LESSONS[1:])
+        time.sleep(0.5)
+        assert fake.received("phone") == []  # held by the snooze
+    time.sleep(max(0.0, (until - system_clock()).total_seconds()) + 0.2)
+    with running(settings):
+        [digest] = _received(fake, 1, "phone")
+        time.sleep(1.5)  # room for a second copy that must not come
+        assert len(fake.received("phone")) == 1
+    assert digest.payload["type"] == "digest"
+    assert sorted(digest.payload["belief_ids"]) == sorted(ids)
+    assert digest.payload["body"] == "2 new beliefs from Coder"
+    assert digest.headers["content-encoding"] == "aes128gcm"

@@ -37,18 +37,18 @@ async def test_subscriptions_upsert_by_endpoint_stay_with_their_key_and_are_capp
         )
 
     created, row = await upsert(_sub(alice, endpoint))
-    assert created and row["key_id"] == alice
+    assert created and row.key_id == alice
     again, same = await upsert(_sub(alice, endpoint, "p2"), "2026-03-01T12:00:01.000Z")
-    assert not again and same["id"] == row["id"] and same["p256dh"] == "p2"
+    assert not again and same.id == row.id and same.p256dh == "p2"
     with pytest.raises(Conflict):
         await upsert(_sub(bob, endpoint))
     for n in range(2, 6):
         await upsert(_sub(alice, f"https://push.example-push.org/{n}"), f"2026-03-01T12:00:0{n}Z")
     mine = await store.read(lambda conn: push_db.subscriptions_of_key(conn, alice))
-    assert [r["endpoint"][-1] for r in mine] == ["5", "4", "3"]
-    assert not await store.write(lambda conn: push_db.delete_subscription(conn, mine[0]["id"], bob))
-    assert await store.write(lambda conn: push_db.delete_subscription(conn, mine[0]["id"], alice))
-    assert await store.write(lambda conn: push_db.delete_subscription(conn, mine[1]["id"], None))
+    assert [r.endpoint[-1] for r in mine] == ["5", "4", "3"]
+    assert not await store.write(lambda conn: push_db.delete_subscription(conn, mine[0].id, bob))
+    assert await store.write(lambda conn: push_db.delete_subscription(conn, mine[0].id, alice))
+    assert await store.write(lambda conn: push_db.delete_subscription(conn, mine[1].id, None))
 
 
 async def test_subscribers_and_channels_follow_the_keys_agent_lists(store: Database):
@@ -71,7 +71,7 @@ async def test_subscribers_and_channels_follow_the_keys_agent_lists(store: Datab
 
     keys = await store.write(setup)
     found = await store.read(lambda conn: push_db.subscribers(conn, "coder"))
-    assert {r["key_id"] for r in found} == {keys["admin"], keys["coder"]}
+    assert {r.key_id for r in found} == {keys["admin"], keys["coder"]}
 
     def channel(url: str, agents: list[str] | None) -> NewChannel:
         return NewChannel(new_id("chn"), "admin", url, url, "json://…", "", agents, NOW)
@@ -82,14 +82,14 @@ async def test_subscribers_and_channels_follow_the_keys_agent_lists(store: Datab
     )
     await store.write(lambda conn: channels_db.create_channel(conn, channel("c", ["writer"])))
     ids = await store.read(lambda conn: channels_db.channels_for_agent(conn, "coder"))
-    assert sorted(ids) == sorted([everyone["id"], coder["id"]])
+    assert sorted(ids) == sorted([everyone.id, coder.id])
     with pytest.raises(Conflict):
         await store.write(lambda conn: channels_db.create_channel(conn, channel("a", None)))
     with pytest.raises(NotFound):
         await store.write(lambda conn: channels_db.create_channel(conn, channel("d", ["nobody"])))
-    await store.write(lambda conn: channels_db.delete_admin_channel(conn, everyone["id"]))
+    await store.write(lambda conn: channels_db.delete_admin_channel(conn, everyone.id))
     with pytest.raises(NotFound):
-        await store.write(lambda conn: channels_db.delete_admin_channel(conn, everyone["id"]))
+        await store.write(lambda conn: channels_db.delete_admin_channel(conn, everyone.id))
     assert await store.read(lambda conn: outbox_db.pending_count(conn, ["coder"])) == 0
     assert await store.read(lambda conn: outbox_db.next_due(conn, "push_outbox")) is None
 
@@ -101,4 +101,4 @@ async def test_an_env_channel_cannot_be_deleted_through_the_api(store: Database)
     await store.write(lambda conn: channels_db.sync_env_channels(conn, {"h": env}))
     [row] = await store.read(channels_db.list_channels)
     with pytest.raises(Conflict):
-        await store.write(lambda conn: channels_db.delete_admin_channel(conn, row["id"]))
+        await store.write(lambda conn: channels_db.delete_admin_channel(conn, row.id))

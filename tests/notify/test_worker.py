@@ -14,12 +14,13 @@ import pytest
 from harness.fakes.push import FakePushService, Reply
 from harness.fakes.webhook import Webhook
 
-from credence.auth import Principal
+from credence.access.principal import Principal
 from credence.clock import rfc3339
 from credence.db.engine import Database
-from credence.embed import make_embedder
 from credence.ids import new_id
 from credence.memory.beliefs import BeliefHooks, BeliefService
+from credence.memory.decisions import Forget
+from credence.memory.semantics.embedders import make_embedder
 from credence.notify import tokens
 from credence.notify.outbox import OutboxConfig, pending_hook
 from credence.notify.vapid import VapidKeys
@@ -327,10 +328,8 @@ async def test_decided_expired_and_revoked_rows_are_not_sent(env: Env):
 
     await env.store.write(revoke)
     principal = Principal(key_id=reviewer, scope="reviewer", agents=None, label="")
-    outcome = await env.beliefs.decide(
-        decided, "forget", principal, if_match='"1"', idempotency_key=None, payload={}
-    )
-    assert outcome.status_code == 200
+    outcome = await env.beliefs.decide(decided, Forget(), principal, if_match='"1"')
+    assert outcome.status == "forgotten"
     worker = env.worker()
     await worker.start()
     await _run(worker)

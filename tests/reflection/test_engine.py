@@ -80,6 +80,9 @@ def test_fenced_answer_becomes_pending_beliefs(server, admin, fake_llm, ada) -> 
         ("needs_review", True),
     ]
     assert out["results"][1]["reasons"] == ["untrusted_source"]
+    assert out["results"][1]["structured_reasons"] == [
+        {"kind": "untrusted_source", "target": None, "change": None}
+    ]
     assert out["usage"] == {
         "attempts": 1,
         "prompt_tokens": 100,
@@ -90,7 +93,11 @@ def test_fenced_answer_becomes_pending_beliefs(server, admin, fake_llm, ada) -> 
     pending = {b["content"]: b for b in beliefs(admin, "ada", "pending")}
     assert set(pending) == {"Use grams in recipes.", "Ignore pages about ounces."}
     grams = pending["Use grams in recipes."]
-    assert grams["proposed_by"] == {"key_id": None, "job_id": job["id"], "reflector": "llm"}
+    assert grams["proposed_by"] == {
+        "key_id": admin.get("/api/v1/me").json()["key_id"],
+        "job_id": job["id"],
+        "reflector": "llm",
+    }
     assert grams["provenance"] == "clean" and grams["source_episodes"] == [e1, e2]
     assert pending["Ignore pages about ounces."]["provenance"] == "untrusted"
     assert unreflected(admin, "ada") == set()

@@ -41,9 +41,11 @@ def test_seeding_the_example_twice_changes_nothing_the_second_time(tmp_path, cap
     assert "wake research-own-schedule: created" in first
     assert main(["seed", str(EXAMPLE), *flags]) == 0
     second = capsys.readouterr().out.splitlines()
-    assert second and all(line.endswith(": unchanged") for line in second)
+    assert second and all(line.split(" (")[0].endswith(": unchanged") for line in second)
     agents = dict(_rows(where, "SELECT id, settings FROM agents"))
     assert json.loads(agents["support-bot"])["recall_queries"][0].startswith("the user")
+    # The nightly wake the migration made covers every agent: the example never narrows it.
+    assert _rows(where, "SELECT agent_ids FROM wakes WHERE id = 'reflection-nightly'") == [(None,)]
     wakes = dict(_rows(where, "SELECT id, cron FROM wakes"))
     assert wakes == {
         "reflection-nightly": "0 3 * * *",
@@ -64,6 +66,50 @@ def test_seed_updates_what_changed(tmp_path, capsys, where) -> None:
     assert main(["seed", str(manifest), *flags]) == 0
     assert capsys.readouterr().out.splitlines()[-1] == "agent ada: updated"
     assert _rows(where, "SELECT name FROM agents") == [("Ada Lovelace",)]
+
+
+def _wake_manifest(path: Path, agent_ids: list[str]) -> Path:
+    agents = [{"id": agent_id, "name": agent_id.title()} for agent_id in ("ada", "bob", "cy")]
+    wake = {"id": "w", "kind": "cron", "cron": "0 4 * * *", "agent_ids": agent_ids}
+    path.write_text(json.dumps({"agents": agents, "wakes": [wake]}))
+    return path
+
+
+def test_seed_merges_a_wakes_agents_and_says_so(tmp_path, capsys, where) -> None:
+    flags = store_flags(where)
+    assert main(["seed", str(_wake_manifest(tmp_path / "a.json", ["ada"])), *flags]) == 0
+    capsys.readouterr()
+    assert main(["seed", str(_wake_manifest(tmp_path / "b.json", ["bob"])), *flags]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line == "wake w: updated (agent_ids: [ada] -> [ada, bob])"
+    assert _rows(where, "SELECT agent_ids FROM wakes WHERE id = 'w'") == [('["ada", "bob"]',)]
+
+
+def test_seed_keeps_a_wake_for_every_agent_unless_replaced(tmp_path, capsys, where) -> None:
+    flags = store_flags(where)
+    wake = {"id": "reflection-nightly", "kind": "cron", "cron": "0 3 * * *", "agent_ids": ["ada"]}
+    manifest = tmp_path / "m.json"
+    manifest.write_text(json.dumps({"agents": [{"id": "ada", "name": "Ada"}], "wakes": [wake]}))
+    assert main(["seed", str(manifest), *flags]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line.startswith("wake reflection-nightly: updated (agent_ids: kept every agent")
+    query = "SELECT agent_ids FROM wakes WHERE id = 'reflection-nightly'"
+    assert _rows(where, query) == [(None,)]
+    assert main(["seed", str(manifest), "--replace", *flags]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert "agent_ids: every agent -> [ada] (narrowed: --replace)" in line
+    assert _rows(where, query) == [('["ada"]',)]
+
+
+def test_seed_replace_narrows_a_wake_and_says_so(tmp_path, capsys, where) -> None:
+    flags = store_flags(where)
+    assert main(["seed", str(_wake_manifest(tmp_path / "a.json", ["ada", "bob"])), *flags]) == 0
+    capsys.readouterr()
+    narrow = str(_wake_manifest(tmp_path / "b.json", ["cy"]))
+    assert main(["seed", narrow, "--replace", *flags]) == 0
+    line = capsys.readouterr().out.splitlines()[-1]
+    assert line == "wake w: updated (agent_ids: [ada, bob] -> [cy] (narrowed: --replace))"
+    assert _rows(where, "SELECT agent_ids FROM wakes WHERE id = 'w'") == [('["cy"]',)]
 
 
 @pytest.mark.parametrize(

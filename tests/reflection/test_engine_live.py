@@ -13,11 +13,11 @@ import pytest
 from credence.clock import rfc3339
 from credence.db import make_store
 from credence.db.engine import Database
-from credence.embed import WordLlamaEmbedder
 from credence.memory import gate, live
 from credence.memory.gate import BeliefIndex, Proposal
+from credence.memory.semantics.model import MiniLMEmbedder
 
-EMBEDDER = WordLlamaEmbedder()
+EMBEDDER = MiniLMEmbedder()
 SUBJECTS = (
     "deploy to production on fridays",
     "use tabs for indentation",
@@ -117,7 +117,7 @@ async def test_subset_verdicts_equal_full_index_verdicts(store: Database) -> Non
         expected = gate.gate(proposals, everything, set(), embedded)
         actual = gate.gate(proposals, BeliefIndex.build(subset), set(), embedded)
         assert actual == expected, batch
-        kinds |= {reason.split(":")[0] for r in expected for reason in r.reasons}
+        kinds |= {reason.kind for r in expected for reason in r.reasons}
     assert {
         "duplicate_of",
         "near_duplicate_of",

@@ -20,7 +20,7 @@ from credence.reflection.llm import (
     plan_prompt,
     retry_after_seconds,
 )
-from credence.reflection.prompt import PromptEpisode
+from credence.reflection.pulled import PulledEpisode
 
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 MESSAGES = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
@@ -144,12 +144,12 @@ async def test_answer_shapes(http, fake) -> None:
         await complete(chat)
 
 
-def _episodes(count: int) -> tuple[list[PromptEpisode], np.ndarray]:
+def _episodes(count: int) -> tuple[list[PulledEpisode], np.ndarray]:
     rng = np.random.default_rng(3)
     vectors = rng.standard_normal((count, 16)).astype(np.float32)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     episodes = [
-        PromptEpisode(f"ep_{n:026d}", f"Summary {n} " + "words " * 50, (), "clean")
+        PulledEpisode(f"ep_{n:026d}", f"Summary {n} " + "words " * 50, (), "clean")
         for n in range(count)
     ]
     return episodes, vectors

@@ -142,6 +142,8 @@ def test_duplicate_contradiction_supersede_and_clean_lesson(server, admin) -> No
         "accepted": True,
         "belief_id": clean["belief_id"],
         "rejected_reason": None,
+        "structured_reasons": [],
+        "rejected": None,
     }
 
     refused = by_index[5]
@@ -163,7 +165,11 @@ def test_duplicate_contradiction_supersede_and_clean_lesson(server, admin) -> No
     assert contra["rationale"] == (
         f"[needs human review] contradicts:{ids['deploy']}. A Friday release broke."
     )
-    assert contra["proposed_by"] == {"key_id": None, "job_id": job["id"], "reflector": "stub"}
+    assert contra["proposed_by"] == {
+        "key_id": admin.get("/api/v1/me").json()["key_id"],
+        "job_id": job["id"],
+        "reflector": "stub",
+    }
     assert f"contradicts:{ids['deploy']}" in contra["review_reasons"]
     sup = pending[supersede["belief_id"]]
     assert sup["target_belief_id"] == ids["tabs"] and sup["op"] == "supersede"
@@ -383,3 +389,6 @@ def test_a_value_change_from_a_job_is_submitted_flagged_never_dropped(server, ad
     stored = pending[bun["belief_id"]]
     assert stored["review_reasons"] == bun["reasons"]
     assert stored["rationale"].startswith("[needs human review] contradicts:")
+    # The gate ran once for the job (check), so each reason is named once, never twice.
+    for reason in bun["reasons"]:
+        assert stored["rationale"].count(reason) == 1, stored["rationale"]

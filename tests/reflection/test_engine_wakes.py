@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from credence.memory.context import context_component
+from credence.components import context_component
 from credence.reflection.engine import reflection_component
 from credence.reflection.wakes import due_windows, latest_window, window_key
 from credence.settings import Settings

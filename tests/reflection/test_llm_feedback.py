@@ -9,20 +9,20 @@ from pathlib import Path
 import pytest
 from harness.fakes.llm import FakeLLM
 
-from credence.embed import count_tokens
 from credence.memory.feedback import Refusal, ReviewerFeedback, Rewrite
+from credence.memory.semantics.model import count_tokens
 from credence.reflection.prompt import (
     FEEDBACK_TOKEN_BUDGET,
     FeedbackLines,
-    PromptEpisode,
     build_messages,
     feedback_span,
     fit_feedback,
 )
+from credence.reflection.pulled import PulledEpisode
 from credence.settings import Settings
 from tests.reflection.jobtools import activate, episode, make_agent, post_episodes, run_job
 
-EPISODES = [[PromptEpisode("ep_1", "Weighed flour.", (("steer", "use grams"),), "clean")]]
+EPISODES = [[PulledEpisode("ep_1", "Weighed flour.", (("steer", "use grams"),), "clean")]]
 
 
 def blocks(user: str) -> dict[str, list[dict]]:

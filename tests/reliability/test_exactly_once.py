@@ -17,11 +17,11 @@ from harness.fakes.llm import FakeLLM
 from harness.httpload import UNLIMITED_RATE_ENV, ServerProcess
 from psycopg.rows import dict_row
 
-from credence.auth import insert_key
+from credence.access.keys import create_key
 from credence.clock import system_clock
 from credence.db import make_store
-from credence.embed import make_embedder
 from credence.memory.episodes import EpisodeService
+from credence.memory.semantics.embedders import make_embedder
 from credence.models import EpisodeIn, InterventionIn
 
 pytestmark = pytest.mark.slow
@@ -46,7 +46,7 @@ async def _seed(data_dir: Path, database_url: str | None) -> tuple[str, list[str
                 "UPDATE wakes SET created_at = ?, updated_at = ? WHERE id = 'reflection-nightly'",
                 (PAST, PAST),
             )
-            secret, _ = await insert_key(
+            secret, _ = await create_key(
                 conn, scope="admin", agents=None, label="test", clock=system_clock
             )
             return secret

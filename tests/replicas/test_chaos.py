@@ -250,6 +250,9 @@ def test_windows_jobs_and_pushes_happen_once_while_replicas_are_sigkilled(
         "/api/v1/push/subscriptions", json=fake_push.subscription("phone")
     )
     assert subscribed.status_code == 201, subscribed.text
+    # One push per belief, so each belief's copies can be counted (digests have their own tests).
+    each = reviewer[0].put("/api/v1/me/notifications", json={"mode": "each"})
+    assert each.status_code == 200, each.text
     try:
         _sigkill_rounds_then_check(replicas, admin_key, fake_push, names, rng)
     finally:  # later tests' beliefs must not queue pushes to a service that is gone
@@ -375,6 +378,12 @@ def _load(
 def _answers_away(replica: Replica, admin_key: str, agent_id: str) -> None:
     """While the database is away: 503 + Retry-After, fast, for /readyz and for a write."""
     with replica.client(admin_key, timeout=AWAY_ANSWER_S * 3) as client:
+        # Under load a request already queued for a pooled connection when the database went
+        # waits the store's whole connect timeout (5 s) before the replica knows it is away:
+        # this probe shows it notices (a 503 within the client's timeout, never a hang); the
+        # timed requests below then show the fast answer of a replica that knows.
+        noticed = client.get("/readyz")
+        assert noticed.status_code == 503, (noticed.status_code, noticed.text)
         for method, path, body in (
             ("GET", "/readyz", None),
             ("POST", f"/api/v1/agents/{agent_id}/episodes", {"session_id": "x", "summary": "x"}),

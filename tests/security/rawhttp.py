@@ -148,21 +148,31 @@ def served(data_dir: Path, **env: str) -> Iterator[Served]:
         stderr=subprocess.PIPE,
     )
     run = Served(f"http://127.0.0.1:{port}", process)
+    stopped = False
     try:
-        deadline = time.monotonic() + 60
+        # Generous: on two loaded cores importing the app alone can take a minute.
+        deadline = time.monotonic() + 180
         while not _ready(run.url):
             if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"credence serve did not start: {process.stderr.read()!r}")
+                # Its stderr ends only when it exits: a server still starting is stopped first.
+                run.stderr, stopped = _stop(process), True
+                raise RuntimeError(f"credence serve did not start: {run.stderr!r}")
             time.sleep(0.1)
         yield run
     finally:
-        process.terminate()
-        try:
-            _, err = process.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            _, err = process.communicate()
-        run.stderr = err.decode("utf-8", "replace")
+        if not stopped:
+            run.stderr = _stop(process)
+
+
+def _stop(process: subprocess.Popen[bytes]) -> str:
+    """SIGTERM (SIGKILL after 30 s) and wait; what the process wrote to stderr."""
+    process.terminate()
+    try:
+        _, err = process.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, err = process.communicate()
+    return err.decode("utf-8", "replace")
 
 
 def _ready(url: str) -> bool:

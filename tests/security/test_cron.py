@@ -53,7 +53,7 @@ def test_the_api_answers_422_and_stores_nothing(server, admin) -> None:
 
 def _insert_bad_wake(server) -> None:
     async def work(conn):
-        await conn.execute(
+        await conn.run(
             "INSERT INTO wakes(id, kind, cron, event, agent_ids, enabled, input_data, description,"
             " created_at, updated_at) VALUES ('broken', 'cron', ?, NULL, NULL, 1, '{}', '',"
             " '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z')",
@@ -83,14 +83,14 @@ def test_the_scheduler_skips_a_bad_row_and_fires_the_others(tmp_path, caplog) ->
 
             async def work(conn):
                 at = start.isoformat()
-                await conn.execute("DELETE FROM wakes")  # the default wakes are not this test's
-                await conn.execute(
+                await conn.run("DELETE FROM wakes")  # the default wakes are not this test's
+                await conn.run(
                     "INSERT INTO agents(id, name, roles, settings, created_at, updated_at)"
                     " VALUES ('ada', 'Ada', '[]', '{}', ?, ?)",
                     (at, at),
                 )
                 for wake_id, cron in (("a-broken", NEVER), ("b-nightly", "0 3 * * *")):
-                    await conn.execute(
+                    await conn.run(
                         "INSERT INTO wakes(id, kind, cron, agent_ids, enabled, input_data,"
                         " description, created_at, updated_at)"
                         " VALUES (?, 'cron', ?, NULL, 1, '{}', '', ?, ?)",

@@ -82,3 +82,14 @@ def test_exposed_database_and_key_files_are_named_in_one_warning(tmp_path: Path)
     assert str(data_dir / "credence.sqlite3") in warning
     assert str(data_dir / "vapid_private.pem") in warning
     assert "push_token_secret" not in warning
+
+
+def test_a_data_dir_made_wide_before_the_first_start_is_named(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    data_dir.mkdir(mode=0o755)
+    data_dir.chmod(0o755)
+    with served(data_dir) as run:
+        pass
+    [warning] = [line for line in run.stderr.splitlines() if "readable by other users" in line]
+    named = warning.split("readable by other users: ", 1)[1].split("; run", 1)[0]
+    assert str(data_dir) in named.split(", ")

@@ -48,8 +48,11 @@ def test_prepare_is_idempotent_and_shows_review_reasons(tmp_path: Path) -> None:
     assert first.pending >= 3
     rows = _beliefs(settings.database_path)
     pending = [r for r in rows if r[2] == "pending"]
-    assert any("contradicts:" in r[5] or "untrusted_source" in r[5] for r in pending)
-    assert any(r[4] == "untrusted" for r in pending)
+    flags = ("contradicts:", "untrusted_source", "op:supersede", "op:forget")
+    assert any(flag in r[5] for r in pending for flag in flags)
+    # What third-party pages and emails asked for never becomes a clean proposal.
+    hostile = ("vendor", "shipping partner", "another site")
+    assert not any(r[4] == "clean" and w in r[3].lower() for r in pending for w in hostile)
     dump = "\n".join(sqlite3.connect(settings.database_path).iterdump())
     assert "AKIAIOSFODNN7EXAMPLE" not in dump and "[REDACTED:" in dump
 

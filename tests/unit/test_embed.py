@@ -1,32 +1,25 @@
-"""Tests for the embedders: the bundled offline model and the OpenAI-compatible client."""
+"""Tests for credence.embed: the blob helpers and the OpenAI-compatible client (the bundled
+model is tested in tests/memory/semantics/test_model.py)."""
 
 from __future__ import annotations
 
 import ipaddress
 import json
-import os
 import socket
 import struct
-import subprocess
-import sys
-import textwrap
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import httpx
 import numpy as np
 import pytest
 
-import credence
 from credence.embed import (
     Embedder,
     EmbeddingUnavailable,
     OpenAIEmbedder,
-    WordLlamaEmbedder,
-    make_embedder,
     to_blob,
 )
 
@@ -80,167 +73,6 @@ def loopback_only(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[Any]]:
     assert attempts == [], f"network attempts beyond loopback: {attempts}"
 
 
-# --- the bundled model -------------------------------------------------------------------------
-
-_FRESH_PROCESS_SCRIPT = textwrap.dedent(
-    """
-    import json, logging, socket, sys
-
-    attempts = []
-
-    def refuse(*args, **kwargs):
-        attempts.append(repr(args[1:] or args))
-        raise ConnectionRefusedError("network is forbidden in this test")
-
-    socket.socket.connect = refuse
-    socket.socket.connect_ex = refuse
-    socket.getaddrinfo = refuse
-    socket.create_connection = refuse
-
-    from credence.embed import WordLlamaEmbedder
-
-    embedder = WordLlamaEmbedder()
-    vectors = embedder.embed_sync(sys.argv[1:])
-    print(json.dumps({
-        "attempts": attempts,
-        "shape": list(vectors.shape),
-        "dtype": str(vectors.dtype),
-        "norms": [float(n) for n in (vectors ** 2).sum(axis=1)],
-        "cosine": (vectors @ vectors.T).tolist(),
-        "wordllama_package_imported": "wordllama" in sys.modules,
-        "root_handlers": len(logging.getLogger().handlers),
-    }))
-    """
-)
-
-
-def _run_fresh(script: str, args: list[str], home: Path) -> dict[str, Any]:
-    package_root = Path(credence.__file__).resolve().parents[1]
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in {"HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE", "HF_HOME", "XDG_CACHE_HOME"}
-    }
-    env["HOME"] = str(home)  # an empty home: no model cache can be found there
-    env["PYTHONPATH"] = os.pathsep.join([str(package_root), env.get("PYTHONPATH", "")])
-    completed = subprocess.run(
-        [sys.executable, "-c", script, *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr
-    return json.loads(completed.stdout.strip().splitlines()[-1])
-
-
-def test_bundled_model_loads_in_a_fresh_process_without_any_network(tmp_path: Path) -> None:
-    result = _run_fresh(_FRESH_PROCESS_SCRIPT, [RELATED_A, RELATED_B, UNRELATED, ""], tmp_path)
-    assert result["attempts"] == []
-    assert result["shape"] == [4, 256]
-    assert result["dtype"] == "float32"
-    assert result["norms"][:3] == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
-    assert result["norms"][3] == 0.0
-    # wordllama's own package __init__ configures the root logger and imports a downloader.
-    assert result["wordllama_package_imported"] is False
-    assert result["root_handlers"] == 0
-    assert not any(tmp_path.iterdir()), "nothing may be cached into the home directory"
-
-
-def test_vectors_match_wordllamas_own_inference(tmp_path: Path) -> None:
-    script = textwrap.dedent(
-        """
-        import json, sys
-        from safetensors.numpy import load_file
-        from tokenizers import Tokenizer
-        from wordllama.inference import WordLlamaInference
-        from credence.embed import WordLlamaEmbedder, wordllama_files
-
-        weights, tokenizer = wordllama_files()
-        reference = WordLlamaInference(
-            load_file(str(weights))["embedding.weight"], Tokenizer.from_file(str(tokenizer))
-        ).embed(sys.argv[1:], norm=True)
-        ours = WordLlamaEmbedder().embed_sync(sys.argv[1:])
-        print(json.dumps({"max_diff": float(abs(reference - ours).max())}))
-        """
-    )
-    texts = [RELATED_A, RELATED_B, UNRELATED, "x", "Ünïcode — with emoji 🎉 and tabs\t!"]
-    assert _run_fresh(script, texts, tmp_path)["max_diff"] < 1e-5
-
-
-async def test_embed_returns_normalised_float32_rows() -> None:
-    embedder = WordLlamaEmbedder()
-    vectors = await embedder.embed([RELATED_A, RELATED_B, UNRELATED])
-    assert embedder.name == "wordllama-l2_supercat-256"
-    assert embedder.dim == 256
-    assert vectors.shape == (3, 256)
-    assert vectors.dtype == np.float32
-    assert np.linalg.norm(vectors, axis=1) == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
-    assert isinstance(embedder, Embedder)
-
-
-async def test_related_sentences_score_higher_than_unrelated() -> None:
-    vectors = await WordLlamaEmbedder().embed([RELATED_A, RELATED_B, UNRELATED])
-    similarity = vectors @ vectors.T
-    assert similarity[0, 1] > similarity[0, 2] + 0.2
-    assert similarity[0, 1] > similarity[1, 2] + 0.2
-
-
-async def test_blank_texts_give_zero_rows_and_keep_positions() -> None:
-    embedder = WordLlamaEmbedder()
-    vectors = await embedder.embed(["", RELATED_A, "   \n\t", RELATED_B])
-    alone = await embedder.embed([RELATED_A, RELATED_B])
-    assert not vectors[0].any() and not vectors[2].any()
-    np.testing.assert_allclose(vectors[[1, 3]], alone, atol=1e-6)
-    assert (await embedder.embed([])).shape == (0, 256)
-
-
-async def test_large_batch_matches_small_batches() -> None:
-    embedder = WordLlamaEmbedder()
-    texts = [f"episode {i}: the ingester failed on file {i * 7}" for i in range(150)]
-    batched = await embedder.embed(texts)
-    singles = np.vstack([await embedder.embed([text]) for text in texts[:5]])
-    assert batched.shape == (150, 256)
-    np.testing.assert_allclose(batched[:5], singles, atol=1e-6)
-    assert not np.allclose(batched[0], batched[1])
-
-
-async def test_very_long_text_averages_like_its_repeated_unit() -> None:
-    embedder = WordLlamaEmbedder()
-    unit = "alpha beta"
-    long_text = " ".join([unit] * 40_000)  # 80 000 tokens: past the per-chunk gather budget
-    vectors = await embedder.embed([unit, long_text])
-    assert float(vectors[0] @ vectors[1]) == pytest.approx(1.0, abs=1e-5)
-
-
-def test_concurrent_threads_embed_identically() -> None:
-    embedder = WordLlamaEmbedder()
-    results: list[np.ndarray] = []
-    lock = threading.Lock()
-
-    def work() -> None:
-        vector = embedder.embed_sync([RELATED_A])
-        with lock:
-            results.append(vector)
-
-    threads = [threading.Thread(target=work) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert len(results) == 8
-    for vector in results[1:]:
-        np.testing.assert_array_equal(vector, results[0])
-
-
-async def test_a_single_string_is_refused() -> None:
-    with pytest.raises(TypeError, match="sequence of strings"):
-        await WordLlamaEmbedder().embed(RELATED_A)
-    with pytest.raises(TypeError, match=r"texts\[1\]"):
-        await WordLlamaEmbedder().embed(["ok", 3])  # type: ignore[list-item]
-
-
 # --- helpers -----------------------------------------------------------------------------------
 
 
@@ -255,17 +87,6 @@ def test_blob_round_trip_is_exact_little_endian_float32() -> None:
 def test_blob_shape_is_checked() -> None:
     with pytest.raises(ValueError, match="one vector"):
         to_blob(np.zeros((2, 2), dtype=np.float32))
-
-
-def test_make_embedder_picks_by_url() -> None:
-    default = make_embedder(None, None, None)
-    assert isinstance(default, WordLlamaEmbedder)
-    remote = make_embedder("http://127.0.0.1:9/v1/", "nomic-embed-text", "k")
-    assert isinstance(remote, OpenAIEmbedder)
-    assert remote.name == "openai:nomic-embed-text"
-    assert remote.url == "http://127.0.0.1:9/v1"
-    with pytest.raises(ValueError, match="model"):
-        make_embedder("http://127.0.0.1:9/v1", None, None)
 
 
 # --- the OpenAI-compatible client against a real loopback server -------------------------------

@@ -134,4 +134,5 @@ def test_live_pairing_attempts_are_limited_per_address(limited) -> None:
             anonymous.post("/api/v1/pair", json={"code": "not-a-real-code-xx"}) for _ in range(3)
         ]
     assert [a.status_code for a in answers] == [410, 410, 429]
-    assert int(answers[-1].headers["Retry-After"]) == 30
+    # The wait left in the window: 30 s, less however long the three requests took.
+    assert 0 < int(answers[-1].headers["Retry-After"]) <= 30

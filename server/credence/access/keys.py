@@ -6,6 +6,7 @@ import asyncio
 import hashlib
 import hmac
 import json
+import logging
 import secrets
 import time
 from collections.abc import Callable
@@ -15,8 +16,9 @@ from credence.access.principal import Principal, agents_of, principal_from_row
 from credence.clock import Clock, rfc3339
 from credence.db import agents as db_agents
 from credence.db import keys as db_keys
+from credence.db import reviewers as db_reviewers
 from credence.db.engine import Connection, Database
-from credence.errors import NotFound, Unprocessable
+from credence.errors import Conflict, NotFound, Unprocessable
 from credence.ids import new_id
 
 KEY_PREFIX = "crd_"
@@ -26,6 +28,10 @@ POLL_SECONDS = 0.25
 # Even without a change, a cached lookup is redone after this long.
 CACHE_SECONDS = 60.0
 MAX_CACHED = 10_000
+WRITE_GRANT_SCOPE = (
+    "may_write: only a reviewer key takes a write grant (agent and admin keys always write)"
+)
+audit_log = logging.getLogger("credence.audit")
 
 
 def generate_key() -> str:
@@ -60,18 +66,38 @@ def key_info(row: Any) -> dict[str, Any]:
         "label": row["label"],
         "created_at": row["created_at"],
         "revoked_at": row["revoked_at"],
+        "may_write": _may_write(row["scope"], bool(row["may_write"])),
+        "write_grant_at": row["write_grant_at"],
+        "write_grant_by": row["write_grant_by"],
     }
 
 
+def _may_write(scope: str, granted: bool) -> bool:
+    """Whether a key may post episodes and proposals: agent and admin keys always."""
+    return scope != "reviewer" or granted
+
+
 async def create_key(
-    conn: Connection, *, scope: str, agents: list[str] | None, label: str, clock: Clock
+    conn: Connection,
+    *,
+    scope: str,
+    agents: list[str] | None,
+    label: str,
+    clock: Clock,
+    reviewer_id: str | None = None,
+    may_write: bool = False,
+    granted_by: str | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """Create a key inside the caller's transaction; returns (secret, ApiKey fields).
 
     ``agents`` None means every agent; an empty list is refused (Unprocessable), never widened;
-    an unknown agent is NotFound.
+    an unknown agent is NotFound. A reviewer key joins ``reviewer_id`` (a device of that person)
+    or, without one, is the first device of a new reviewer. ``may_write`` grants a reviewer key
+    posting episodes and proposals (recorded as granted by ``granted_by``).
     """
     refuse_empty(agents)
+    if may_write and scope != "reviewer":
+        raise Unprocessable(WRITE_GRANT_SCOPE)
     if scope == "agent" and (not agents or len(agents) != 1):
         raise Unprocessable("an agent key belongs to exactly one agent")
     if scope == "admin" and agents:
@@ -80,6 +106,9 @@ async def create_key(
     secret = generate_key()
     listed = sorted(set(agents)) if agents else None
     key_id, created_at = new_id("key"), rfc3339(clock())
+    if scope == "reviewer" and reviewer_id is None:
+        reviewer_id = new_id("rvw")
+        await db_reviewers.insert(conn, reviewer_id=reviewer_id, name="", created_at=created_at)
     await db_keys.insert_key(
         conn,
         key_id=key_id,
@@ -88,6 +117,9 @@ async def create_key(
         agents=json.dumps(listed) if listed is not None else None,
         label=label,
         created_at=created_at,
+        reviewer_id=reviewer_id,
+        may_write=may_write,
+        write_grant_by=granted_by if may_write else None,
     )
     info = {
         "id": key_id,
@@ -96,6 +128,9 @@ async def create_key(
         "label": label,
         "created_at": created_at,
         "revoked_at": None,
+        "may_write": _may_write(scope, may_write),
+        "write_grant_at": created_at if may_write else None,
+        "write_grant_by": granted_by if may_write else None,
     }
     return secret, info
 
@@ -116,6 +151,38 @@ async def revoke_key(store: Database, key_id: str, clock: Clock) -> dict[str, An
     if row is None:
         raise NotFound(f"key {key_id!r} not found")
     return key_info(row)
+
+
+async def set_may_write(
+    store: Database, key_id: str, may_write: bool, *, by: str, clock: Clock
+) -> dict[str, Any]:
+    """Grant (or withdraw) a reviewer key's writing; its ApiKey fields.
+
+    NotFound for an unknown key, Unprocessable for an agent or admin key (they always write),
+    Conflict for a revoked key. Each change is logged to ``credence.audit`` with who made it.
+    """
+    now = rfc3339(clock())
+
+    async def work(conn: Connection) -> Any:
+        row = await db_keys.get_key(conn, key_id)
+        if row is None:
+            raise NotFound(f"key {key_id!r} not found")
+        if row["scope"] != "reviewer":
+            raise Unprocessable(WRITE_GRANT_SCOPE)
+        if row["revoked_at"] is not None:
+            raise Conflict(f"key {key_id!r} is revoked")
+        return await db_keys.set_may_write(conn, key_id, may_write, now, by)
+
+    info = key_info(await store.write(work))
+    audit_log.info(
+        "audit: %s %s may_write %s key %s (%s)",
+        by,
+        "granted" if may_write else "withdrew",
+        "to" if may_write else "from",
+        key_id,
+        info["label"],
+    )
+    return info
 
 
 class KeyRing:

@@ -11,8 +11,9 @@ from credence.access.keys import create_key, hash_secret, refuse_empty, require_
 from credence.access.principal import agents_of
 from credence.clock import Clock, parse_rfc3339, rfc3339
 from credence.db import keys as db_keys
+from credence.db import reviewers as db_reviewers
 from credence.db.engine import Connection
-from credence.errors import Gone
+from credence.errors import Gone, NotFound
 
 PAIRING_TTL = timedelta(minutes=10)
 
@@ -27,14 +28,22 @@ def generate_pairing_code() -> str:
 
 
 async def create_pairing_code(
-    conn: Connection, *, agents: list[str] | None, label: str, clock: Clock
+    conn: Connection,
+    *,
+    agents: list[str] | None,
+    label: str,
+    clock: Clock,
+    reviewer_id: str | None = None,
 ) -> tuple[str, str]:
     """Create a pairing code inside the caller's transaction; returns (code, expires_at).
 
     ``agents`` None means every agent; an empty list is refused (Unprocessable), never widened.
+    With ``reviewer_id`` the paired device joins that reviewer, else it becomes a new reviewer.
     """
     refuse_empty(agents)
     await require_agents(conn, agents)
+    if reviewer_id is not None and await db_reviewers.get(conn, reviewer_id) is None:
+        raise NotFound(f"reviewer {reviewer_id!r} not found")
     code = generate_pairing_code()
     now = clock()
     expires_at = rfc3339(now + PAIRING_TTL)
@@ -45,6 +54,7 @@ async def create_pairing_code(
         label=label,
         created_at=rfc3339(now),
         expires_at=expires_at,
+        reviewer_id=reviewer_id,
     )
     return code, expires_at
 
@@ -72,6 +82,7 @@ async def redeem_pairing_code(
         agents=agents_of(claimed["agents"]),
         label=claimed["label"],
         clock=clock,
+        reviewer_id=claimed["reviewer_id"],
     )
     await db_keys.link_pairing_key(conn, code_hash, info["id"])
     return secret, info

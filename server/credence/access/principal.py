@@ -18,6 +18,8 @@ class Principal(msgspec.Struct, frozen=True):
     scope: Scope
     agents: frozenset[str] | None
     label: str
+    # A reviewer key an admin granted writing (episodes, turns, proposals, imports).
+    may_write: bool = False
 
     def sees_agent(self, agent_id: str) -> bool:
         """True when this key may read objects of ``agent_id``."""
@@ -40,6 +42,15 @@ class Principal(msgspec.Struct, frozen=True):
         """Agent keys can never approve, forget, edit or reopen anything."""
         if self.scope == "agent":
             raise Forbidden("agent keys cannot decide on beliefs")
+
+    def require_writer(self) -> None:
+        """Agent and admin keys write memory input; a reviewer key only with an admin's grant."""
+        if self.scope == "reviewer" and not self.may_write:
+            raise Forbidden(
+                "posting episodes, turns, proposals or imports needs an agent key, or a"
+                " reviewer key an admin granted may_write (PATCH /api/v1/keys/{id} or"
+                " `credence keys grant-write`)"
+            )
 
     def require_admin(self) -> None:
         """Only admin keys manage agents, keys and pairing codes."""
@@ -70,6 +81,7 @@ def principal_from_row(row: Any) -> Principal:
         scope=row["scope"],
         agents=frozenset(agents) if agents is not None else None,
         label=row["label"],
+        may_write=bool(row["may_write"]),
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from litestar import Controller, Request, get, post
+from litestar import Controller, Request, get, patch, post
 from litestar.params import JSONBody
 
 from credence.access import keys as access_keys
@@ -11,13 +11,17 @@ from credence.access.principal import admin_only
 from credence.api.deps import SharedServices, principal_of
 from credence.api.errors import errors
 from credence.api.params import KeyIdPath
+from credence.api.reviewers import me_of
 from credence.memory import audit
+from credence.memory.semantics.backfill import status as embedding_status
 from credence.models import (
     ApiKey,
     ApiKeyCreated,
     ApiKeyPage,
     AuditVerification,
+    EmbeddingStatus,
     KeyIn,
+    KeyPatch,
     Me,
     PairingCode,
     PairingCodeIn,
@@ -39,7 +43,13 @@ class KeyController(Controller):
 
         async def work(conn):
             return await access_keys.create_key(
-                conn, scope=data.scope, agents=data.agents, label=data.label, clock=services.clock
+                conn,
+                scope=data.scope,
+                agents=data.agents,
+                label=data.label,
+                clock=services.clock,
+                may_write=data.may_write,
+                granted_by=principal_of(request).actor,
             )
 
         secret, row = await services.store.write(work)
@@ -51,6 +61,33 @@ class KeyController(Controller):
         """Every key's metadata (never the secrets)."""
         rows = await access_keys.list_keys(services.store)
         return ApiKeyPage(items=[ApiKey(**row) for row in rows])
+
+    @patch(
+        "/{key_id:str}",
+        operation_id="updateKey",
+        responses=errors(403, 404, 409, 422),
+        description="Grant a reviewer key posting episodes, turns, proposals and imports for"
+        " its agents (`may_write: true`), or withdraw it. Agent and admin keys always may"
+        " (422); a revoked key is a 409. The key row keeps when and by whom, and the change is"
+        " logged to `credence.audit`; every replica follows within a second.",
+    )
+    async def update(
+        self,
+        request: Request,
+        services: SharedServices,
+        key_id: KeyIdPath,
+        data: JSONBody[KeyPatch],
+    ) -> ApiKey:
+        """Grant or withdraw a reviewer key's writing."""
+        row = await access_keys.set_may_write(
+            services.store,
+            key_id,
+            data.may_write,
+            by=principal_of(request).actor,
+            clock=services.clock,
+        )
+        services.keyring.forget_cached()
+        return ApiKey(**row)
 
     @post(
         "/{key_id:str}/revoke",
@@ -80,7 +117,11 @@ async def create_pairing_code(
 
     async def work(conn):
         return await mint_pairing_code(
-            conn, agents=data.agents, label=data.label, clock=services.clock
+            conn,
+            agents=data.agents,
+            label=data.label,
+            clock=services.clock,
+            reviewer_id=data.reviewer_id,
         )
 
     code, expires_at = await services.store.write(work)
@@ -102,13 +143,31 @@ async def verify_audit(request: Request, services: SharedServices) -> AuditVerif
     return AuditVerification(ok=ok, rows=rows, first_broken=first_broken)
 
 
-@get("/me", operation_id="whoAmI", tags=["auth"], responses=errors())
-async def who_am_i(request: Request) -> Me:
-    """The calling key's scope and agents."""
-    principal = principal_of(request)
-    return Me(
-        key_id=principal.key_id,
-        scope=principal.scope,
-        agents=sorted(principal.agents) if principal.agents is not None else None,
-        label=principal.label,
+@get(
+    "/embeddings",
+    operation_id="embeddingStatus",
+    guards=[admin_only],
+    tags=["admin"],
+    responses=errors(403),
+)
+async def embeddings(request: Request, services: SharedServices) -> EmbeddingStatus:
+    """How many beliefs and episodes the configured model embedded; the backfill's progress."""
+    backfill = services.backfill
+    found = await embedding_status(
+        services.store, services.embedder.name, backfill.progress if backfill else None
     )
+    return EmbeddingStatus(
+        model=found.model,
+        beliefs=found.beliefs,
+        beliefs_current=found.beliefs_current,
+        episodes=found.episodes,
+        episodes_current=found.episodes_current,
+        state=found.state,
+        line=found.line,
+    )
+
+
+@get("/me", operation_id="whoAmI", tags=["auth"], responses=errors())
+async def who_am_i(request: Request, services: SharedServices) -> Me:
+    """The calling key's scope and agents, and the reviewer (person) it belongs to."""
+    return await me_of(services, principal_of(request))

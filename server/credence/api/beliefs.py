@@ -8,16 +8,19 @@ from typing import Annotated, Any, cast
 import msgspec
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
-from litestar.exceptions import NotFoundException
+from litestar.exceptions import NotFoundException, PermissionDeniedException
 from litestar.params import JSONBody, QueryParameter
 
+from credence.access.principal import Principal
 from credence.api.agents import load_agent
+from credence.api.decisions import Decisions
 from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath, BeliefIdPath, Cursor, IdempotencyKey, IfMatch, Limit
-from credence.auth import Principal
+from credence.db.idempotency import Remembered
 from credence.memory import audit
-from credence.memory.beliefs import Outcome, belief_from_row, etag
+from credence.memory.beliefs import belief_from_row
+from credence.memory.decisions import Decision, Edit, Forget, Keep, Reopen, etag
 from credence.models import (
     END,
     SLUG_PATTERN,
@@ -47,6 +50,8 @@ AuditCursor = Annotated[
     str | None,
     QueryParameter(pattern=r"^[0-9]{1,18}" + END, description="Opaque cursor from next_cursor"),
 ]
+# How an agent key sees the reviewer behind a decision.
+REVIEWER_LABEL = "a reviewer"
 ETAG_HEADER = [
     ResponseHeader(
         name="ETag", description="The belief's version as a strong ETag", documentation_only=True
@@ -86,16 +91,27 @@ RETIRE_RULES = (
 )
 
 
-def retire_payload(retire: list[str]) -> dict[str, Any]:
-    """The retire list as a decision payload: ordered and deduplicated, absent when empty.
-
-    Absent-when-empty keeps a bare Keep and `{"retire": []}` one request for Idempotency-Key.
-    """
-    return {"retire": sorted(set(retire))} if retire else {}
+def retire_list(retire: list[str]) -> tuple[str, ...]:
+    """The retire list of a decision: ordered and deduplicated, so a bare Keep and
+    `{"retire": []}` are one request for Idempotency-Key."""
+    return tuple(sorted(set(retire)))
 
 
-def outcome_response(outcome: Outcome) -> Response[Belief]:
-    """Send a decision's stored outcome as it was first computed."""
+def _unlabelled(entries: list[Any]) -> list[Any]:
+    """Audit rows with every key's label (often a reviewer's device) replaced by words, and
+    the reviewer and device who decided left out."""
+    return [
+        msgspec.structs.replace(
+            e, actor_label=REVIEWER_LABEL, reviewer_id=None, reviewer_name=None, device=None
+        )
+        if e.actor.startswith("key:")
+        else e
+        for e in entries
+    ]
+
+
+def outcome_response(outcome: Remembered) -> Response[Belief]:
+    """Send a decision's answer (stored for replay) as it was first computed."""
     # The stored body is the Belief's JSON, sent as the bytes first encoded.
     return Response(
         content=cast("Belief", outcome.body),
@@ -171,8 +187,13 @@ class BeliefController(Controller):
         cursor: AuditCursor = None,
     ) -> AuditFeed:
         """Every decision on beliefs this key can see, newest first, each actor named by its
-        key's label (the History view): kept, edited, forgotten, reopened, superseded, restored."""
-        agent_ids = principal_of(request).visible_agents(agent_id)
+        key's label (the History view): kept, edited, forgotten, reopened, superseded, restored.
+
+        An agent key sees its own agent's decisions only, and a reviewer's key label (often a
+        device name) as "a reviewer": the agent learns what was decided, not by whose phone.
+        """
+        principal = principal_of(request)
+        agent_ids = principal.visible_agents(agent_id)
         if agent_ids == []:
             return AuditFeed(items=[], next_cursor=None)
         rows, next_cursor = await audit.decisions(
@@ -181,18 +202,22 @@ class BeliefController(Controller):
             limit=limit,
             cursor=int(cursor) if cursor else None,
         )
-        return AuditFeed(
-            items=[msgspec.convert(r, AuditEvent) for r in rows], next_cursor=next_cursor
-        )
+        events = [msgspec.convert(r, AuditEvent) for r in rows]
+        if principal.scope == "agent":
+            events = _unlabelled(events)
+        return AuditFeed(items=events, next_cursor=next_cursor)
 
     @get("/beliefs/{belief_id:str}/audit", operation_id="getBeliefAudit", responses=errors(404))
     async def get_audit(
         self, request: Request, services: SharedServices, belief_id: BeliefIdPath
     ) -> AuditPage:
-        """Every recorded change of one belief, oldest first."""
+        """Every recorded change of one belief, oldest first (reviewers unnamed for agent keys)."""
         await load_belief(request, belief_id)
         rows = await audit.trail(services.store, belief_id)
-        return AuditPage(items=[msgspec.convert(r, AuditEntry) for r in rows])
+        entries = [msgspec.convert(r, AuditEntry) for r in rows]
+        if principal_of(request).scope == "agent":
+            entries = _unlabelled(entries)
+        return AuditPage(items=entries)
 
     @post(
         "/agents/{agent_id:str}/memory/beliefs/proposals",
@@ -215,20 +240,14 @@ class BeliefController(Controller):
         self,
         request: Request,
         belief_id: str,
-        action: str,
+        decision: Decision,
         if_match: str | None,
         idempotency_key: str | None,
-        payload: dict[str, Any],
     ) -> Response[Belief]:
         principal = principal_of(request)
         principal.require_decider()
-        outcome = await services_of(request).beliefs.decide(
-            belief_id,
-            action,
-            principal,
-            if_match=if_match,
-            idempotency_key=idempotency_key,
-            payload=payload,
+        outcome = await Decisions(services_of(request).beliefs).decide(
+            belief_id, decision, principal, if_match=if_match, idempotency_key=idempotency_key
         )
         return outcome_response(outcome)
 
@@ -246,8 +265,8 @@ class BeliefController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Belief]:
         """Keep a pending belief: it becomes active memory."""
-        payload = retire_payload(data.retire if data is not None else [])
-        return await self._decide(request, belief_id, "keep", if_match, idempotency_key, payload)
+        keep = Keep(retire_list(data.retire if data is not None else []))
+        return await self._decide(request, belief_id, keep, if_match, idempotency_key)
 
     @decision("forget")
     async def forget(
@@ -259,8 +278,8 @@ class BeliefController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Belief]:
         """Forget a belief; it stays remembered as refused, with the reason."""
-        payload = {"reason": data.reason if data is not None else None}
-        return await self._decide(request, belief_id, "forget", if_match, idempotency_key, payload)
+        forget = Forget(data.reason if data is not None else None)
+        return await self._decide(request, belief_id, forget, if_match, idempotency_key)
 
     @decision(
         "edit",
@@ -276,8 +295,8 @@ class BeliefController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Belief]:
         """Rewrite a belief in the owner's words: it becomes active with provenance owner."""
-        payload = {"content": data.content, **retire_payload(data.retire)}
-        return await self._decide(request, belief_id, "edit", if_match, idempotency_key, payload)
+        edit = Edit(data.content, retire_list(data.retire))
+        return await self._decide(request, belief_id, edit, if_match, idempotency_key)
 
     @decision("reopen")
     async def reopen(
@@ -288,13 +307,26 @@ class BeliefController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Belief]:
         """Undo a decision: the belief goes back to pending (and what it retired comes back)."""
-        return await self._decide(request, belief_id, "reopen", if_match, idempotency_key, {})
+        return await self._decide(request, belief_id, Reopen(), if_match, idempotency_key)
 
 
 async def submit_proposals(
     services: Services, principal: Principal, agent_id: str, proposals: Sequence[ProposalIn]
 ) -> ProposalsResult:
-    """Run proposals through the gate as pending beliefs (REST and MCP both call this)."""
+    """Run proposals through the gate as pending beliefs (REST and MCP both call this).
+
+    Review reasons come from the gate: a client other than an admin may not send any (403),
+    since a planted ``contradicts:<id>`` would offer to retire a belief the agent chose. A
+    reviewer key proposes only with an admin's write grant (403 otherwise).
+    """
+    principal.require_writer()
+    if principal.scope != "admin":
+        for index, proposal in enumerate(proposals):
+            if proposal.review_reasons:
+                raise PermissionDeniedException(
+                    f"proposals[{index}].review_reasons: set by the gate only; put your own"
+                    " words in note"
+                )
     results = await services.beliefs.propose(
         agent_id, proposals, ProposedBy(key_id=principal.key_id), principal.actor
     )

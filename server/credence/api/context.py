@@ -20,14 +20,15 @@ from litestar.openapi.spec import (
 from litestar.params import JSONBody, QueryParameter
 from litestar.types import ASGIApp, Receive, Scope, Send
 
+from credence.access.principal import Principal
 from credence.api.agents import load_agent
 from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath
-from credence.auth import Principal
 from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, memory_context
 from credence.memory.episodes import AgentMissing, EpisodeRejected, episode_from_row
 from credence.memory.export import export_memory, render_markdown
+from credence.memory.report import memory_report
 from credence.memory.turns import ExtractedTurn, Intervention, TurnError, extract_turn
 from credence.models import (
     NO_NUL,
@@ -195,7 +196,9 @@ def fast_context(app: ASGIApp) -> ASGIApp:
             and principal.sees_agent(agent_id)
         ):
             try:
-                result = await memory_context(scope["app"].state.services, agent_id, **params)
+                result = await memory_context(
+                    scope["app"].state.services.context, agent_id, **params
+                )
             except AgentMissing:
                 result = None
             if result is not None:
@@ -228,7 +231,9 @@ async def _export(request: Request, agent_id: str) -> MemoryExport:
     principal_of(request).require_agent(agent_id)
     services = services_of(request)
     try:
-        return await export_memory(services.store, services.clock, agent_id)
+        exported = await export_memory(services.store, services.clock, agent_id)
+        report = await memory_report(services.store, agent_id, services.clock())
+        return msgspec.structs.replace(exported, report=report)
     except AgentMissing:
         raise NotFoundException(f"agent {agent_id!r} not found") from None
 
@@ -266,7 +271,7 @@ class ContextController(Controller):
         principal_of(request).require_agent(agent_id)
         try:
             return await memory_context(
-                services,
+                services.context,
                 agent_id,
                 role=role,
                 query=_clean(search) if search else None,
@@ -301,7 +306,9 @@ class ContextController(Controller):
             headers={"Content-Disposition": f'inline; filename="{agent_id}-memory.md"'},
         )
 
-    @post("/turns", operation_id="createTurn", status_code=201, responses=errors(404, 422))
+    @post(
+        "/turns", operation_id="createTurn", status_code=201, responses=errors(403, 404, 422, 507)
+    )
     async def create_turn(
         self,
         request: Request,
@@ -314,8 +321,10 @@ class ContextController(Controller):
         Deterministic, no LLM: a summary (request, what was done, outcome), the user's later
         messages classified as steer / denial / followup, and origin ``untrusted`` when tool or
         third-party content was part of the turn. Secrets are redacted before anything is stored.
+        A reviewer key needs an admin's write grant (403 otherwise).
         """
         await load_agent(request, agent_id)
+        principal_of(request).require_writer()
         return await record_turn(services, agent_id, data)
 
 

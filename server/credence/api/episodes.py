@@ -11,7 +11,7 @@ from litestar.exceptions import ClientException, NotFoundException, ValidationEx
 from litestar.params import JSONBody, QueryParameter
 
 from credence.api.agents import load_agent
-from credence.api.deps import SharedServices, services_of
+from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath, EpisodeIdPath, Limit
 from credence.clock import rfc3339
@@ -43,6 +43,7 @@ SeqCursor = Annotated[
 
 async def _ingest(request: Request, agent_id: str, items: list[EpisodeIn]):
     await load_agent(request, agent_id)
+    principal_of(request).require_writer()
     try:
         return await services_of(request).episodes.ingest(agent_id, items)
     except EpisodeRejected as exc:
@@ -57,7 +58,7 @@ class EpisodeController(Controller):
     path = "/agents/{agent_id:str}/episodes"
     tags = ["episodes"]
 
-    @post(operation_id="createEpisode", status_code=201, responses=errors(403, 404, 422))
+    @post(operation_id="createEpisode", status_code=201, responses=errors(403, 404, 422, 507))
     async def create(
         self, request: Request, agent_id: AgentIdPath, data: JSONBody[EpisodeIn]
     ) -> EpisodeCreated:
@@ -65,7 +66,12 @@ class EpisodeController(Controller):
         rows, redacted = await _ingest(request, agent_id, [data])
         return EpisodeCreated(episode=episode_from_row(rows[0]), redacted=redacted)
 
-    @post("/batch", operation_id="createEpisodes", status_code=201, responses=errors(403, 404, 422))
+    @post(
+        "/batch",
+        operation_id="createEpisodes",
+        status_code=201,
+        responses=errors(403, 404, 422, 507),
+    )
     async def create_batch(
         self, request: Request, agent_id: AgentIdPath, data: JSONBody[EpisodeBatchIn]
     ) -> EpisodeBatchCreated:

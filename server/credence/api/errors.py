@@ -9,8 +9,13 @@ from litestar import Request, Response
 from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 
-from credence.db.engine import StoreUnavailable
-from credence.errors import DomainError, TooManyRequests, status_of
+from credence.errors import (
+    DomainError,
+    PreconditionFailed,
+    StoreUnavailable,
+    TooManyRequests,
+    status_of,
+)
 from credence.models import Problem, ProblemExtra, ValidationIssue
 
 log = logging.getLogger("credence.api")
@@ -28,6 +33,7 @@ _DESCRIPTIONS = {
     429: "Too many requests; retry after the Retry-After seconds.",
     410: "The pairing code is unknown, used or expired.",
     503: "The database is unavailable; retry after the Retry-After seconds.",
+    507: "The agent's episode storage quota (CREDENCE_EPISODE_QUOTA_MB) is used up.",
 }
 COMMON = (400, 401, 413, 429, 503)
 RETRY_AFTER_S = 2
@@ -68,19 +74,31 @@ def unexpected_exception_handler(request: Request, exc: Exception) -> Response:
     return problem(500, "internal error; it has been logged")
 
 
-def domain_error_handler(_: Request, exc: DomainError) -> Response:
-    """A domain rule refused the request: its mapped status, with its message as the detail."""
+def problem_of(exc: DomainError) -> tuple[int, Problem, dict[str, str] | None]:
+    """The HTTP form of a domain refusal: status, Problem body and headers (Retry-After on a
+    429, the current ETag on a 412)."""
     status = status_of(exc)
-    headers = {"Retry-After": str(exc.retry_after_s)} if isinstance(exc, TooManyRequests) else None
+    headers = None
+    if isinstance(exc, TooManyRequests):
+        headers = {"Retry-After": str(exc.retry_after_s)}
+    elif isinstance(exc, PreconditionFailed) and exc.extra and "current_etag" in exc.extra:
+        headers = {"ETag": str(exc.extra["current_etag"])}
     body = Problem(
         status_code=status, detail=exc.detail, extra=cast("ProblemExtra | None", exc.extra)
     )
+    return status, body, headers
+
+
+def domain_error_handler(_: Request, exc: DomainError) -> Response:
+    """A domain rule refused the request: its mapped status, with its message as the detail."""
+    status, body, headers = problem_of(exc)
     return Response(body, status_code=status, headers=headers)
 
 
 def store_unavailable_handler(request: Request, exc: StoreUnavailable) -> Response:
     """The database is away: 503 with Retry-After, so clients and balancers retry elsewhere."""
-    log.warning("database unavailable on %s %s: %s", request.method, request.url.path, exc)
+    # The store logs the outage once when it starts and once when it ends; not per request.
+    log.debug("database unavailable on %s %s: %s", request.method, request.url.path, exc)
     body = Problem(status_code=503, detail="the database is unavailable; retry shortly")
     return Response(body, status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)})
 

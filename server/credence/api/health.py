@@ -7,14 +7,16 @@ from litestar.exceptions import HTTPException
 from litestar.openapi.datastructures import ResponseSpec
 
 from credence.api.errors import RETRY_AFTER_S
-from credence.db.health import check_writable, latest_schema_version
 from credence.models import Health, Problem
+from credence.observe.health import not_ready
 
 
 @get("/healthz", operation_id="healthz", exclude_from_auth=True, tags=["health"])
-async def healthz() -> Health:
-    """The process is up and serving."""
-    return Health(status="ok")
+async def healthz(request: Request) -> Health:
+    """The process is up and serving, with the schema version its store is at."""
+    services = getattr(request.app.state, "services", None)
+    version = services.store.schema_version if services is not None else None
+    return Health(status="ok", schema_version=version)
 
 
 @get(
@@ -35,17 +37,9 @@ async def readyz(request: Request) -> Health:
     # While the database is away this is a 503 with Retry-After within the store's short
     # connection wait, so a load balancer takes the replica out until it has reconnected.
     store = request.app.state.services.store
-    retry = {"Retry-After": str(RETRY_AFTER_S)}
-    try:
-        writable = await store.write(check_writable)
-    except Exception as exc:  # any failure means not ready; never a 500 from the probe
+    reason = await not_ready(store)
+    if reason is not None:
         raise HTTPException(
-            status_code=503, detail=f"store not writable: {exc}", headers=retry
-        ) from None
-    if not writable:
-        raise HTTPException(
-            status_code=503, detail="store not writable: the database is read-only", headers=retry
+            status_code=503, detail=reason, headers={"Retry-After": str(RETRY_AFTER_S)}
         )
-    if store.schema_version != latest_schema_version(store.dialect):
-        raise HTTPException(status_code=503, detail="migrations not applied", headers=retry)
     return Health(status="ready", schema_version=store.schema_version)

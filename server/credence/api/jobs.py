@@ -6,6 +6,7 @@ from typing import Annotated
 
 from litestar import Controller, Request, Response, get, post
 from litestar.datastructures import ResponseHeader
+from litestar.exceptions import PermissionDeniedException
 from litestar.params import JSONBody, PathParameter, QueryParameter
 
 from credence.api.agents import load_agent
@@ -36,7 +37,7 @@ class JobController(Controller):
     @post(
         operation_id="submitJob",
         status_code=202,
-        responses=errors(404, 422),
+        responses=errors(403, 404, 422),
         response_headers=[
             ResponseHeader(
                 name="Location", description="Where to follow the job", documentation_only=True
@@ -46,8 +47,21 @@ class JobController(Controller):
     async def submit(
         self, request: Request, services: SharedServices, data: JSONBody[JobIn]
     ) -> Response[Job]:
-        """Queue an agent-reflection job; it runs in the background (poll GET /jobs/{id})."""
+        """Queue an agent-reflection job; it runs in the background (poll GET /jobs/{id}).
+
+        ``now`` (a pinned clock) and ``stub_output`` (hand-written model output) are for tests
+        and operators: only an admin key may send them (403 otherwise). The job records the key
+        that started it, and its proposals credit that key.
+        """
+        principal = principal_of(request)
         await load_agent(request, data.input_data.agent_id)
+        if principal.scope != "admin":
+            for name in ("now", "stub_output"):
+                if getattr(data.input_data, name) is not None:
+                    raise PermissionDeniedException(
+                        f"input_data.{name}: only an admin key may pin a job's clock or write"
+                        " its model output"
+                    )
         stored = jobs.manual_input(
             data, bool(services.settings.llm_url), services.store.secret(REDACTION_SECRET)
         )
@@ -57,7 +71,7 @@ class JobController(Controller):
             trigger="manual",
             input_data=stored,
             now=rfc3339(services.clock()),
-            submitted_by=principal_of(request).actor,
+            submitted_by=principal.actor,
         )
         runner = runner_of(services)
         if runner is not None:

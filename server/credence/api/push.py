@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated
 
 from litestar import Controller, Request, Response, delete, get, post
@@ -10,22 +9,18 @@ from litestar.exceptions import (
     ClientException,
     NotAuthorizedException,
     PermissionDeniedException,
+    TooManyRequestsException,
 )
 from litestar.openapi.datastructures import ResponseSpec
 from litestar.params import JSONBody, PathParameter
 
+from credence.access.principal import Principal, admin_only, reviewer_or_admin
 from credence.api.beliefs import ETAG_HEADER, outcome_response
+from credence.api.decisions import Decisions
 from credence.api.deps import SharedServices, principal_of
 from credence.api.errors import errors
-from credence.auth import Principal, admin_only, reviewer_or_admin
-from credence.clock import rfc3339
-from credence.db import channels as channels_db
-from credence.db import push as push_db
-from credence.db.channels import NewChannel
-from credence.db.push import NewSubscription
 from credence.errors import NotFound
-from credence.ids import new_id
-from credence.memory.beliefs import etag
+from credence.memory.decisions import Forget, Keep, etag
 from credence.models import (
     ID_PATTERN,
     Belief,
@@ -42,13 +37,15 @@ from credence.models import (
     PushTestResult,
     VapidPublicKey,
 )
-from credence.notify import outbox, tokens
+from credence.notify import manage, ntfy, tokens
 from credence.notify.channels import mask_channel_url
-from credence.notify.payload import opens_only
-from credence.notify.runtime import push_http_of, runtime_of
 from credence.notify.testsend import send_test
 from credence.notify.webpush import parse_subscription
-from credence.notify.worker import MAX_SUBSCRIPTIONS_PER_KEY
+from credence.ratelimit import TokenBuckets
+
+# Test sends per key and minute (per process): enough to check a phone, too few to spam with.
+TEST_SENDS_PER_MINUTE = 4
+TEST_SENDS = TokenBuckets(TEST_SENDS_PER_MINUTE)
 
 SubscriptionIdPath = Annotated[
     str, PathParameter(pattern=ID_PATTERN, max_length=31, description="Subscription id")
@@ -60,17 +57,6 @@ ChannelIdPath = Annotated[
 
 def _unusable(description: str) -> ResponseSpec:
     return ResponseSpec(data_container=Problem, description=description, generate_examples=False)
-
-
-def _subscription(row) -> PushSubscription:
-    return PushSubscription(
-        id=row["id"],
-        key_id=row["key_id"],
-        endpoint=row["endpoint"],
-        expiration_time=row["expiration_time"],
-        created_at=row["created_at"],
-        last_seen_at=row["last_seen_at"],
-    )
 
 
 # --- subscriptions ---------------------------------------------------------------------------
@@ -86,7 +72,7 @@ class PushController(Controller):
     @get("/vapid-public-key", operation_id="getVapidPublicKey", responses=errors(403))
     async def vapid_public_key(self, request: Request, services: SharedServices) -> VapidPublicKey:
         """The server's VAPID public key, to pass as applicationServerKey when subscribing."""
-        runtime = await runtime_of(services)
+        runtime = await services.push.loaded()
         return VapidPublicKey(public_key=runtime.keys.public_key_b64url)
 
     @post(
@@ -118,7 +104,7 @@ class PushController(Controller):
         An endpoint belongs to the key that registered it: another key gets 409.
         """
         principal = principal_of(request)
-        policy = services.push_policy
+        policy = services.push.policy
         try:
             parsed = parse_subscription(
                 {
@@ -130,23 +116,11 @@ class PushController(Controller):
             await policy.vet(parsed.endpoint)
         except ValueError as exc:
             raise ClientException(str(exc), status_code=422) from None
-        now = rfc3339(services.clock())
         expiration = int(data.expiration_time) if data.expiration_time is not None else None
-
-        new = NewSubscription(
-            key_id=principal.key_id,
-            endpoint=parsed.endpoint,
-            p256dh=parsed.p256dh,
-            auth=parsed.auth,
-            expiration_time=expiration,
+        created, subscription = await manage.subscribe(
+            services.store, principal.key_id, parsed, expiration, services.clock()
         )
-        subscription_id = new_id("sub")
-        created, row = await services.store.write(
-            lambda conn: push_db.upsert_subscription(
-                conn, new, subscription_id=subscription_id, now=now, keep=MAX_SUBSCRIPTIONS_PER_KEY
-            )
-        )
-        return Response(_subscription(row), status_code=201 if created else 200)
+        return Response(subscription, status_code=201 if created else 200)
 
     @get("/subscriptions", operation_id="listPushSubscriptions", responses=errors(403))
     async def list_subscriptions(
@@ -154,8 +128,7 @@ class PushController(Controller):
     ) -> PushSubscriptionPage:
         """The calling key's own subscriptions."""
         key_id = principal_of(request).key_id
-        rows = await services.store.read(lambda conn: push_db.subscriptions_of_key(conn, key_id))
-        return PushSubscriptionPage(items=[_subscription(r) for r in rows])
+        return PushSubscriptionPage(items=await manage.subscriptions_of_key(services.store, key_id))
 
     @delete(
         "/subscriptions/{subscription_id:str}",
@@ -169,23 +142,34 @@ class PushController(Controller):
         """Unsubscribe a device: the caller's own (an admin key may remove any)."""
         principal = principal_of(request)
         owner = None if principal.scope == "admin" else principal.key_id
-        if not await services.store.write(
-            lambda conn: push_db.delete_subscription(conn, subscription_id, owner)
-        ):
+        if not await manage.unsubscribe(services.store, subscription_id, owner):
             raise NotFound(f"subscription {subscription_id!r} not found")
 
-    @post("/test", operation_id="sendPushTest", status_code=200, responses=errors(403))
+    @post("/test", operation_id="sendPushTest", status_code=200, responses=errors(403, 429))
     async def send_test(self, request: Request, services: SharedServices) -> PushTestResult:
-        """Send a test notification now to the caller's devices and channels; report each."""
+        """Send a test notification now to the caller's devices (and, for an admin key, the
+        channels); report each, a channel by its scheme and host only.
+
+        A key may send a few tests a minute (429 with Retry-After beyond that): each one
+        reaches real phones and the channels' people.
+        """
         principal = principal_of(request)
-        agents = None if principal.scope == "admin" else principal.agents
+        wait = TEST_SENDS.take(principal.key_id)
+        if wait:
+            raise TooManyRequestsException(
+                detail=f"test notifications are limited per key; retry after {wait} s",
+                headers={"Retry-After": str(wait)},
+            )
+        admin = principal.scope == "admin"
+        agents = None if admin else principal.agents
         test_id, devices, channels = await send_test(
             services.store,
-            push_http_of(services),
-            await runtime_of(services),
+            services.push.http,
+            await services.push.loaded(),
             services.clock,
             key_id=principal.key_id,
             agents=agents,
+            include_channels=admin,
         )
         return PushTestResult(
             test_id=test_id,
@@ -195,6 +179,30 @@ class PushController(Controller):
 
 
 # --- notification actions ----------------------------------------------------------------------
+
+
+async def _action_principal(
+    services: SharedServices, token: str
+) -> tuple[tokens.ActionClaims, Principal]:
+    """What a notification's token allows, and the key it decides as (401/403 otherwise)."""
+    runtime = await services.push.loaded()
+    try:
+        claims = tokens.verify(runtime.secret, token, services.clock())
+    except tokens.TokenError as exc:
+        raise NotAuthorizedException(exc.reason) from None
+    principal = await manage.action_principal(services.store, claims.key_id)
+    if principal is None:
+        raise NotAuthorizedException("the key this notification was sent to has been revoked")
+    if principal.scope == "agent":
+        raise PermissionDeniedException("agent keys cannot decide on beliefs")
+    return claims, principal
+
+
+def _refuse_tap(belief: manage.BeliefRecord, action: str) -> None:
+    """409 when a notification's button may not decide this belief (the card must)."""
+    refusal = manage.tap_refusal_of(belief, action)
+    if refusal is not None:
+        raise ClientException(refusal, status_code=409)
 
 
 @post(
@@ -212,45 +220,71 @@ async def apply_action(
     """Keep or Forget from a notification button, authorised by the payload's token alone.
 
     A belief that would change another (any op but ``add``, or a flagged contradiction) is a
-    409 and nothing is decided: its notification only opens the card.
+    409 and nothing is decided: its notification only opens the card. So is a Keep of a belief
+    that cites no source episode or cites third-party content.
 
     Applied exactly like the decision endpoints (same audit, under the subscribing key), at the
     belief version the notification showed (412 if it changed since), with an Idempotency-Key
     derived from the token: a retried tap returns the first answer and never applies twice.
     """
-    runtime = await runtime_of(services)
-    try:
-        claims = tokens.verify(runtime.secret, data.token, services.clock())
-    except tokens.TokenError as exc:
-        raise NotAuthorizedException(exc.reason) from None
-    row = await services.store.read(lambda conn: push_db.action_key(conn, claims.key_id))
-    if row is None or row["revoked_at"] is not None:
-        raise NotAuthorizedException("the key this notification was sent to has been revoked")
-    agents = json.loads(row["agents"]) if row["agents"] else None
-    principal = Principal(
-        key_id=row["id"],
-        scope=row["scope"],
-        agents=frozenset(agents) if agents is not None else None,
-        label=row["label"],
-    )
-    if principal.scope == "agent":
-        raise PermissionDeniedException("agent keys cannot decide on beliefs")
-    belief = await services.beliefs.get_row(claims.belief_id)
-    if (
-        belief is not None
-        and principal.sees_agent(belief["agent_id"])
-        and opens_only(belief["op"], json.loads(belief["review_reasons"]))
-    ):
-        raise ClientException(
-            "open the card to decide: this belief would change another one", status_code=409
-        )
-    outcome = await services.beliefs.decide(
+    claims, principal = await _action_principal(services, data.token)
+    belief = await services.beliefs.get_record(claims.belief_id)
+    if belief is not None and principal.sees_agent(belief.agent_id):
+        _refuse_tap(belief, data.action)
+    outcome = await Decisions(services.beliefs).decide(
         claims.belief_id,
-        data.action,
+        Forget() if data.action == "forget" else Keep(),
         principal,
         if_match=etag(claims.version),
         idempotency_key=tokens.idempotency_key(data.token, data.action),
-        payload={"reason": None} if data.action == "forget" else {},
+    )
+    return outcome_response(outcome)
+
+
+@post(
+    ntfy.ACTION_PATH.removeprefix("/api/v1"),
+    operation_id="applyNtfyAction",
+    status_code=200,
+    exclude_from_auth=True,
+    tags=["push"],
+    responses=errors(401, 403, 404, 409, 412),
+    response_headers=ETAG_HEADER,
+)
+async def apply_ntfy_action(
+    request: Request, services: SharedServices, data: JSONBody[PushActionIn]
+) -> Response[Belief]:
+    """Keep or Forget tapped in the ntfy app, authorised by the message's token alone.
+
+    The token is single use: a second tap (either button) is a 409 and nothing is decided
+    again. It is bound to the belief's version: after an edit or a decision elsewhere the tap
+    is a 412 (changed) or 409 (already decided), and nothing is applied. Untrusted or unsourced
+    content cannot be kept from a notification (409), nor a belief that changes another.
+    """
+    claims, principal = await _action_principal(services, data.token)
+    belief = await services.beliefs.get_record(claims.belief_id)
+    if belief is None or not principal.sees_agent(belief.agent_id):
+        raise NotFound(f"belief {claims.belief_id!r} not found")
+    used = await manage.action_used(
+        services.store,
+        principal.key_id,
+        [tokens.idempotency_key(data.token, action) for action in ("keep", "forget")],
+    )
+    if used:
+        raise ClientException("this notification's action was already used", status_code=409)
+    _refuse_tap(belief, data.action)
+    if belief.status != "pending":
+        raise ClientException(f"this belief was already decided ({belief.status})", status_code=409)
+    if belief.version != claims.version:
+        raise ClientException(
+            "this belief changed since the notification; open Credence to decide",
+            status_code=412,
+        )
+    outcome = await Decisions(services.beliefs).decide(
+        claims.belief_id,
+        Forget() if data.action == "forget" else Keep(),
+        principal,
+        if_match=etag(claims.version),
+        idempotency_key=tokens.idempotency_key(data.token, data.action),
     )
     return outcome_response(outcome)
 
@@ -268,8 +302,7 @@ class PushChannelController(Controller):
     @get(operation_id="listPushChannels", responses=errors(403))
     async def list_channels(self, request: Request, services: SharedServices) -> PushChannelPage:
         """Every channel, CREDENCE_APPRISE_URLS ones included, with masked URLs."""
-        rows = await services.store.read(channels_db.list_channels)
-        return PushChannelPage(items=[PushChannel(**outbox.channel_row(r)) for r in rows])
+        return PushChannelPage(items=await manage.list_channels(services.store))
 
     @post(
         operation_id="createPushChannel",
@@ -282,24 +315,31 @@ class PushChannelController(Controller):
     async def create_channel(
         self, request: Request, services: SharedServices, data: JSONBody[PushChannelIn]
     ) -> PushChannel:
-        """Add an apprise URL (e.g. ntfy://, mailto://, tgram://, json://)."""
+        """Add an apprise URL (e.g. mailto://, tgram://, json://), or with ``kind`` ntfy an ntfy
+        topic URL and optional ``token``: its messages carry one-tap Keep and Forget, decided
+        as the calling admin key. The topic is never shown again (only scheme and host)."""
         url = data.url.strip()
         try:
-            masked = mask_channel_url(url)
+            if data.kind == ntfy.KIND:
+                ntfy.split_topic_url(url)
+                masked = ntfy.mask_topic_url(url)
+            else:
+                masked = mask_channel_url(url)
         except ValueError as exc:
             raise ClientException(f"url: {exc}", status_code=422) from None
-        channel = NewChannel(
-            id=new_id("chn"),
-            source="admin",
+        if data.token is not None and data.kind != ntfy.KIND:
+            raise ClientException("token: only for ntfy channels", status_code=422)
+        return await manage.add_channel(
+            services.store,
             url=url,
-            url_hash=outbox.url_hash(url),
             masked_url=masked,
             label=data.label,
-            agents=sorted(set(data.agents)) if data.agents else None,
-            created_at=rfc3339(services.clock()),
+            agents=data.agents,
+            kind=data.kind,
+            access_token=data.token,
+            key_id=principal_of(request).key_id if data.kind == ntfy.KIND else None,
+            now=services.clock(),
         )
-        row = await services.store.write(lambda conn: channels_db.create_channel(conn, channel))
-        return PushChannel(**outbox.channel_row(row))
 
     @delete(
         "/{channel_id:str}",
@@ -311,4 +351,4 @@ class PushChannelController(Controller):
         self, request: Request, services: SharedServices, channel_id: ChannelIdPath
     ) -> None:
         """Remove an admin channel (CREDENCE_APPRISE_URLS ones are removed from the setting)."""
-        await services.store.write(lambda conn: channels_db.delete_admin_channel(conn, channel_id))
+        await manage.remove_channel(services.store, channel_id)

@@ -15,6 +15,7 @@ from credence.clock import rfc3339
 from credence.memory import recall
 from credence.memory.episodes import episode_from_row
 from credence.models import Problem, SearchHit, SearchIn, SearchResult
+from credence.observe import tracing
 from credence.services import Services
 
 UNAVAILABLE = {
@@ -51,6 +52,13 @@ class SearchController(Controller):
 
 async def search_memory(services: Services, agent_id: str, data: SearchIn) -> SearchResult:
     """Run a recall search for an agent the caller may see (REST and MCP both call this)."""
+    with tracing.memory_span("search_memory", agent_id, query="\n".join(data.queries)) as span:
+        result = await _search(services, agent_id, data)
+        span.set_attribute("gen_ai.memory.record.count", len(result.items))
+    return result
+
+
+async def _search(services: Services, agent_id: str, data: SearchIn) -> SearchResult:
     since = None
     if data.since is not None:
         try:

@@ -7,9 +7,9 @@ from typing import Annotated
 from litestar import Controller, Request, delete, get, patch, post
 from litestar.params import JSONBody, PathParameter
 
+from credence.access.principal import admin_only, reviewer_or_admin
 from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
-from credence.auth import admin_only, reviewer_or_admin
 from credence.errors import Forbidden, NotFound
 from credence.models import SLUG_PATTERN, Wake, WakeIn, WakePage, WakePatch
 from credence.reflection import wakes

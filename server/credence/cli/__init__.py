@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from credence.logs import safe_handler
+from credence.logs import quiet_noisy_loggers, safe_handler
 from credence.settings import (
     Settings,
     SettingsError,
@@ -19,6 +20,8 @@ from credence.settings import (
 )
 
 Command = Callable[[argparse.Namespace], int]
+# How the command line appears as the actor of a key's write grant.
+CLI_ACTOR = "cli"
 _COMMANDS: dict[str, tuple[Command, Callable[[argparse.ArgumentParser], None], str]] = {}
 
 
@@ -126,18 +129,30 @@ def _keys_flags(parser: argparse.ArgumentParser) -> None:
         help="agent id (repeatable); a reviewer key without --agent covers every agent",
     )
     create.add_argument("--label", default="")
+    create.add_argument(
+        "--may-write",
+        action="store_true",
+        help="a reviewer key that may also post episodes, turns, proposals and imports",
+    )
     _data_flag(create)
     revoke = sub.add_parser("revoke", help="revoke a key by id")
     revoke.add_argument("key_id")
     _data_flag(revoke)
+    for action, words in (("grant-write", "grant"), ("withdraw-write", "withdraw")):
+        grant = sub.add_parser(
+            action,
+            help=f"{words} a reviewer key's posting of episodes, turns, proposals and imports",
+        )
+        grant.add_argument("key_id")
+        _data_flag(grant)
     listing = sub.add_parser("list", help="list keys (never their secrets)")
     _data_flag(listing)
 
 
-@command("keys", "create, list or revoke API keys", _keys_flags)
+@command("keys", "create, list, revoke API keys or grant a reviewer key writing", _keys_flags)
 def keys(args: argparse.Namespace) -> int:
     """Manage API keys directly in the store (the data dir's SQLite file or --database-url)."""
-    from credence.access.keys import create_key, list_keys, revoke_key
+    from credence.access.keys import create_key, list_keys, revoke_key, set_may_write
     from credence.clock import system_clock
     from credence.errors import DomainError
 
@@ -152,6 +167,8 @@ def keys(args: argparse.Namespace) -> int:
                     agents=args.agents,
                     label=args.label,
                     clock=system_clock,
+                    may_write=args.may_write,
+                    granted_by=CLI_ACTOR,
                 )
 
             return await store.write(work)
@@ -175,9 +192,25 @@ def keys(args: argparse.Namespace) -> int:
             return 2
         print(f"Revoked {args.key_id}")
         return 0
+    if args.keys_action in ("grant-write", "withdraw-write"):
+        granted = args.keys_action == "grant-write"
+        try:
+            with_store(
+                settings,
+                lambda store: set_may_write(
+                    store, args.key_id, granted, by=CLI_ACTOR, clock=system_clock
+                ),
+            )
+        except DomainError as exc:
+            print(f"error: {exc.detail}", file=sys.stderr)
+            return 2
+        print(f"{'Granted' if granted else 'Withdrew'} may_write for {args.key_id}")
+        return 0
 
     for info in with_store(settings, list_keys):
         state = f"revoked {info['revoked_at']}" if info["revoked_at"] else "active"
+        if info["scope"] == "reviewer" and info["may_write"]:
+            state += ", may write"
         print(
             f"{info['id']}  {info['scope']:8}  {info['agents'] or 'all'}  {state}  {info['label']}"
         )
@@ -413,12 +446,18 @@ def demo(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the `credence` console script."""
+    from credence import __version__
+
     parser = argparse.ArgumentParser(prog="credence", description=__doc__)
+    parser.add_argument("--version", action="version", version=f"credence {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name, (_, arguments, help_text) in _COMMANDS.items():
         arguments(sub.add_parser(name, help=help_text))
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, handlers=[safe_handler()])
+    logging.basicConfig(
+        level=logging.INFO, handlers=[safe_handler(os.environ.get("CREDENCE_LOG_FORMAT", "text"))]
+    )
+    quiet_noisy_loggers()
     # httpx logs every request at INFO, push endpoint URLs included: keep it to warnings.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
@@ -430,4 +469,8 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+from credence.cli import agents as _agents  # noqa: E402, F401  (registers `agents`)
 from credence.cli import db as _db  # noqa: E402, F401  (registers `migrate` and `db`)
+from credence.cli import embeddings as _embeddings  # noqa: E402, F401  (registers `embeddings`)
+from credence.cli import integrations as _integrations  # noqa: E402, F401  (sync, import, hooks)
+from credence.cli import reviewers as _reviewers  # noqa: E402, F401  (registers `reviewers`)

@@ -13,13 +13,19 @@ from credence.access.principal import Principal
 from credence.clock import fixed_clock, rfc3339
 from credence.db import demo as db_demo
 from credence.db.engine import Connection
-from credence.memory.beliefs import BeliefHooks, BeliefService, etag
+from credence.memory.beliefs import BeliefHooks, BeliefService
+from credence.memory.decisions import Keep, etag
 from credence.models import AgentIn, EpisodeIn, JobIn, JobInputIn, ProposalIn, ProposedBy
 from credence.reflection.seed import Manifest, apply_manifest, strip_comments
 from credence.services import Services
 from credence.settings import Settings
 
-DEMO_MANIFEST = Path(__file__).resolve().parents[3] / "examples" / "demo.json"
+# A built wheel carries the example manifests inside the package (setup.py copies them); a
+# source checkout reads the top-level examples/.
+PACKAGED_EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+CHECKOUT_EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
+EXAMPLES = PACKAGED_EXAMPLES if PACKAGED_EXAMPLES.is_dir() else CHECKOUT_EXAMPLES
+DEMO_MANIFEST = EXAMPLES / "demo.json"
 DEMO_ACTOR = Principal(key_id="demo-seed", scope="admin", agents=None, label="demo seed")
 JOB_TIMEOUT_S = 120.0
 
@@ -103,14 +109,7 @@ async def seed_beliefs(services: Services, manifest: DemoManifest) -> int:
         )
         if not result.accepted or result.belief_id is None:
             continue
-        await past.decide(
-            result.belief_id,
-            "keep",
-            DEMO_ACTOR,
-            if_match=etag(1),
-            idempotency_key=None,
-            payload={},
-        )
+        await past.decide(result.belief_id, Keep(), DEMO_ACTOR, if_match=etag(1))
         added += 1
     if added:
         services.hooks.changed([seed.agent_id for seed in manifest.beliefs])

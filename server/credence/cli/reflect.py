@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,11 @@ def reflect_arguments(parser: argparse.ArgumentParser) -> None:
 def seed_arguments(parser: argparse.ArgumentParser) -> None:
     """Flags of `credence seed`."""
     parser.add_argument("manifest", type=Path, help="JSON manifest (see examples/reflection.json)")
+    parser.add_argument(
+        "--replace",
+        action="store_true",
+        help="make existing wakes' agent lists match the manifest (default: merge them)",
+    )
 
 
 def summary(job: Job) -> list[str]:
@@ -132,7 +138,10 @@ async def _reflect(settings: Settings, args: argparse.Namespace) -> tuple[int, J
 def reflect_command(settings: Settings, args: argparse.Namespace) -> int:
     """Run one reflection job in this process (no HTTP) and print what it did."""
     # Only this job: the CLI never fires cron windows on its own.
-    settings = msgspec.structs.replace(settings, scheduler=False)
+    # The in-process server's start-up lines (migrations, VAPID, MCP) are not this command's
+    # result: only warnings and errors reach stderr while it runs.
+    settings = msgspec.structs.replace(settings, scheduler=False, log_level="WARNING")
+    logging.getLogger().setLevel(logging.WARNING)
     code, job = asyncio.run(_reflect(settings, args))
     if job is not None:
         if args.json:
@@ -158,7 +167,7 @@ def seed_command(settings: Settings, args: argparse.Namespace) -> int:
         store = make_store(settings.database_url, settings.database_path)
         await store.open()
         try:
-            return await apply_manifest(store, manifest, system_clock)
+            return await apply_manifest(store, manifest, system_clock, replace=args.replace)
         finally:
             await store.close()
 

@@ -6,13 +6,30 @@ from collections.abc import Sequence
 from typing import Any
 
 from credence.db.engine import Connection, placeholders
+from credence.db.records import Record
 
-COLUMNS = "id, name, roles, settings, created_at, updated_at"
+
+class AgentRecord(Record, frozen=True, kw_only=True):
+    """One agents row; ``settings`` is the reflection settings' JSON object."""
+
+    JSON_FIELDS = frozenset({"roles", "settings"})
+
+    id: str
+    name: str
+    roles: list[str]
+    settings: dict[str, Any]
+    created_at: str
+    updated_at: str
+    episode_bytes: int
 
 
-async def get(conn: Connection, agent_id: str) -> Any:
-    """The agent's row (``COLUMNS``), or None when there is no such agent."""
-    return await conn.one(f"SELECT {COLUMNS} FROM agents WHERE id = ?", (agent_id,))
+COLUMNS = AgentRecord.columns()
+
+
+async def get(conn: Connection, agent_id: str) -> AgentRecord | None:
+    """The agent, or None when there is no such agent."""
+    row = await conn.one(f"SELECT {COLUMNS} FROM agents WHERE id = ?", (agent_id,))
+    return None if row is None else AgentRecord.from_row(row)
 
 
 async def exists(conn: Connection, agent_id: str) -> bool:
@@ -33,8 +50,8 @@ async def missing(conn: Connection, agent_ids: Sequence[str]) -> list[str]:
 
 async def page(
     conn: Connection, *, only: Sequence[str] | None, after: str | None, limit: int
-) -> list[Any]:
-    """Up to ``limit`` agent rows by id, after the id ``after``; ``only`` None means all."""
+) -> list[AgentRecord]:
+    """Up to ``limit`` agents by id, after the id ``after``; ``only`` None means all."""
     clauses: list[str] = []
     params: list[Any] = []
     if only is not None:
@@ -46,9 +63,10 @@ async def page(
         clauses.append("id > ?")
         params.append(after)
     where = f" WHERE {' AND '.join(clauses)}" if clauses else ""
-    return await conn.rows(
+    rows = await conn.rows(
         f"SELECT {COLUMNS} FROM agents{where} ORDER BY id LIMIT ?", (*params, limit)
     )
+    return AgentRecord.from_rows(rows)
 
 
 async def insert(

@@ -1,4 +1,4 @@
-"""Belief rows: reads, the pending insert, decision updates, replayed decisions and injections."""
+"""Belief rows: typed records, reads, the pending insert, decided writes and injections."""
 
 from __future__ import annotations
 
@@ -6,19 +6,73 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import msgspec
 from psycopg import errors as pg_errors
 
+from credence.db.audit import APPEND, AuditEntry
+from credence.db.changes import BUMP_BELIEF_CHANGES
 from credence.db.engine import Connection, for_update, placeholders
 from credence.db.paging import newest_first
 from credence.errors import Conflict
+from credence.models.common import BeliefOp, BeliefStatus, Provenance
+from credence.models.reasons import Reason, decode_all
 
+
+class BeliefRecord(msgspec.Struct, frozen=True, kw_only=True):
+    """One beliefs row as the store returns it, JSON columns decoded; its fields, in order,
+    are the column list every belief read selects."""
+
+    id: str
+    agent_id: str
+    role: str | None
+    content: str
+    content_key: str
+    status: BeliefStatus
+    confidence: float
+    op: BeliefOp
+    target_belief_id: str | None
+    rationale: str
+    source_episodes: list[str]
+    provenance: Provenance
+    review_reasons: list[Reason]
+    proposed_by: dict[str, Any]
+    version: int
+    created_at: str
+    updated_at: str
+    decided_by: str | None
+    decided_at: str | None
+    forgotten_reason: str | None
+    embedding: bytes | None
+    injection_count: int
+    last_injected_at: str | None
+    superseded_by: str | None
+    proposed_content: str | None
+    # The kept forget request that forgot this belief.
+    forgotten_by: str | None = None
+    # The kept belief that retired this forgotten one without a refusal: an applied forget
+    # request names itself; before migration 0004 a superseded belief was forgotten.
+    retired_by: str | None = None
+
+    @classmethod
+    def from_row(cls, row: Any) -> BeliefRecord:
+        """The record of a row read with ``COLUMNS`` (by name: a dict works too)."""
+        if isinstance(row, BeliefRecord):
+            return row
+        values = {name: row[name] for name in _FIELDS}
+        for name in _JSON_FIELDS:
+            values[name] = _decode(values[name])
+        values["review_reasons"] = decode_all(values["review_reasons"])
+        embedding = values["embedding"]
+        if embedding is not None and not isinstance(embedding, bytes):
+            values["embedding"] = bytes(embedding)
+        return cls(**values)
+
+
+_FIELDS: tuple[str, ...] = BeliefRecord.__struct_fields__
+_JSON_FIELDS = ("source_episodes", "review_reasons", "proposed_by")
+_decode = msgspec.json.decode
 # Named, never *: PostgreSQL's beliefs row also carries the generated search_vector.
-COLUMNS = (
-    "id, agent_id, role, content, content_key, status, confidence, op, target_belief_id,"
-    " rationale, source_episodes, provenance, review_reasons, proposed_by, version, created_at,"
-    " updated_at, decided_by, decided_at, forgotten_reason, embedding, injection_count,"
-    " last_injected_at, superseded_by, proposed_content"
-)
+COLUMNS = ", ".join(_FIELDS)
 _CHUNK = 500
 UNTRUSTED_ACTIVE = "untrusted belief cannot be active"
 
@@ -67,9 +121,9 @@ async def retired_by(conn: Connection, agent_id: str, belief_id: str) -> list[An
     """The beliefs that ``belief_id``'s decision superseded or forgot, locked, oldest first."""
     return await conn.rows(
         f"SELECT {COLUMNS} FROM beliefs WHERE agent_id = ? AND (superseded_by = ? OR"
-        " (status = 'forgotten' AND forgotten_reason IN (?, ?))) ORDER BY id"
-        f"{for_update(conn)}",
-        (agent_id, belief_id, f"superseded_by:{belief_id}", f"forgotten_by:{belief_id}"),
+        " (status = 'forgotten' AND (forgotten_by = ? OR retired_by = ?) AND id != ?))"
+        f" ORDER BY id{for_update(conn)}",
+        (agent_id, belief_id, belief_id, belief_id, belief_id),
     )
 
 
@@ -109,6 +163,19 @@ async def any_untrusted_episode(conn: Connection, episode_ids: Sequence[str]) ->
     return bool(await _episodes(conn, "origin = 'untrusted'", (), episode_ids))
 
 
+async def untrusted_episode_between(
+    conn: Connection, agent_id: str, since: str, until: str
+) -> bool:
+    """Whether the agent stored an episode of origin ``untrusted`` after ``since``, up to
+    ``until`` (a proposal dated in the past is not judged by what came after it)."""
+    row = await conn.one(
+        "SELECT 1 FROM episodes WHERE agent_id = ? AND origin = 'untrusted' AND created_at > ?"
+        " AND created_at <= ? LIMIT 1",
+        (agent_id, since, until),
+    )
+    return row is not None
+
+
 async def _episodes(
     conn: Connection, where: str, params: tuple[Any, ...], episode_ids: Sequence[str]
 ) -> set[str]:
@@ -139,56 +206,114 @@ async def insert_pending(conn: Connection, row: dict[str, Any]) -> None:
     await conn.run(
         "INSERT INTO beliefs(id, agent_id, role, content, content_key, status, confidence, op,"
         " target_belief_id, rationale, source_episodes, provenance, review_reasons, proposed_by,"
-        " version, created_at, updated_at, embedding) VALUES (:id, :agent_id, :role, :content,"
-        " :content_key, :status, :confidence, :op, :target_belief_id, :rationale,"
-        " :source_episodes, :provenance, :review_reasons, :proposed_by, 1, :created_at,"
-        " :updated_at, :embedding)",
+        " version, created_at, updated_at, embedding, embedding_model) VALUES (:id, :agent_id,"
+        " :role, :content, :content_key, :status, :confidence, :op, :target_belief_id,"
+        " :rationale, :source_episodes, :provenance, :review_reasons, :proposed_by, 1,"
+        " :created_at, :updated_at, :embedding, :embedding_model)",
         row,
     )
 
 
-async def update_decided(
+class BeliefWrite(msgspec.Struct, frozen=True, kw_only=True):
+    """One belief's decided new state and the audit entry that records the change.
+
+    ``after.embedding`` is written only with ``new_embedding`` (then with ``embedding_model``);
+    otherwise the stored embedding and its model stay.
+    """
+
+    after: BeliefRecord
+    audit: AuditEntry
+    new_embedding: bool = False
+    embedding_model: str | None = None
+
+
+class Subject(msgspec.Struct, frozen=True, kw_only=True):
+    """What a decision on one belief may touch, read (and locked) at once: the belief, the
+    same agent's beliefs it names (its target and the ids to retire), and for a reopen the
+    beliefs its decision retired."""
+
+    belief: BeliefRecord
+    related: dict[str, BeliefRecord]
+    retired: list[BeliefRecord]
+
+
+_SUBJECT = f"SELECT {COLUMNS} FROM beliefs WHERE id IN (?, {{target}}{{named}}) ORDER BY id{{lock}}"
+_TARGET_OF = "(SELECT target_belief_id FROM beliefs WHERE id = ?)"
+_UPDATE = (
+    "UPDATE beliefs SET status = ?, version = ?, updated_at = ?, decided_by = ?,"
+    " decided_at = ?, forgotten_reason = ?, content = ?, content_key = ?, provenance = ?,"
+    " embedding = COALESCE(?, embedding), embedding_model = COALESCE(?, embedding_model),"
+    " superseded_by = ?, proposed_content = ?, forgotten_by = ?, retired_by = ? WHERE id = ?"
+)
+
+
+async def subject(
     conn: Connection,
     belief_id: str,
     *,
-    status: str,
-    version: int,
-    now: str,
-    decided_by: str | None,
-    forgotten_reason: str | None,
-    content: str,
-    content_key: str,
-    provenance: str,
-    embedding: bytes | None,
-    superseded_by: str | None,
-    keep_proposed_text: bool,
-) -> None:
-    """Write one decision's new state of a belief (``embedding`` None keeps the stored one).
+    names: Sequence[str] = (),
+    with_target: bool = False,
+    restoring: bool = False,
+) -> Subject | None:
+    """The belief and what a decision on it may touch, locked (PostgreSQL) until the write
+    commits, in one read: ``names`` (ids to retire) and, ``with_target``, the belief's target.
+    ``restoring`` adds the beliefs its decision retired (a second read). None: no such belief."""
+    named = tuple(dict.fromkeys(n for n in names if n != belief_id))
+    sql = _SUBJECT.format(
+        target=_TARGET_OF if with_target else "?",
+        named="".join(", ?" for _ in named),
+        lock=for_update(conn),
+    )
+    found = [
+        BeliefRecord.from_row(row) for row in await conn.rows(sql, (belief_id, belief_id, *named))
+    ]
+    belief = next((r for r in found if r.id == belief_id), None)
+    if belief is None:
+        return None
+    related = {r.id: r for r in found if r.id != belief_id and r.agent_id == belief.agent_id}
+    retired = (
+        [BeliefRecord.from_row(r) for r in await retired_by(conn, belief.agent_id, belief_id)]
+        if restoring
+        else []
+    )
+    return Subject(belief=belief, related=related, retired=retired)
+
+
+async def apply(conn: Connection, writes: Sequence[BeliefWrite]) -> None:
+    """Write decided beliefs, their audit entries (in order) and the change counter as one
+    statement batch: one trip to the database.
 
     Raises Conflict when the database refuses to make untrusted text active.
     """
+    updates = [
+        (
+            w.after.status,
+            w.after.version,
+            w.after.updated_at,
+            w.after.decided_by,
+            w.after.decided_at,
+            w.after.forgotten_reason,
+            w.after.content,
+            w.after.content_key,
+            w.after.provenance,
+            w.after.embedding if w.new_embedding else None,
+            w.embedding_model if w.new_embedding else None,
+            w.after.superseded_by,
+            w.after.proposed_content,
+            w.after.forgotten_by,
+            w.after.retired_by,
+            w.after.id,
+        )
+        for w in writes
+    ]
+    entries = [msgspec.structs.asdict(w.audit) for w in writes]
     try:
-        await conn.run(
-            "UPDATE beliefs SET status = ?, version = ?, updated_at = ?, decided_by = ?,"
-            " decided_at = ?, forgotten_reason = ?, content = ?, content_key = ?,"
-            " provenance = ?, embedding = COALESCE(?, embedding), superseded_by = ?,"
-            " proposed_content = CASE WHEN ? THEN COALESCE(proposed_content, content)"
-            " ELSE proposed_content END WHERE id = ?",
-            (
-                status,
-                version,
-                now,
-                decided_by,
-                now if decided_by is not None else None,
-                forgotten_reason,
-                content,
-                content_key,
-                provenance,
-                embedding,
-                superseded_by,
-                keep_proposed_text,
-                belief_id,
-            ),
+        await conn.batch(
+            [
+                (_UPDATE, updates),
+                (APPEND[conn.dialect], entries),
+                (BUMP_BELIEF_CHANGES, [()]),
+            ]
         )
     except (sqlite3.IntegrityError, pg_errors.CheckViolation) as exc:
         if UNTRUSTED_ACTIVE in str(exc):
@@ -199,45 +324,15 @@ async def update_decided(
         raise
 
 
-async def remembered_decision(conn: Connection, key_id: str, idem_key: str) -> Any:
-    """The stored answer to a decision sent with this Idempotency-Key by this key, or None."""
-    return await conn.one(
-        "SELECT fingerprint, status_code, body, headers FROM idempotency"
-        " WHERE key_id = ? AND idem_key = ?",
-        (key_id, idem_key),
-    )
-
-
-async def remember_decision(
-    conn: Connection,
-    key_id: str,
-    idem_key: str,
-    *,
-    fingerprint: str,
-    status_code: int,
-    body: bytes,
-    headers: str,
-    now: str,
-) -> bool:
-    """Store a decision's answer for replay; False when a concurrent request stored one first."""
-    changed = await conn.run(
-        "INSERT INTO idempotency(key_id, idem_key, fingerprint, status_code, body, headers,"
-        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key_id, idem_key) DO NOTHING",
-        (key_id, idem_key, fingerprint, status_code, body, headers, now),
-    )
-    return changed == 1
-
-
 # --- what the reflector learns from the reviewer -------------------------------------------
 
-# Forgotten by the reviewer, not by the machinery: a kept `forget` proposal ends as forgotten
-# ("applied:…"), and before migration 0004 a retired belief was forgotten "superseded_by:…".
-# Untrusted text never reaches a model, refused or not.
+# Forgotten by the reviewer, or on a forget request the reviewer kept; not a kept `forget`
+# proposal itself, nor a belief forgotten as superseded before migration 0004 (both name the
+# belief that retired them in retired_by). Untrusted text never reaches a model, refused or not.
 _REFUSED = (
-    "SELECT id, content, forgotten_reason, decided_at FROM beliefs"
+    "SELECT id, content, forgotten_reason, forgotten_by, decided_at FROM beliefs"
     " WHERE agent_id = ? AND status = 'forgotten' AND provenance != 'untrusted'"
-    " AND (forgotten_reason IS NULL OR (forgotten_reason NOT LIKE 'applied:%'"
-    "      AND forgotten_reason NOT LIKE 'superseded_by:%'))"
+    " AND retired_by IS NULL"
     " ORDER BY decided_at DESC, id DESC LIMIT ?"
 )
 # Rewritten by the reviewer and still memory. A proposal that came from third-party content
@@ -256,7 +351,7 @@ _FLAGGED_UNTRUSTED = {
 
 async def refused(conn: Connection, agent_id: str, limit: int) -> list[Any]:
     """The agent's newest beliefs the reviewer forgot (id, content, forgotten_reason,
-    decided_at)."""
+    forgotten_by, decided_at)."""
     return await conn.rows(_REFUSED, (agent_id, limit))
 
 
@@ -272,7 +367,7 @@ async def rewritten(conn: Connection, agent_id: str, limit: int) -> list[Any]:
 # Superseded beliefs come after active memory, marked by status, so a history survives a restore.
 _EXPORTED = (
     f"SELECT {COLUMNS} FROM beliefs WHERE agent_id = ? AND status IN ('active', 'superseded')"
-    " AND provenance IN ('clean', 'owner', 'unsourced')"
+    " AND provenance IN ('clean', 'owner', 'unsourced', 'imported')"
     " ORDER BY status = 'superseded', role IS NOT NULL, role, id"
 )
 _EXPORTED_AUDIT = (

@@ -11,9 +11,12 @@ from credence.db.engine import Connection
 PG_REREAD_WINDOW = 1000
 
 
+BUMP_BELIEF_CHANGES = "UPDATE store_state SET value = value + 1 WHERE name = 'belief_changes'"
+
+
 async def bump_belief_changes(conn: Connection) -> None:
     """Count a belief change, inside the writing transaction, so other processes notice it."""
-    await conn.run("UPDATE store_state SET value = value + 1 WHERE name = 'belief_changes'")
+    await conn.run(BUMP_BELIEF_CHANGES)
 
 
 async def belief_changes(conn: Connection) -> int:

@@ -5,13 +5,33 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Literal
 
 from credence.db.engine import Connection, for_update, placeholders
 from credence.db.push import json_has
+from credence.db.records import Record
 from credence.errors import Conflict, NotFound
 
-CHANNEL_COLUMNS = "id, source, url, url_hash, masked_url, label, agents, created_at"
+
+class Channel(Record, frozen=True, kw_only=True):
+    """One push_channels row; ``url`` holds the service's credentials, never shown."""
+
+    JSON_FIELDS = frozenset({"agents"})
+
+    id: str
+    source: Literal["env", "admin"]
+    url: str
+    url_hash: str
+    masked_url: str
+    label: str
+    agents: list[str] | None
+    created_at: str
+    kind: Literal["apprise", "ntfy"]
+    access_token: str | None
+    key_id: str | None
+
+
+CHANNEL_COLUMNS = Channel.columns()
 
 
 @dataclass(frozen=True)
@@ -26,11 +46,17 @@ class NewChannel:
     label: str
     agents: Sequence[str] | None
     created_at: str
+    kind: Literal["apprise", "ntfy"] = "apprise"
+    # ntfy: the server's access token, and the admin key its Keep/Forget actions decide as.
+    access_token: str | None = None
+    key_id: str | None = None
 
 
-async def list_channels(conn: Connection) -> list[Any]:
+async def list_channels(conn: Connection) -> list[Channel]:
     """Every channel, by id."""
-    return await conn.rows(f"SELECT {CHANNEL_COLUMNS} FROM push_channels ORDER BY id")
+    return Channel.from_rows(
+        await conn.rows(f"SELECT {CHANNEL_COLUMNS} FROM push_channels ORDER BY id")
+    )
 
 
 async def channels_for_agent(conn: Connection, agent_id: str) -> list[str]:
@@ -45,7 +71,7 @@ async def channels_for_agent(conn: Connection, agent_id: str) -> list[str]:
 
 async def _insert(conn: Connection, channel: NewChannel) -> bool:
     inserted = await conn.run(
-        f"INSERT INTO push_channels({CHANNEL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        f"INSERT INTO push_channels({CHANNEL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (url_hash) DO NOTHING",
         (
             channel.id,
@@ -56,12 +82,15 @@ async def _insert(conn: Connection, channel: NewChannel) -> bool:
             channel.label,
             json.dumps(list(channel.agents)) if channel.agents else None,
             channel.created_at,
+            channel.kind,
+            channel.access_token,
+            channel.key_id,
         ),
     )
     return bool(inserted)
 
 
-async def create_channel(conn: Connection, channel: NewChannel) -> Any:
+async def create_channel(conn: Connection, channel: NewChannel) -> Channel:
     """Add an admin channel and return its row; NotFound for an unknown agent, Conflict for a URL
     that is configured already."""
     agents = sorted(set(channel.agents or ()))
@@ -74,9 +103,8 @@ async def create_channel(conn: Connection, channel: NewChannel) -> Any:
             raise NotFound(f"agent {missing[0]!r} not found")
     if not await _insert(conn, channel):
         raise Conflict("this channel URL is already configured")
-    return await conn.one(
-        f"SELECT {CHANNEL_COLUMNS} FROM push_channels WHERE id = ?", (channel.id,)
-    )
+    row = await conn.one(f"SELECT {CHANNEL_COLUMNS} FROM push_channels WHERE id = ?", (channel.id,))
+    return Channel.from_row(row)
 
 
 async def delete_admin_channel(conn: Connection, channel_id: str) -> None:
@@ -110,3 +138,9 @@ async def sync_env_channels(conn: Connection, wanted: Mapping[str, NewChannel]) 
             "DELETE FROM push_channels WHERE url_hash = ? AND source = 'admin'", (digest,)
         )
         await _insert(conn, channel)
+
+
+async def channel_kind(conn: Connection, channel_id: str) -> tuple[str, str | None] | None:
+    """(kind, the key its actions decide as) of a channel; None when it is gone."""
+    row = await conn.one("SELECT kind, key_id FROM push_channels WHERE id = ?", (channel_id,))
+    return None if row is None else (row["kind"], row["key_id"])

@@ -20,13 +20,12 @@ from credence.settings import redact_url
 BATCH = 500
 CONNECT_TIMEOUT_S = 5
 # SQLite-only tables with no PostgreSQL twin, left out on purpose: the migration record
-# (PostgreSQL keeps its own, schema_migrations), and belief_text, FTS5's stable rowid per text
-# key (PostgreSQL keeps the tsvector on the row). FTS5 tables and their shadow tables are found
+# (PostgreSQL keeps its own, schema_migrations). FTS5 tables and their shadow tables are found
 # from the schema; sqlite_* are SQLite's own.
-SQLITE_ONLY = frozenset({"schema_version", "belief_text"})
+SQLITE_ONLY = frozenset({"schema_version"})
 AUDIT_COLUMNS = (
     "seq, belief_id, agent_id, action, actor, at, before_status, after_status,"
-    " before_hash, after_hash, version, detail, prev_hash, row_hash"
+    " before_hash, after_hash, version, detail, prev_hash, row_hash, chain_version"
 )
 ChainCheck = Callable[[list[dict[str, Any]]], tuple[bool, int, int | None]]
 

@@ -7,17 +7,13 @@ import re
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, Literal, Protocol, TypeVar
 
+# The store's errors live with the domain's (the edge handles them without importing db).
+from credence.errors import StoreError as StoreError
+from credence.errors import StoreUnavailable as StoreUnavailable
+
 Dialect = Literal["sqlite", "postgresql"]
 Params = Sequence[Any] | dict[str, Any]
 T = TypeVar("T")
-
-
-class StoreError(RuntimeError):
-    """The store cannot be opened or used safely."""
-
-
-class StoreUnavailable(StoreError):
-    """The database cannot be reached right now; the request may be retried later."""
 
 
 class Row(Protocol):
@@ -51,6 +47,11 @@ class Connection(Protocol):
 
     async def run_many(self, sql: str, params: Iterable[Params]) -> None:
         """Execute one statement once per parameter set."""
+        ...
+
+    async def batch(self, statements: Sequence[tuple[str, Sequence[Params]]]) -> None:
+        """Execute each statement once per parameter set, in order, in one trip to the
+        database (SQLite: one call on its thread; PostgreSQL: one pipeline)."""
         ...
 
 

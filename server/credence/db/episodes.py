@@ -24,6 +24,7 @@ COLUMNS = (
     "metadata",
     "redactions",
     "embedding",
+    "embedding_model",
     "reflected_at",
     "reflected_job",
     "created_at",
@@ -93,6 +94,19 @@ async def insert_episodes(conn: Connection, agent_id: str, rows: Sequence[dict[s
     if rows:
         await conn.run_many(_INSERT, rows)
     return True
+
+
+async def stored_bytes(conn: Connection, agent_id: str) -> int:
+    """Bytes of episodes the agent has stored (0 for an unknown agent)."""
+    row = await conn.one("SELECT episode_bytes FROM agents WHERE id = ?", (agent_id,))
+    return int(row["episode_bytes"]) if row is not None else 0
+
+
+async def add_stored_bytes(conn: Connection, agent_id: str, added: int) -> None:
+    """Count ``added`` more stored bytes for the agent."""
+    await conn.run(
+        "UPDATE agents SET episode_bytes = episode_bytes + ? WHERE id = ?", (added, agent_id)
+    )
 
 
 async def get_episode(conn: Connection, agent_id: str, episode_id: str) -> Any:

@@ -1,16 +1,17 @@
-"""Store functions of reflection jobs: queueing, leases claimed with SKIP LOCKED, steps."""
+"""Store functions of reflection jobs: queueing, claiming (leases are db/lease.py's), steps."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from credence.db.engine import Connection, for_update, placeholders, skip_locked
+from credence.db import lease
+from credence.db.engine import Connection, placeholders, skip_locked
 from credence.db.paging import newest_first, next_cursor
 
 JOB_COLUMNS = (
     "id, workflow_id, agent_id, trigger, window_key, wake_id, status, input_data, output_data,"
-    " error, answer, attempts, max_attempts, lease_owner, lease_expires_at, heartbeat_at,"
+    " error, answer, attempts, max_attempts, lease_owner, lease_until, heartbeat_at,"
     " submitted_by, created_at, started_at, finished_at, updated_at"
 )
 STEP_COLUMNS = "job_id, position, name, status, started_at, finished_at, duration_ms, error, output"
@@ -27,6 +28,12 @@ async def fetch(conn: Connection, job_id: str) -> tuple[Any, list[Any]] | None:
         f"SELECT {STEP_COLUMNS} FROM job_steps WHERE job_id = ? ORDER BY position", (job_id,)
     )
     return row, steps
+
+
+async def submitted_by(conn: Connection, job_id: str) -> str | None:
+    """Who queued the job (``key:<id>``, ``cli``, a wake …), or None for an unknown job."""
+    row = await conn.one("SELECT submitted_by FROM jobs WHERE id = ?", (job_id,))
+    return None if row is None else row["submitted_by"]
 
 
 async def insert_job(
@@ -137,7 +144,7 @@ async def _agent_free(conn: Connection, agent_id: str) -> bool:
 
 
 async def claim(conn: Connection, owner: str, at: str, until: str) -> str | None:
-    """Take the oldest queued job whose agent runs nothing; its id, or None.
+    """Lease the oldest queued job whose agent runs nothing to ``owner``; its id, or None.
 
     On PostgreSQL the candidates are read ``FOR UPDATE SKIP LOCKED``, so replicas claiming at
     once take different jobs and never the same one.
@@ -154,38 +161,9 @@ async def claim(conn: Connection, owner: str, at: str, until: str) -> str | None
         tried.add(row["agent_id"])
         if not await _agent_free(conn, row["agent_id"]):
             continue
-        await conn.run(
-            "UPDATE jobs SET status = 'running', lease_owner = ?, lease_expires_at = ?,"
-            " heartbeat_at = ?, attempts = attempts + 1, started_at = COALESCE(started_at, ?),"
-            " updated_at = ? WHERE id = ? AND status = 'queued'",
-            (owner, until, at, at, at, row["id"]),
-        )
-        return str(row["id"])
+        if await lease.take(conn, "jobs", row["id"], owner=owner, now=at, until=until):
+            return str(row["id"])
     return None
-
-
-async def holds_lease(conn: Connection, job_id: str, owner: str) -> bool:
-    """Whether ``owner`` still runs the job; on PostgreSQL the row stays locked until commit.
-
-    The lock is the fence: recovery on another replica waits for this transaction, so work
-    committed under the lease and a takeover never interleave.
-    """
-    row = await conn.one(
-        "SELECT 1 FROM jobs WHERE id = ? AND status = 'running' AND lease_owner = ?"
-        + for_update(conn),
-        (job_id, owner),
-    )
-    return row is not None
-
-
-async def heartbeat(conn: Connection, job_id: str, owner: str, at: str, until: str) -> bool:
-    """Renew the lease; False when ``owner`` no longer holds it."""
-    changed = await conn.run(
-        "UPDATE jobs SET heartbeat_at = ?, lease_expires_at = ?"
-        " WHERE id = ? AND status = 'running' AND lease_owner = ?",
-        (at, until, job_id, owner),
-    )
-    return changed == 1
 
 
 async def start_step(conn: Connection, job_id: str, name: str, at: str) -> None:
@@ -253,25 +231,21 @@ async def finish(
 ) -> None:
     """Finish the job (succeeded or failed) and drop its lease."""
     await conn.run(
-        "UPDATE jobs SET status = ?, output_data = COALESCE(?, output_data), error = ?,"
-        " finished_at = ?, updated_at = ?, lease_owner = NULL, lease_expires_at = NULL"
-        " WHERE id = ?",
+        lease.finish_statement(
+            "jobs",
+            "status = ?, output_data = COALESCE(?, output_data), error = ?, finished_at = ?,"
+            " updated_at = ?",
+        ),
         (status, output, error, at, at, job_id),
     )
 
 
-async def requeue(conn: Connection, job_id: str, at: str, reason: str, *, uncount: bool) -> None:
-    """Put a running job back in the queue; ``uncount`` forgives the interrupted attempt."""
+async def reset_running_steps(conn: Connection, job_id: str, reason: str) -> None:
+    """Mark the job's running steps pending again, noting why (its lease was given back)."""
     await conn.run(
         "UPDATE job_steps SET status = 'pending', error = ?"
         " WHERE job_id = ? AND status = 'running'",
         (reason, job_id),
-    )
-    attempts = "CASE WHEN attempts > 0 THEN attempts - 1 ELSE 0 END" if uncount else "attempts"
-    await conn.run(
-        "UPDATE jobs SET status = 'queued', lease_owner = NULL, lease_expires_at = NULL,"
-        f" attempts = {attempts}, updated_at = ? WHERE id = ?",
-        (at, job_id),
     )
 
 
@@ -281,29 +255,6 @@ async def fail_running_steps(conn: Connection, job_id: str, at: str, error: str)
         "UPDATE job_steps SET status = 'failed', finished_at = ?, error = ?"
         " WHERE job_id = ? AND status = 'running'",
         (at, error, job_id),
-    )
-
-
-async def running(conn: Connection) -> list[Any]:
-    """Every running job's lease: id, lease_owner, lease_expires_at, attempts, max_attempts."""
-    return await conn.rows(
-        "SELECT id, lease_owner, lease_expires_at, attempts, max_attempts FROM jobs"
-        " WHERE status = 'running' ORDER BY id"
-    )
-
-
-async def lock_running(conn: Connection, job_id: str, owner: str | None) -> Any:
-    """The job's lease row if it still runs under ``owner``, locked for the takeover, or None.
-
-    On PostgreSQL a row another transaction holds (its owner committing under the lease, or
-    another replica recovering it) is skipped: that one decides, this one leaves it alone.
-    """
-    owner_clause = "lease_owner IS NULL" if owner is None else "lease_owner = ?"
-    params: tuple[Any, ...] = (job_id,) if owner is None else (job_id, owner)
-    return await conn.one(
-        "SELECT id, lease_owner, lease_expires_at, attempts, max_attempts FROM jobs"
-        f" WHERE id = ? AND status = 'running' AND {owner_clause}{skip_locked(conn)}",
-        params,
     )
 
 

@@ -7,8 +7,11 @@ from typing import Any
 from credence.db import state
 from credence.db.engine import Connection
 
-KEY_COLUMNS = "id, key_hash, scope, agents, label, created_at, revoked_at"
-PAIRING_COLUMNS = "code_hash, agents, label, created_at, expires_at, used_at, key_id"
+KEY_COLUMNS = (
+    "id, key_hash, scope, agents, label, created_at, revoked_at, reviewer_id, may_write,"
+    " write_grant_at, write_grant_by"
+)
+PAIRING_COLUMNS = "code_hash, agents, label, created_at, expires_at, used_at, key_id, reviewer_id"
 
 
 async def insert_key(
@@ -20,12 +23,26 @@ async def insert_key(
     agents: str | None,
     label: str,
     created_at: str,
+    reviewer_id: str | None = None,
+    may_write: bool = False,
+    write_grant_by: str | None = None,
 ) -> None:
     """Store a new key and tell every process's key cache that keys changed."""
     await conn.run(
-        "INSERT INTO api_keys(id, key_hash, scope, agents, label, created_at)"
-        " VALUES (?, ?, ?, ?, ?, ?)",
-        (key_id, key_hash, scope, agents, label, created_at),
+        "INSERT INTO api_keys(id, key_hash, scope, agents, label, created_at, reviewer_id,"
+        " may_write, write_grant_at, write_grant_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            key_id,
+            key_hash,
+            scope,
+            agents,
+            label,
+            created_at,
+            reviewer_id,
+            int(may_write),
+            created_at if write_grant_by else None,
+            write_grant_by,
+        ),
     )
     await state.bump(conn, state.KEY_CHANGES)
 
@@ -60,6 +77,21 @@ async def revoke_key(conn: Connection, key_id: str, now: str) -> Any:
     return row
 
 
+async def set_may_write(conn: Connection, key_id: str, may_write: bool, now: str, by: str) -> Any:
+    """Grant or withdraw a key's writing, recording when and by whom; its row, None if unknown.
+
+    Every key cache drops its entries, so the change holds on every replica within a poll.
+    """
+    row = await conn.one(
+        "UPDATE api_keys SET may_write = ?, write_grant_at = ?, write_grant_by = ? WHERE id = ?"
+        f" RETURNING {KEY_COLUMNS}",
+        (int(may_write), now, by, key_id),
+    )
+    if row is not None:
+        await state.bump(conn, state.KEY_CHANGES)
+    return row
+
+
 async def key_changes(conn: Connection) -> int:
     """How many times keys were created or revoked: key caches poll this."""
     return await state.counter(conn, state.KEY_CHANGES)
@@ -73,12 +105,13 @@ async def insert_pairing_code(
     label: str,
     created_at: str,
     expires_at: str,
+    reviewer_id: str | None = None,
 ) -> None:
-    """Store a new one-time pairing code."""
+    """Store a new one-time pairing code (``reviewer_id``: the device joins that reviewer)."""
     await conn.run(
-        "INSERT INTO pairing_codes(code_hash, agents, label, created_at, expires_at)"
-        " VALUES (?, ?, ?, ?, ?)",
-        (code_hash, agents, label, created_at, expires_at),
+        "INSERT INTO pairing_codes(code_hash, agents, label, created_at, expires_at, reviewer_id)"
+        " VALUES (?, ?, ?, ?, ?, ?)",
+        (code_hash, agents, label, created_at, expires_at, reviewer_id),
     )
 
 

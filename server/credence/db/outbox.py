@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from credence.db import lease
 from credence.db.engine import Connection, placeholders, skip_locked
 
 Table = Literal["push_outbox", "channel_outbox"]
@@ -21,7 +22,8 @@ _CLAIMED: dict[Table, str] = {
         " JOIN api_keys k ON k.id = s.key_id LEFT JOIN beliefs b ON b.id = o.belief_id"
     ),
     "channel_outbox": (
-        "SELECT o.*, c.url, c.masked_url, NULL AS revoked_at, b.status AS belief_status,"
+        "SELECT o.*, c.url, c.masked_url, c.kind AS channel_kind, c.access_token,"
+        " NULL AS revoked_at, b.status AS belief_status,"
         " b.version AS current_version FROM channel_outbox o"
         " JOIN push_channels c ON c.id = o.channel_id"
         " LEFT JOIN beliefs b ON b.id = o.belief_id"
@@ -55,35 +57,42 @@ def _table(table: str) -> Table:
 
 def _record_statement(result: Result) -> tuple[str, tuple[Any, ...]]:
     table = _table(result.table)
-    done = "lease_owner = NULL, lease_until = NULL WHERE id = ?"
     status = ", last_status = ?" if table == "push_outbox" else ""
     code = (result.status,) if table == "push_outbox" else ()
     if result.kind == "sent":
-        sql = f"UPDATE {table} SET state = 'sent', sent_at = ?, finished_at = ?{status},"
-        return f"{sql} last_error = NULL, {done}", (result.at, result.at, *code, result.row_id)
+        sets = f"state = 'sent', sent_at = ?, finished_at = ?{status}, last_error = NULL"
+        return lease.finish_statement(table, sets), (result.at, result.at, *code, result.row_id)
     if result.kind == "failed":
-        sql = f"UPDATE {table} SET state = 'failed', finished_at = ?{status}, last_error = ?,"
-        return f"{sql} {done}", (result.at, *code, result.error, result.row_id)
+        sets = f"state = 'failed', finished_at = ?{status}, last_error = ?"
+        return lease.finish_statement(table, sets), (result.at, *code, result.error, result.row_id)
     if result.kind == "retry":
-        sql = f"UPDATE {table} SET next_attempt_at = ?{status}, last_error = ?,"
-        return f"{sql} {done}", (result.at, *code, result.error, result.row_id)
-    if result.kind == "release":
-        return (
-            f"UPDATE {table} SET lease_owner = NULL, lease_until = NULL,"
-            " attempts = attempts - 1 WHERE lease_owner = ? AND id = ?",
-            (result.owner, result.row_id),
-        )
-    return "DELETE FROM push_subscriptions WHERE id = ?", (result.row_id,)
+        sets = f"next_attempt_at = ?{status}, last_error = ?"
+        return lease.finish_statement(table, sets), (result.at, *code, result.error, result.row_id)
+    if result.kind == "gone":
+        return "DELETE FROM push_subscriptions WHERE id = ?", (result.row_id,)
+    raise ValueError(f"no single statement records a {result.kind!r}")
 
 
 async def record(conn: Connection, results: Sequence[Result]) -> None:
-    """Write delivery answers, one statement per kind of answer for the whole batch."""
+    """Write delivery answers, one statement per kind of answer for the whole batch.
+
+    A ``release`` goes through the lease queue: only its owner's claim is handed back.
+    """
     grouped: dict[str, list[tuple[Any, ...]]] = {}
+    released: list[Result] = []
     for result in results:
+        if result.kind == "release":
+            released.append(result)
+            continue
         sql, params = _record_statement(result)
         grouped.setdefault(sql, []).append(params)
     for sql, params_list in grouped.items():
         await conn.run_many(sql, params_list)
+    for result in released:
+        if result.owner is not None:
+            await lease.release(
+                conn, _table(result.table), result.row_id, owner=result.owner, now=result.at
+            )
 
 
 async def insert_push_rows(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -168,16 +177,9 @@ async def claim(
     """
     name = _table(table)
     await _sweep(conn, name, now, max_attempts)
-    leased = await conn.rows(
-        f"UPDATE {name} SET lease_owner = ?, lease_until = ?, attempts = attempts + 1"
-        f" WHERE id IN (SELECT id FROM {name} WHERE state = 'queued' AND next_attempt_at <= ?"
-        " AND (lease_until IS NULL OR lease_until <= ?) ORDER BY next_attempt_at, id LIMIT ?"
-        f"{skip_locked(conn)}) RETURNING id",
-        (owner, until, now, now, limit),
-    )
-    if not leased:
+    ids = await lease.claim(conn, name, owner=owner, now=now, until=until, limit=limit)
+    if not ids:
         return []
-    ids = [row[0] for row in leased]
     rows = await conn.rows(
         f"{_CLAIMED[name]} WHERE o.id IN ({placeholders(len(ids))})"
         " ORDER BY o.next_attempt_at, o.id",
@@ -187,8 +189,12 @@ async def claim(
     for row in rows:
         if row["revoked_at"] is not None:
             await _finish(conn, name, row["id"], "failed", now, "key revoked")
-        elif row["kind"] == KIND_BELIEF and (
-            row["belief_status"] != "pending" or row["current_version"] != row["belief_version"]
+        elif (
+            row["kind"] == KIND_BELIEF
+            and row["belief_id"] is not None  # None: a digest about several beliefs
+            and (
+                row["belief_status"] != "pending" or row["current_version"] != row["belief_version"]
+            )
         ):
             # Decided elsewhere before this went out: a stale "I've learned" is noise.
             await _finish(conn, name, row["id"], "obsolete", now, None)
@@ -201,17 +207,17 @@ async def _sweep(conn: Connection, table: Table, now: str, max_attempts: int) ->
     """Retire queued rows past their TTL, and rows whose last allowed attempt never reported."""
     # Rows another replica holds are left to it (SKIP LOCKED): sweeping is never worth a wait.
     await conn.run(
-        f"UPDATE {table} SET state = 'expired', finished_at = ?, lease_owner = NULL,"
-        f" lease_until = NULL WHERE id IN (SELECT id FROM {table}"
+        f"UPDATE {table} SET state = 'expired', finished_at = ?, {lease.CLEAR}"
+        f" WHERE id IN (SELECT id FROM {table}"
         f" WHERE state = 'queued' AND expires_at <= ?{skip_locked(conn)})",
         (now, now),
     )
-    await conn.run(
-        f"UPDATE {table} SET state = 'failed', finished_at = ?, last_error = ?,"
-        f" lease_owner = NULL, lease_until = NULL WHERE id IN (SELECT id FROM {table}"
-        " WHERE state = 'queued' AND attempts >= ? AND lease_until IS NOT NULL"
-        f" AND lease_until <= ?{skip_locked(conn)})",
-        (now, "no result recorded for the last attempt", max_attempts, now),
+    await lease.retire_exhausted(
+        conn,
+        table,
+        now=now,
+        max_attempts=max_attempts,
+        error="no result recorded for the last attempt",
     )
 
 
@@ -219,8 +225,7 @@ async def _finish(
     conn: Connection, table: Table, row_id: str, state: str, now: str, error: str | None
 ) -> None:
     await conn.run(
-        f"UPDATE {table} SET state = ?, finished_at = ?, last_error = ?, lease_owner = NULL,"
-        " lease_until = NULL WHERE id = ?",
+        lease.finish_statement(table, "state = ?, finished_at = ?, last_error = ?"),
         (state, now, error, row_id),
     )
 

@@ -6,7 +6,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
@@ -110,6 +110,13 @@ class PostgresConnection:
         async with self.raw.cursor() as cursor:
             await cursor.executemany(to_pyformat(sql), list(params))
 
+    async def batch(self, statements: Sequence[tuple[str, Sequence[Params]]]) -> None:
+        """Execute each statement once per parameter set, in order, in one pipeline: one
+        round trip for the whole batch."""
+        async with self.raw.pipeline(), self.raw.cursor() as cursor:
+            for sql, params in statements:
+                await cursor.executemany(to_pyformat(sql), list(params))
+
 
 class PostgresStore(SharedStoreParts):
     """A connection pool on one PostgreSQL database, shared by every replica of Credence.
@@ -132,6 +139,7 @@ class PostgresStore(SharedStoreParts):
         self._secrets: dict[str, bytes] = {}
         self._pool: AsyncConnectionPool[Any] | None = None
         self.away = False  # the last unit of work found the database unreachable
+        self._away_since: float | None = None  # when "unreachable" was logged, for "back after"
 
     async def open(self) -> None:
         """Connect, apply pending migrations under the advisory lock and load the secrets."""
@@ -189,6 +197,19 @@ class PostgresStore(SharedStoreParts):
         """Run ``work(conn)`` in one committed transaction; its exception rolls it back."""
         return await self._use(work, transaction=True)
 
+    def pool_stats(self) -> dict[str, int]:
+        """This process's connections: in use, idle, the most allowed, and requests waiting."""
+        if self._pool is None:
+            return {"max": self.pool_size}
+        stats = self._pool.get_stats()
+        size, idle = stats.get("pool_size", 0), stats.get("pool_available", 0)
+        return {
+            "in_use": size - idle,
+            "idle": idle,
+            "max": self.pool_size,
+            "waiting": stats.get("requests_waiting", 0),
+        }
+
     @property
     def available(self) -> bool:
         """False while the database is known to be away (a request failed to reach it)."""
@@ -216,6 +237,9 @@ class PostgresStore(SharedStoreParts):
                             committing = True
                         self.commits += 1
                 self.away = False
+                if self._away_since is not None:
+                    log.warning("database back after %.1f s", time.monotonic() - self._away_since)
+                    self._away_since = None
                 return result
             except RETRYABLE:
                 if attempt >= ATTEMPTS:
@@ -239,8 +263,10 @@ class PostgresStore(SharedStoreParts):
                 raise StoreUnavailable(f"database unavailable: {_reason(exc)}") from exc
 
     def _went_away(self, exc: BaseException) -> None:
-        if not self.away:
-            log.warning("database unreachable (%s); answering 503 until it is back", _reason(exc))
+        # One line per state change: this one, then "database back after …" on the next success.
+        if self._away_since is None:
+            log.warning("database unreachable: %s; answering 503 until it is back", _reason(exc))
+            self._away_since = time.monotonic()
         self.away = True
 
 

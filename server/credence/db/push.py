@@ -7,11 +7,48 @@ from dataclasses import dataclass
 from typing import Any
 
 from credence.db.engine import Connection, for_update, placeholders
+from credence.db.records import Record
 from credence.errors import Conflict
+from credence.models.common import Scope
 
-SUBSCRIPTION_COLUMNS = (
-    "id, key_id, endpoint, p256dh, auth, expiration_time, created_at, last_seen_at"
-)
+
+class Subscription(Record, frozen=True, kw_only=True):
+    """One push_subscriptions row."""
+
+    id: str
+    key_id: str
+    endpoint: str
+    p256dh: str
+    auth: str
+    expiration_time: int | None
+    created_at: str
+    last_seen_at: str
+
+
+class ActionKey(Record, frozen=True, kw_only=True):
+    """The API key a notification action is applied as; ``agents`` None covers every agent."""
+
+    JSON_FIELDS = frozenset({"agents"})
+
+    id: str
+    scope: Scope
+    agents: list[str] | None
+    label: str
+    revoked_at: str | None
+
+
+class Subscriber(Record, frozen=True, kw_only=True):
+    """A subscription that hears of an agent's beliefs, with the key it belongs to."""
+
+    JSON_FIELDS = frozenset({"agents"})
+
+    subscription_id: str
+    key_id: str
+    scope: Scope
+    agents: list[str] | None
+
+
+SUBSCRIPTION_COLUMNS = Subscription.columns()
 
 
 @dataclass(frozen=True)
@@ -37,7 +74,7 @@ def json_has(conn: Connection, column: str, param: str) -> str:
 
 async def upsert_subscription(
     conn: Connection, new: NewSubscription, *, subscription_id: str, now: str, keep: int
-) -> tuple[bool, Any]:
+) -> tuple[bool, Subscription]:
     """Insert or refresh a subscription; returns (created, row).
 
     The endpoint stays with the key that registered it (Conflict for any other key). A key keeps
@@ -80,7 +117,7 @@ async def upsert_subscription(
     row = await conn.one(
         f"SELECT {SUBSCRIPTION_COLUMNS} FROM push_subscriptions WHERE id = ?", (subscription_id,)
     )
-    return existing is None, row
+    return existing is None, Subscription.from_row(row)
 
 
 async def _by_endpoint(conn: Connection, endpoint: str) -> Any:
@@ -90,33 +127,35 @@ async def _by_endpoint(conn: Connection, endpoint: str) -> Any:
     )
 
 
-async def subscriptions_of_key(conn: Connection, key_id: str) -> list[Any]:
+async def subscriptions_of_key(conn: Connection, key_id: str) -> list[Subscription]:
     """A key's subscriptions, most recently seen first."""
-    return await conn.rows(
+    rows = await conn.rows(
         f"SELECT {SUBSCRIPTION_COLUMNS} FROM push_subscriptions WHERE key_id = ?"
         " ORDER BY last_seen_at DESC, id DESC",
         (key_id,),
     )
+    return Subscription.from_rows(rows)
 
 
-async def test_targets(conn: Connection, key_id: str | None) -> list[Any]:
+async def test_targets(conn: Connection, key_id: str | None) -> list[Subscription]:
     """The subscriptions a test push goes to: one key's, or those of every unrevoked key."""
     if key_id is not None:
-        return await conn.rows(
+        rows = await conn.rows(
             f"SELECT {SUBSCRIPTION_COLUMNS} FROM push_subscriptions WHERE key_id = ? ORDER BY id",
             (key_id,),
         )
-    columns = ", ".join(f"s.{c.strip()}" for c in SUBSCRIPTION_COLUMNS.split(","))
-    return await conn.rows(
-        f"SELECT {columns} FROM push_subscriptions s JOIN api_keys k ON k.id = s.key_id"
-        " WHERE k.revoked_at IS NULL ORDER BY s.id"
-    )
+    else:
+        rows = await conn.rows(
+            f"SELECT {Subscription.columns('s')} FROM push_subscriptions s"
+            " JOIN api_keys k ON k.id = s.key_id WHERE k.revoked_at IS NULL ORDER BY s.id"
+        )
+    return Subscription.from_rows(rows)
 
 
-async def subscribers(conn: Connection, agent_id: str) -> list[Any]:
+async def subscribers(conn: Connection, agent_id: str) -> list[Subscriber]:
     """Subscriptions whose key may review ``agent_id``: admin keys, and reviewer keys whose
     agent list is NULL (every agent) or names it; revoked keys get nothing."""
-    return await conn.rows(
+    rows = await conn.rows(
         "SELECT s.id AS subscription_id, k.id AS key_id, k.scope AS scope, k.agents AS agents"
         " FROM push_subscriptions s JOIN api_keys k ON k.id = s.key_id"
         " WHERE k.revoked_at IS NULL AND k.scope IN ('admin', 'reviewer')"
@@ -124,6 +163,7 @@ async def subscribers(conn: Connection, agent_id: str) -> list[Any]:
         " ORDER BY s.id",
         {"agent": agent_id},
     )
+    return Subscriber.from_rows(rows)
 
 
 async def delete_subscription(conn: Connection, subscription_id: str, key_id: str | None) -> bool:
@@ -157,8 +197,17 @@ async def prune_subscriptions(conn: Connection, *, unseen_since: str, now_ms: in
     )
 
 
-async def action_key(conn: Connection, key_id: str) -> Any:
-    """The key a notification action is applied as (id, scope, agents, label, revoked_at)."""
-    return await conn.one(
-        "SELECT id, scope, agents, label, revoked_at FROM api_keys WHERE id = ?", (key_id,)
+async def action_key(conn: Connection, key_id: str) -> ActionKey | None:
+    """The key a notification action is applied as; None when there is no such key."""
+    row = await conn.one(f"SELECT {ActionKey.columns()} FROM api_keys WHERE id = ?", (key_id,))
+    return None if row is None else ActionKey.from_row(row)
+
+
+async def action_used(conn: Connection, key_id: str, idem_keys: Sequence[str]) -> bool:
+    """Whether a notification action under any of these Idempotency-Keys was applied already."""
+    row = await conn.one(
+        "SELECT 1 FROM idempotency WHERE key_id = ?"
+        f" AND idem_key IN ({placeholders(len(idem_keys))})",
+        (key_id, *idem_keys),
     )
+    return row is not None

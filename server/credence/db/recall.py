@@ -8,6 +8,7 @@ import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, ParamSpec, TypeVar
 
+import msgspec
 import psycopg
 
 from credence.db.engine import Connection, StoreError
@@ -50,11 +51,15 @@ def tsquery_text(terms: Sequence[str]) -> str:
 
 @_search
 async def counters(conn: Connection, agent_id: str) -> tuple[int, int, int]:
-    """(max episode seq of the agent, reflection counter, deletion counter) in one statement."""
+    """(max episode seq of the agent, reflection counter, reload counter) in one statement.
+
+    The reload counter moves when episodes are deleted or re-embedded (both only grow).
+    """
     row = await conn.one(
         "SELECT (SELECT COALESCE(MAX(seq), 0) FROM episodes WHERE agent_id = ?),"
         " (SELECT value FROM store_state WHERE name = 'episode_reflections'),"
-        " (SELECT value FROM store_state WHERE name = 'episode_deletions')",
+        " (SELECT SUM(value) FROM store_state"
+        " WHERE name IN ('episode_deletions', 'episode_reembeds'))",
         (agent_id,),
     )
     return int(row[0]), int(row[1] or 0), int(row[2] or 0)
@@ -150,56 +155,35 @@ async def tsvector_ranking(
     return [int(row[0]) for row in rows]
 
 
-_BELIEF_MATCHES_FTS = (
-    "SELECT t.belief_id, -beliefs_fts.rank FROM beliefs_fts"
-    " JOIN belief_text t ON t.seq = beliefs_fts.rowid"
-    " WHERE beliefs_fts MATCH ? AND t.agent_id = ? ORDER BY beliefs_fts.rank"
-)
-_BELIEF_MATCHES_TS = (
-    "SELECT b.id, ts_rank(b.search_vector, q, 1) AS score"
-    " FROM beliefs b, websearch_to_tsquery('english', ?) q"
-    " WHERE b.search_vector @@ q AND b.agent_id = ? ORDER BY score DESC, b.id"
-)
-
-
-@_search
-async def belief_matches(
-    conn: Connection, terms: Sequence[str], expression: str, agent_id: str, limit: int | None
-) -> list[tuple[str, float]]:
-    """(belief id, score) of the agent's beliefs matching the terms, best (highest) first.
-
-    SQLite ranks ``expression`` with FTS5 BM25 (negated, so higher is better); PostgreSQL ORs
-    ``terms`` through ``websearch_to_tsquery``. ``limit`` None returns every match.
-    """
-    if conn.dialect == "postgresql":
-        sql, first = _BELIEF_MATCHES_TS, tsquery_text(terms)
-    else:
-        sql, first = _BELIEF_MATCHES_FTS, expression
-    params: tuple[Any, ...] = (first, agent_id)
-    if limit is not None:
-        sql, params = sql + " LIMIT ?", (*params, limit)
-    rows = await conn.rows(sql, params)
-    return [(row[0], float(row[1])) for row in rows]
-
-
 # -- context: servable beliefs ------------------------------------------------------------------
 
 _BELIEF_COLUMNS = "id, content, confidence, created_at, updated_at, provenance"
 _SERVABLE = (
     f"SELECT {_BELIEF_COLUMNS} FROM beliefs WHERE agent_id = ? AND status = 'active'"
-    " AND provenance IN ('clean', 'owner', 'unsourced')"
+    " AND provenance IN ('clean', 'owner', 'unsourced', 'imported')"
 )
 
 
-async def agent_settings_and_changes(conn: Connection, agent_id: str) -> tuple[str, int] | None:
-    """(agent settings JSON, store-wide belief change counter) in one read; None: no agent."""
+async def agent_settings_and_changes(
+    conn: Connection, agent_id: str
+) -> tuple[Any, int, int] | None:
+    """(agent settings, decoded; store-wide belief change counter; episode state) in one read.
+
+    The episode state moves whenever the agent's episodes do: its highest seq plus the
+    counters of reflections, deletions and re-embeddings (all only grow). None: no agent.
+    """
     row = await conn.one(
         "SELECT a.settings AS settings,"
-        " (SELECT value FROM store_state WHERE name = 'belief_changes') AS changes"
+        " (SELECT value FROM store_state WHERE name = 'belief_changes') AS changes,"
+        " (SELECT COALESCE(MAX(seq), 0) FROM episodes WHERE agent_id = a.id)"
+        " + (SELECT COALESCE(SUM(value), 0) FROM store_state WHERE name IN"
+        " ('episode_reflections', 'episode_deletions', 'episode_reembeds')) AS episodes"
         " FROM agents a WHERE a.id = ?",
         (agent_id,),
     )
-    return None if row is None else (row["settings"], int(row["changes"]))
+    if row is None:
+        return None
+    return msgspec.json.decode(row["settings"]), int(row["changes"]), int(row["episodes"])
 
 
 async def belief_changes(conn: Connection) -> int:

@@ -6,13 +6,14 @@ import asyncio
 import collections
 import logging
 import sqlite3
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
 
 import aiosqlite
 
+from credence.db.audit import sqlite_row_hash
 from credence.db.engine import (
     Connection,
     Dialect,
@@ -39,15 +40,11 @@ REQUIRED_PRAGMAS: tuple[tuple[str, str, object], ...] = (
 MAX_BATCH = 64
 
 
-__all__ = ["SqliteConnection", "Store", "StoreError", "StoreUnavailable", "one", "rows"]
+__all__ = ["SqliteConnection", "Store", "StoreError", "StoreUnavailable"]
 
 
 class SqliteConnection:
-    """The aiosqlite connection seen through the engine-neutral ``Connection`` interface.
-
-    Attribute access falls through to the aiosqlite connection for code not yet moved into the
-    store modules.
-    """
+    """The aiosqlite connection seen through the engine-neutral ``Connection`` interface."""
 
     dialect: Dialect = "sqlite"
 
@@ -78,8 +75,17 @@ class SqliteConnection:
         """Execute one statement once per parameter set."""
         await self.raw.executemany(sql, [_sqlite_params(p) for p in params])
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.raw, name)
+    async def batch(self, statements: Sequence[tuple[str, Sequence[Params]]]) -> None:
+        """Execute each statement once per parameter set, in order, in one call on the
+        database thread (each aiosqlite call is a thread hop that costs more than the SQL)."""
+        prepared = [(sql, [_sqlite_params(p) for p in params]) for sql, params in statements]
+        # aiosqlite runs any callable on its thread through _execute; its public methods do so.
+        await self.raw._execute(_run_batch, self.raw._conn, prepared)
+
+
+def _run_batch(raw: sqlite3.Connection, statements: list[tuple[str, list[Any]]]) -> None:
+    for sql, params in statements:
+        raw.executemany(sql, params)
 
 
 def _sqlite_params(params: Params) -> Any:
@@ -115,6 +121,8 @@ class Store(SharedStoreParts):
         create_private_file(self.path)
         self._conn = await aiosqlite.connect(self.path, isolation_level=None)
         self._conn.row_factory = aiosqlite.Row
+        # Batched audit appends link and hash the chain in SQL, as PostgreSQL's trigger does.
+        await self._conn.create_function("audit_row_hash", 13, sqlite_row_hash, deterministic=True)
         try:
             for name, value, expected in REQUIRED_PRAGMAS:
                 await self._conn.execute(f"PRAGMA {name}={value}")
@@ -135,6 +143,16 @@ class Store(SharedStoreParts):
             raise
         self._executor = asyncio.create_task(self._run(), name="credence-store")
         self._secrets = await self.write(lambda conn: ensure_secrets(conn, self.path.parent))
+
+    def pool_stats(self) -> dict[str, int]:
+        """The one connection: busy while writes are queued; the rest of them wait."""
+        queued = len(self._queue)
+        return {
+            "in_use": min(queued, 1),
+            "idle": 0 if queued or self._conn is None else 1,
+            "max": 1,
+            "waiting": max(queued - 1, 0),
+        }
 
     async def close(self) -> None:
         """Finish queued work, stop the executor and close the connection."""
@@ -195,7 +213,7 @@ class Store(SharedStoreParts):
     ) -> None:
         outcomes: list[tuple[asyncio.Future[Any], bool, Any]] = []
         try:
-            await conn.execute("BEGIN IMMEDIATE")
+            await conn.raw.execute("BEGIN IMMEDIATE")
         except Exception as exc:  # the database itself is unusable: fail the whole batch
             for _, future in batch:
                 _resolve(future, False, exc)
@@ -203,22 +221,22 @@ class Store(SharedStoreParts):
         for work, future in batch:
             if future.cancelled():
                 continue
-            await conn.execute("SAVEPOINT unit")
+            await conn.raw.execute("SAVEPOINT unit")
             try:
                 result = await work(conn)
             except Exception as exc:
-                await conn.execute("ROLLBACK TO unit")
-                await conn.execute("RELEASE unit")
+                await conn.raw.execute("ROLLBACK TO unit")
+                await conn.raw.execute("RELEASE unit")
                 outcomes.append((future, False, exc))
             else:
-                await conn.execute("RELEASE unit")
+                await conn.raw.execute("RELEASE unit")
                 outcomes.append((future, True, result))
         try:
-            await conn.execute("COMMIT")
+            await conn.raw.execute("COMMIT")
             self.commits += 1
         except Exception as exc:
             log.exception("commit failed; rolling back %d writes", len(outcomes))
-            await conn.execute("ROLLBACK")
+            await conn.raw.execute("ROLLBACK")
             outcomes = [(future, False, exc) for future, _, _ in outcomes]
         for future, ok, value in outcomes:
             _resolve(future, ok, value)
@@ -245,7 +263,7 @@ class Store(SharedStoreParts):
             try:
                 for statement in split_statements(sql):
                     await conn.execute(statement)
-                broken = await rows(conn, "PRAGMA foreign_key_check")
+                broken = list(await conn.execute_fetchall("PRAGMA foreign_key_check"))
                 if broken:
                     raise StoreError(
                         f"migration {version:04d}_{name} breaks foreign keys: {list(broken[0])}"
@@ -263,20 +281,6 @@ class Store(SharedStoreParts):
                 await conn.execute("PRAGMA foreign_keys=ON")
             current = max(current, version)
         self.schema_version = current
-
-
-async def rows(conn: Any, sql: str, params: Params = ()) -> list[Any]:
-    """All rows of one query (``conn.rows``), for code that still takes a raw connection."""
-    if isinstance(conn, aiosqlite.Connection):
-        conn = SqliteConnection(conn)
-    return await conn.rows(sql, params)
-
-
-async def one(conn: Any, sql: str, params: Params = ()) -> Any:
-    """The first row of one query, or None (``conn.one``)."""
-    if isinstance(conn, aiosqlite.Connection):
-        conn = SqliteConnection(conn)
-    return await conn.one(sql, params)
 
 
 def applied_versions(path: Path) -> set[int]:

@@ -1,4 +1,4 @@
-"""The append-only audit chain: one hashed row per belief change, each linked to the previous."""
+"""The append-only audit chains: one hashed row per belief change, linked per agent."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from credence.db import audit as audit_rows
-from credence.db.audit import GENESIS, row_hash
+from credence.db import reviewers as reviewer_rows
+from credence.db.audit import GENESIS, chain_of, row_hash
 
 if TYPE_CHECKING:
     from credence.db.engine import Connection, Database
@@ -57,31 +58,38 @@ async def append(
 
 
 def verify_rows(
-    rows: list[dict[str, Any]], previous: str = GENESIS
+    rows: list[dict[str, Any]], heads: dict[str, str] | None = None
 ) -> tuple[bool, int, int | None]:
-    """Check a chain in seq order, from the row after ``previous`` (by default the first);
-    returns (ok, rows, seq of the first broken row)."""
+    """Check the chains in rows given in seq order; returns (ok, rows, seq of the first broken).
+
+    Rows of version 1 (before per-agent chains) form one chain; rows of version 2 one chain per
+    agent, each starting from the genesis hash. ``heads`` (each chain's last hash so far) is
+    read and advanced, so a long table can be verified page by page.
+    """
+    heads = {} if heads is None else heads
     for row in rows:
-        if row["prev_hash"] != previous or row_hash(row) != row["row_hash"]:
+        chain = chain_of(row)
+        if row["prev_hash"] != heads.get(chain, GENESIS) or row_hash(row) != row["row_hash"]:
             return False, len(rows), row["seq"]
-        previous = row["row_hash"]
+        heads[chain] = row["row_hash"]
     return True, len(rows), None
 
 
 async def verify(store: Database) -> tuple[bool, int, int | None]:
-    """Walk the stored audit chain page by page and verify every link."""
-    previous, seen, after = GENESIS, 0, 0
+    """Walk the stored audit rows page by page and verify every link of every chain."""
+    heads: dict[str, str] = {}
+    seen, after = 0, 0
     while True:
         page = await store.read(
             functools.partial(audit_rows.chain, after=after, limit=_VERIFY_PAGE)
         )
-        ok, _, broken = verify_rows(page, previous)
+        ok, _, broken = verify_rows(page, heads)
         if not ok:
             return False, await store.read(audit_rows.count), broken
         seen += len(page)
         if len(page) < _VERIFY_PAGE:
             return True, seen, None
-        previous, after = page[-1]["row_hash"], page[-1]["seq"]
+        after = page[-1]["seq"]
 
 
 async def trail(store: Database, belief_id: str) -> list[dict[str, Any]]:
@@ -110,10 +118,28 @@ async def decisions(
 
 
 async def labelled(conn: Connection, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The rows with ``actor_label``: the key's label (a paired phone's name), not its id."""
+    """The rows with ``actor_label`` (the reviewer's name and the device, not a key id) and, for
+    a decision made with a key, ``reviewer_id``, ``reviewer_name`` and ``device``."""
     key_ids = sorted({row["actor"][4:] for row in rows if row["actor"].startswith("key:")})
-    labels = await audit_rows.key_labels(conn, key_ids) if key_ids else {}
-    return [{**row, "actor_label": actor_label(row["actor"], labels)} for row in rows]
+    people = await reviewer_rows.people_of_keys(conn, key_ids) if key_ids else {}
+    labels = {key_id: person["label"] for key_id, person in people.items()}
+    named = []
+    for row in rows:
+        kind, _, ref = row["actor"].partition(":")
+        person = people.get(ref) if kind == "key" else None
+        label = actor_label(row["actor"], labels)
+        if person is not None and person["reviewer_name"]:
+            label = f"{person['reviewer_name']} ({label})"
+        named.append(
+            {
+                **row,
+                "actor_label": label,
+                "reviewer_id": person["reviewer_id"] if person else None,
+                "reviewer_name": (person["reviewer_name"] or None) if person else None,
+                "device": person["label"] if person else None,
+            }
+        )
+    return named
 
 
 def actor_label(actor: str, key_labels: Mapping[str, str]) -> str:

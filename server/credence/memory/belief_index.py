@@ -50,6 +50,7 @@ class BeliefIndex:
         "_live_negative",
         "_live_sizes",
         "_live_statuses",
+        "_live_texts",
         "_live_tokens",
         "_matrix",
         "_matrix_rows",
@@ -57,6 +58,7 @@ class BeliefIndex:
         "_postings",
         "_row_contradicts",
         "_row_negative",
+        "_row_of",
         "_statements",
         "_statuses",
         "_tokens",
@@ -74,6 +76,7 @@ class BeliefIndex:
         self._postings: tuple[dict[str, list[int]], dict[str, list[int]]] = ({}, {})
         self._live_ids: list[str] = []
         self._live_statuses: list[str] = []
+        self._live_texts: list[str] = []
         self._live_tokens: list[frozenset[str]] = []
         self._live_negative = numpy.zeros(0, dtype=bool)
         self._live_sizes = numpy.zeros(0, dtype=numpy.int64)
@@ -82,6 +85,7 @@ class BeliefIndex:
         self._matrix: numpy.ndarray | None = None
         self._matrix_rows = numpy.zeros(0, dtype=numpy.int64)
         self._row_negative = numpy.zeros(0, dtype=bool)
+        self._row_of: dict[int, int] = {}
         self._row_contradicts = numpy.zeros(0, dtype=bool)
         self._dimension: int | None = None
 
@@ -114,6 +118,7 @@ class BeliefIndex:
             shape = statement(belief.content)
             index._live_ids.append(belief.id)
             index._live_statuses.append(belief.status)
+            index._live_texts.append(belief.content)
             index._live_tokens.append(tokens)
             index._statements.append(shape)
             negative_flags.append(negative)
@@ -149,6 +154,7 @@ class BeliefIndex:
         matrix = numpy.stack([numpy.asarray(embeddings[row]).ravel() for row in rows])
         self._matrix = unit_rows(matrix)
         self._matrix_rows = numpy.asarray(rows, dtype=numpy.int64)
+        self._row_of = {position: row for row, position in enumerate(rows)}
         self._row_negative = self._live_negative[self._matrix_rows]
         self._row_contradicts = numpy.asarray(
             [self._live_statuses[row] in CONTRADICTION_STATUSES for row in rows], dtype=bool
@@ -265,6 +271,50 @@ class BeliefIndex:
             )
         found.sort(key=lambda hit: (-hit[2], hit[0]))
         return found
+
+    def neighbours(
+        self, similarities: numpy.ndarray, floor: float, limit: int
+    ) -> list[tuple[int, float]]:
+        """(position, cosine) of the ``limit`` closest embedded beliefs at or above ``floor``."""
+        rows = numpy.flatnonzero(similarities >= floor - COSINE_TOLERANCE)
+        if len(rows) > limit:
+            # Partition first: a full sort of thousands of close rows costs milliseconds.
+            scores = -similarities[rows]
+            top = numpy.argpartition(scores, limit - 1)[:limit]
+            rows = rows[top[numpy.lexsort((rows[top], scores[top]))]]
+        return [(int(self._matrix_rows[row]), float(similarities[row])) for row in rows]
+
+    def cosine_at(self, similarities: numpy.ndarray | None, position: int) -> float:
+        """The cosine of the belief at ``position`` in ``similarities`` (0.0 if not embedded)."""
+        if similarities is None:
+            return 0.0
+        row = self._row_of.get(position)
+        return 0.0 if row is None else float(similarities[row])
+
+    def content_of(self, belief_id: str) -> str | None:
+        """The text of a live belief, or None when the id is not indexed."""
+        for position, known in enumerate(self._live_ids):
+            if known == belief_id:
+                return self._live_texts[position]
+        return None
+
+    def live(self, position: int) -> tuple[str, str, str]:
+        """(id, status, content) of the live belief at ``position``."""
+        return (
+            self._live_ids[position],
+            self._live_statuses[position],
+            self._live_texts[position],
+        )
+
+    def structural_positions(self, shape: Statement) -> list[int]:
+        """Positions of beliefs that may restate or re-value ``shape`` (see below)."""
+        content = shape.content
+        arrays = [self._canonical[token] for token in content if token in self._canonical]
+        if not arrays:
+            return []
+        shared = numpy.bincount(numpy.concatenate(arrays), minlength=len(self._live_ids))
+        rows = numpy.flatnonzero(structural_candidates(shared, len(content), self._live_sizes))
+        return [int(row) for row in rows]
 
     def structural_matches(self, shape: Statement) -> list[tuple[str, str, Statement]]:
         """Return (id, status, statement) of beliefs that may restate or re-value ``shape``.

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -14,33 +12,43 @@ import numpy as np
 from credence.clock import Clock, rfc3339
 from credence.db import beliefs as rows_of
 from credence.db import changes
+from credence.db.beliefs import BeliefRecord
 from credence.db.paging import next_cursor
-from credence.ids import new_id
-from credence.memory import audit, live
+from credence.errors import DomainError, NotFound
 from credence.memory import gate as gate_rules
-from credence.memory.gate import GateResult, Proposal
-from credence.memory.redact import REDACTION_SECRET, redact
-from credence.memory.text import normalise
-from credence.memory.transitions import (
-    Outcome,
-    forget_target,
-    problem,
-    restore_targets,
-    retirable,
-    retire,
-    transition,
-    with_restated,
+from credence.memory import live
+from credence.memory.decisions import (
+    Decision,
+    Edit,
+    Embedded,
+    Forget,
+    Keep,
+    Reopen,
+    Transition,
+    decide,
 )
+from credence.memory.gate import GateResult, Proposal
+from credence.memory.pending import insert_pending, no_nul, rejection
+from credence.memory.proposers import credit_starter
+from credence.memory.redact import REDACTION_SECRET, redact
+from credence.memory.semantics.judge import LLMJudge, settle_unsettled
+from credence.memory.text import normalise
+from credence.memory.verdicts import batch_duplicate, named_reasons
 from credence.models import Belief, ProposalIn, ProposalResult, ProposedBy
+from credence.models.reasons import REJECTING, Reason, decode_all, encode, structured
+from credence.observe import metrics
 
 if TYPE_CHECKING:
-    from credence.auth import Principal
+    from credence.access.principal import Principal
     from credence.db.engine import Connection, Database
     from credence.embed import Embedder
 
-DECISIONS = ("keep", "forget", "edit", "reopen")
-# A proposal matching a belief the reviewer already retired is named as that past decision.
-_PAST_DECISION = {"forgotten": "previously_forgotten", "superseded": "previously_superseded"}
+ACTION_OF: dict[type[Decision], str] = {
+    Keep: "keep",
+    Forget: "forget",
+    Edit: "edit",
+    Reopen: "reopen",
+}
 
 PendingHook = Callable[["Connection", dict[str, Any]], Awaitable[None]]
 ChangeHook = Callable[[str], None]
@@ -60,63 +68,53 @@ class BeliefHooks:
                 hook(agent_id)
 
 
-class _Raced(Exception):
-    """Another request stored its answer under this Idempotency-Key while this one ran."""
+def belief_of(record: BeliefRecord) -> Belief:
+    """The API's Belief of a stored record."""
+    return Belief(
+        id=record.id,
+        agent_id=record.agent_id,
+        role=record.role,
+        content=record.content,
+        status=record.status,
+        confidence=record.confidence,
+        op=record.op,
+        target_belief_id=record.target_belief_id,
+        rationale=record.rationale,
+        source_episodes=record.source_episodes,
+        provenance=record.provenance,
+        review_reasons=[encode(reason) for reason in record.review_reasons],
+        reasons=structured(record.review_reasons),
+        proposed_by=msgspec.convert(record.proposed_by, ProposedBy),
+        note=record.proposed_by.get("note"),
+        version=record.version,
+        created_at=record.created_at,
+        updated_at=record.updated_at,
+        decided_by=record.decided_by,
+        decided_at=record.decided_at,
+        forgotten_reason=deprecated_forgotten_reason(record),
+        injection_count=record.injection_count,
+        last_injected_at=record.last_injected_at,
+        superseded_by=record.superseded_by,
+        forgotten_by=record.forgotten_by,
+        retired_by=record.retired_by,
+    )
 
 
-def etag(version: int) -> str:
-    """The strong ETag of a belief version."""
-    return f'"{version}"'
+def deprecated_forgotten_reason(record: BeliefRecord) -> str | None:
+    """The reviewer's words, or for one release the marker the machinery's columns replaced
+    (``forgotten_by:<id>``, ``applied:forget:<id>``, ``superseded_by:<id>``)."""
+    if record.forgotten_by is not None:
+        return f"forgotten_by:{record.forgotten_by}"
+    if record.retired_by is not None and record.retired_by == record.id:
+        return f"applied:forget:{record.target_belief_id}"
+    if record.retired_by is not None:
+        return f"superseded_by:{record.retired_by}"
+    return record.forgotten_reason
 
 
 def belief_from_row(row: Any) -> Belief:
     """Turn a beliefs row into the API's Belief."""
-    return Belief(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        role=row["role"],
-        content=row["content"],
-        status=row["status"],
-        confidence=row["confidence"],
-        op=row["op"],
-        target_belief_id=row["target_belief_id"],
-        rationale=row["rationale"],
-        source_episodes=json.loads(row["source_episodes"]),
-        provenance=row["provenance"],
-        review_reasons=json.loads(row["review_reasons"]),
-        proposed_by=msgspec.convert(json.loads(row["proposed_by"]), ProposedBy),
-        version=row["version"],
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        decided_by=row["decided_by"],
-        decided_at=row["decided_at"],
-        forgotten_reason=row["forgotten_reason"],
-        injection_count=row["injection_count"],
-        last_injected_at=row["last_injected_at"],
-        superseded_by=row["superseded_by"],
-    )
-
-
-def _ok(row: Any) -> Outcome:
-    belief = belief_from_row(row)
-    return Outcome(200, msgspec.json.encode(belief), {"ETag": etag(belief.version)})
-
-
-def parse_if_match(value: str | None) -> int | None:
-    """The version an If-Match header names, or None when it names none we accept."""
-    if value is None:
-        return None
-    value = value.strip()
-    if value.startswith('"') and value.endswith('"') and len(value) >= 2:
-        value = value[1:-1]
-    if not value.isdigit() or len(value) > 15:
-        return None
-    return int(value)
-
-
-async def change_counter(store: Database) -> int:
-    """The store-wide belief change counter."""
-    return await store.read(changes.belief_changes)
+    return belief_of(BeliefRecord.from_row(row))
 
 
 @dataclass(frozen=True)
@@ -128,31 +126,34 @@ class GateRun:
     gated_against: int
 
 
-# Reasons that reject a proposal rather than flag it for review.
-_DUPLICATE = (
-    "duplicate_of:",
-    "previously_forgotten:",
-    "previously_superseded:",
-    "near_duplicate_of:",
-)
-
-
 class BeliefService:
     """Everything that changes a belief goes through here: one code path, one audit trail."""
 
     def __init__(
-        self, store: Database, embedder: Embedder, clock: Clock, hooks: BeliefHooks
+        self,
+        store: Database,
+        embedder: Embedder,
+        clock: Clock,
+        hooks: BeliefHooks,
+        *,
+        judge: LLMJudge | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock
         self.hooks = hooks
+        self.judge = judge
 
     # --- reads ---------------------------------------------------------------------------
 
     async def get_row(self, belief_id: str) -> Any:
         """The raw row of a belief, or None."""
         return await self.store.read(lambda conn: rows_of.get(conn, belief_id))
+
+    async def get_record(self, belief_id: str) -> BeliefRecord | None:
+        """A belief's record (JSON columns decoded), or None."""
+        row = await self.get_row(belief_id)
+        return None if row is None else BeliefRecord.from_row(row)
 
     async def list_rows(
         self,
@@ -197,9 +198,11 @@ class BeliefService:
             lambda conn: rows_of.untrusted_episodes(conn, agent_id, cited)
         )
         results = gate_rules.gate(proposals, index, untrusted, vectors)
+        if self.judge is not None:
+            results = await settle_unsettled(self.judge, proposals, results, index)
         return GateRun(
             results=[
-                GateResult(index=r.index, gate=r.gate, reasons=_named(r.reasons, index))
+                GateResult(index=r.index, gate=r.gate, reasons=named_reasons(r.reasons, index))
                 for r in results
             ],
             live_beliefs=len(snapshot.beliefs),
@@ -214,6 +217,8 @@ class BeliefService:
         actor: str,
         *,
         indexes: Sequence[int] | None = None,
+        imported: bool = False,
+        verdicts: Sequence[GateResult] | None = None,
     ) -> list[ProposalResult]:
         """Gate proposals and turn those that pass into pending beliefs.
 
@@ -221,7 +226,12 @@ class BeliefService:
         other gate reason (contradictions with the value they change, op routing, untrusted or
         missing sources) is kept as a review reason. ``indexes`` names each proposal in batch
         reasons (a job's answer positions); by default its position in ``proposals``.
+        ``imported`` marks rules read from a memory file: provenance ``imported``.
+        ``verdicts`` are the gate's answers when the caller already gated these proposals (a
+        reflection job's check step): the gate runs once per proposal, never again here.
         """
+        if verdicts is not None and len(verdicts) != len(proposals):
+            raise ValueError(f"{len(verdicts)} verdicts for {len(proposals)} proposals")
         if not proposals:
             return []
         # A reflector may echo a credential from its input: proposals are redacted like episodes.
@@ -229,14 +239,85 @@ class BeliefService:
         proposals = [
             msgspec.structs.replace(
                 p,
-                belief=_no_nul(redact(p.belief, digest_key=key).text),
-                rationale=_no_nul(redact(p.rationale, digest_key=key).text),
+                belief=no_nul(redact(p.belief, digest_key=key).text),
+                rationale=no_nul(redact(p.rationale, digest_key=key).text),
+                note=no_nul(redact(p.note, digest_key=key).text) if p.note else None,
             )
             for p in proposals
         ]
+        proposer = await credit_starter(self.store, proposer)
         names = list(indexes) if indexes is not None else list(range(len(proposals)))
         embeddings = np.asarray(await self.embedder.embed([p.belief for p in proposals]))
-        verdicts = (
+        if verdicts is None:
+            verdicts = await self._gate_inputs(agent_id, proposals, names, embeddings, proposer)
+        now = rfc3339(self.clock())
+        gated = verdicts
+        refusals: dict[int, Reason] = {}
+
+        async def work(conn: Connection) -> list[ProposalResult]:
+            refusals.clear()
+            await rows_of.serialise_proposals(conn, agent_id)
+            results: list[ProposalResult] = []
+            accepted: set[int] = set()
+            for index, proposal in enumerate(proposals):
+                key = normalise(proposal.belief)
+                verdict = gated[index]
+                reason = batch_duplicate(verdict, accepted)
+                if reason is None:
+                    reason = await rejection(conn, agent_id, proposal, key)
+                if reason is None:
+                    reason = next((r for r in verdict.reasons if r.kind in REJECTING), None)
+                if reason is not None:
+                    refusals[index] = reason
+                    results.append(ProposalResult(index, False, None, encode(reason)))
+                    continue
+                # An admin may seed review reasons (their string form) ahead of the gate's.
+                flags = [
+                    *decode_all(proposal.review_reasons),
+                    *(r for r in verdict.reasons if r.kind != "duplicate_in_batch"),
+                ]
+                row = await insert_pending(
+                    conn,
+                    agent_id,
+                    proposal,
+                    key,
+                    embeddings[index],
+                    self.embedder.name,
+                    proposer,
+                    actor,
+                    now,
+                    flags=flags,
+                    imported=imported,
+                )
+                for hook in self.hooks.in_txn_pending:
+                    await hook(conn, row)
+                accepted.add(names[index])
+                results.append(ProposalResult(index, True, row["id"], None))
+            if accepted:
+                await changes.bump_belief_changes(conn)
+            return results
+
+        results = await self.store.write(work)
+        if any(r.accepted for r in results):
+            self.hooks.changed([agent_id])
+        for result in results:
+            refused = refusals.get(result.index)
+            metrics.observe_proposal(
+                agent_id,
+                [*gated[result.index].reasons, *([refused] if refused else [])],
+                result.accepted,
+            )
+        return results
+
+    async def _gate_inputs(
+        self,
+        agent_id: str,
+        proposals: Sequence[ProposalIn],
+        names: Sequence[int],
+        embeddings: np.ndarray,
+        proposer: ProposedBy,
+    ) -> list[GateResult]:
+        return (
             await self.gate(
                 agent_id,
                 [
@@ -255,324 +336,68 @@ class BeliefService:
                 exclude_job=proposer.job_id,
             )
         ).results
-        now = rfc3339(self.clock())
-
-        async def work(conn: Connection) -> list[ProposalResult]:
-            await rows_of.serialise_proposals(conn, agent_id)
-            results: list[ProposalResult] = []
-            accepted: set[int] = set()
-            for index, proposal in enumerate(proposals):
-                key = normalise(proposal.belief)
-                verdict = verdicts[index]
-                reason = _batch_duplicate(verdict, accepted)
-                if reason is None:
-                    reason = await _rejection(conn, agent_id, proposal, key)
-                if reason is None:
-                    reason = next((r for r in verdict.reasons if r.startswith(_DUPLICATE)), None)
-                if reason is not None:
-                    results.append(ProposalResult(index, False, None, reason))
-                    continue
-                flags = [r for r in verdict.reasons if not r.startswith("duplicate_in_batch:")]
-                row = await _insert_pending(
-                    conn,
-                    agent_id,
-                    msgspec.structs.replace(
-                        proposal, review_reasons=[*proposal.review_reasons, *flags]
-                    ),
-                    key,
-                    embeddings[index],
-                    proposer,
-                    actor,
-                    now,
-                )
-                for hook in self.hooks.in_txn_pending:
-                    await hook(conn, row)
-                accepted.add(names[index])
-                results.append(ProposalResult(index, True, row["id"], None))
-            if accepted:
-                await changes.bump_belief_changes(conn)
-            return results
-
-        results = await self.store.write(work)
-        if any(r.accepted for r in results):
-            self.hooks.changed([agent_id])
-        return results
 
     # --- decisions -----------------------------------------------------------------------
 
-    async def decide(
-        self,
-        belief_id: str,
-        action: str,
-        principal: Principal,
-        *,
-        if_match: str | None,
-        idempotency_key: str | None,
-        payload: dict[str, Any],
-    ) -> Outcome:
-        """Apply Keep / Forget / Edit / Reopen with If-Match and Idempotency-Key semantics."""
-        assert action in DECISIONS
-        fingerprint = hashlib.sha256(
-            json.dumps([belief_id, action, payload], sort_keys=True).encode()
-        ).hexdigest()
-        new_embedding = None
-        if action == "edit":
-            key = self.store.secret(REDACTION_SECRET)
-            content = _no_nul(redact(payload["content"], digest_key=key).text)
-            payload = {**payload, "content": content}
-            new_embedding = (await self.embedder.embed([payload["content"]]))[0]
-        now = rfc3339(self.clock())
-        touched: list[str] = []
+    async def prepare(self, decision: Decision) -> tuple[Decision, Embedded | None]:
+        """The I/O a decision needs before its transaction: an Edit's text redacted and
+        embedded (other decisions pass through)."""
+        if not isinstance(decision, Edit):
+            return decision, None
+        key = self.store.secret(REDACTION_SECRET)
+        content = no_nul(redact(decision.content, digest_key=key).text)
+        vector = (await self.embedder.embed([content]))[0]
+        embedded = Embedded(np.asarray(vector, dtype="<f4").tobytes(), self.embedder.name)
+        return msgspec.structs.replace(decision, content=content), embedded
 
-        # A request without If-Match is answered 428 whatever its Idempotency-Key: replaying
-        # the answer to another request that had one would hide what is missing.
-        remembered = idempotency_key is not None and if_match is not None
-
-        async def replay(conn: Connection) -> Outcome | None:
-            assert idempotency_key is not None
-            seen = await rows_of.remembered_decision(conn, principal.key_id, idempotency_key)
-            if seen is None:
-                return None
-            if seen["fingerprint"] != fingerprint:
-                return problem(
-                    422, "this Idempotency-Key was already used with a different request"
-                )
-            return Outcome(seen["status_code"], bytes(seen["body"]), json.loads(seen["headers"]))
-
-        async def work(conn: Connection) -> Outcome:
-            if remembered and (seen := await replay(conn)) is not None:
-                return seen
-            outcome = await self._apply(
-                conn, belief_id, action, principal, if_match, payload, new_embedding, now, touched
-            )
-            if remembered:
-                assert idempotency_key is not None
-                stored = await rows_of.remember_decision(
-                    conn,
-                    principal.key_id,
-                    idempotency_key,
-                    fingerprint=fingerprint,
-                    status_code=outcome.status_code,
-                    body=outcome.body,
-                    headers=json.dumps(outcome.headers),
-                    now=now,
-                )
-                if not stored:
-                    raise _Raced  # roll this decision back: the twin's stored answer stands
-            return outcome
-
-        try:
-            outcome = await self.store.write(work)
-        except _Raced:
-            # A request with the same Idempotency-Key (on another replica) committed first.
-            touched.clear()
-            replayed = await self.store.read(replay)
-            assert replayed is not None
-            outcome = replayed
-        if touched:
-            self.hooks.changed(touched)
-        return outcome
-
-    async def _apply(
+    async def decide_in(
         self,
         conn: Connection,
         belief_id: str,
-        action: str,
+        decision: Decision,
         principal: Principal,
+        *,
         if_match: str | None,
-        payload: dict[str, Any],
-        new_embedding: np.ndarray | None,
+        embedded: Embedded | None,
         now: str,
-        touched: list[str],
-    ) -> Outcome:
-        row = await rows_of.get(conn, belief_id, lock=True)
-        if row is None or not principal.sees_agent(row["agent_id"]):
-            return problem(404, f"belief {belief_id!r} not found")
-        current = etag(row["version"])
-        if if_match is None:
-            return problem(428, "If-Match with the belief's ETag is required", current_etag=current)
-        if parse_if_match(if_match) != row["version"]:
-            return problem(
-                412,
-                "the belief changed since you loaded it; reload and decide again",
-                {"ETag": current},
-                current_etag=current,
+    ) -> Transition | DomainError:
+        """Decide inside the caller's write: read the belief once, apply the rules, write the
+        transition as one statement batch. A refusal is returned, and nothing is written."""
+        subject = await rows_of.subject(
+            conn,
+            belief_id,
+            names=decision.retire if isinstance(decision, Keep | Edit) else (),
+            with_target=isinstance(decision, Keep | Edit),
+            restoring=isinstance(decision, Reopen),
+        )
+        if subject is None or not principal.sees_agent(subject.belief.agent_id):
+            return NotFound(f"belief {belief_id!r} not found")
+        outcome = decide(
+            subject, decision, now, actor=principal.actor, if_match=if_match, embedded=embedded
+        )
+        if isinstance(outcome, Transition):
+            await rows_of.apply(conn, outcome.writes)
+        return outcome
+
+    def committed(self, decision: Decision, transition: Transition) -> Belief:
+        """After a decision commits: tell the listeners, count it, and answer its belief."""
+        belief = belief_of(transition.state.after)
+        self.hooks.changed(transition.notify)
+        metrics.observe_decided(ACTION_OF[type(decision)], msgspec.json.encode(belief))
+        return belief
+
+    async def decide(
+        self, belief_id: str, decision: Decision, principal: Principal, *, if_match: str | None
+    ) -> Belief:
+        """Apply one decision (no Idempotency-Key: the API edge adds replay); raises the
+        DomainError that refuses it."""
+        decision, embedded = await self.prepare(decision)
+        now = rfc3339(self.clock())
+        outcome = await self.store.write(
+            lambda conn: self.decide_in(
+                conn, belief_id, decision, principal, if_match=if_match, embedded=embedded, now=now
             )
-        status = row["status"]
-        actor = principal.actor
-        if action == "keep":
-            if status != "pending":
-                return problem(409, f"only a pending belief can be kept; this one is {status}")
-            if row["provenance"] == "untrusted":
-                return problem(
-                    409,
-                    "this belief came from third-party content and cannot be kept as is;"
-                    " edit it into your own words to activate it",
-                )
-            retiring = await retirable(conn, row, payload.get("retire", ()))
-            if isinstance(retiring, Outcome):
-                return retiring
-            if row["op"] == "forget":
-                await forget_target(conn, row, actor, now, f"forgotten_by:{row['id']}")
-                await transition(
-                    conn,
-                    row,
-                    "forgotten",
-                    "kept",
-                    actor,
-                    now,
-                    forgotten_reason=f"applied:forget:{row['target_belief_id']}",
-                )
-            else:
-                retiring = await with_restated(conn, row, retiring)
-                await transition(conn, row, "active", "kept", actor, now)
-                await retire(conn, retiring, row["id"], actor, now)
-        elif action == "forget":
-            if status == "forgotten":
-                return problem(409, "this belief is already forgotten")
-            reason = (payload.get("reason") or "").strip() or None
-            await transition(
-                conn, row, "forgotten", "forgotten", actor, now, forgotten_reason=reason
-            )
-        elif action == "edit":
-            retiring = await retirable(conn, row, payload.get("retire", ()))
-            if isinstance(retiring, Outcome):
-                return retiring
-            if status == "pending":
-                retiring = await with_restated(conn, row, retiring)
-            await transition(
-                conn,
-                row,
-                "active",
-                "edited",
-                actor,
-                now,
-                content=payload["content"],
-                embedding=new_embedding,
-            )
-            await retire(conn, retiring, row["id"], actor, now)
-        else:  # reopen
-            if status == "pending":
-                return problem(409, "this belief is already pending")
-            await transition(conn, row, "pending", "reopened", actor, now)
-            await restore_targets(conn, row, actor, now)
-        await changes.bump_belief_changes(conn)
-        touched.append(row["agent_id"])
-        return _ok(await rows_of.get(conn, belief_id))
-
-
-# --- transaction helpers ------------------------------------------------------------------
-
-
-def _no_nul(text: str) -> str:
-    """PostgreSQL text cannot hold NUL; a reflector's output may (the API refuses it already)."""
-    return text.replace("\x00", "")
-
-
-def _named(reasons: tuple[str, ...], index: gate_rules.BeliefIndex) -> tuple[str, ...]:
-    """Gate reasons, naming a duplicate of a retired belief as that past decision."""
-    named = []
-    for reason in reasons:
-        kind, _, belief_id = reason.partition(":")
-        past = _PAST_DECISION.get(index.status_of(belief_id) or "")
-        if kind in ("duplicate_of", "near_duplicate_of") and past:
-            reason = f"{past}:{belief_id}"
-        named.append(reason)
-    return tuple(named)
-
-
-def _batch_duplicate(verdict: GateResult, accepted: set[int]) -> str | None:
-    """The gate's ``duplicate_in_batch`` reason when the proposal it restates was accepted.
-
-    If that one was refused for its own reasons (an unknown source, say), this one still gets
-    its chance.
-    """
-    for reason in verdict.reasons:
-        if reason.startswith("duplicate_in_batch:") and int(reason.partition(":")[2]) in accepted:
-            return reason
-    return None
-
-
-async def _rejection(conn: Connection, agent_id: str, proposal: ProposalIn, key: str) -> str | None:
-    """Why this proposal cannot become pending whatever the gate says, or None.
-
-    The exact-text check runs again here, inside the writing transaction, so two concurrent
-    submissions of one lesson cannot both land.
-    """
-    known = await rows_of.agent_episodes(conn, agent_id, proposal.source_episodes)
-    for episode_id in proposal.source_episodes:
-        if episode_id not in known:
-            return f"unknown_source_episode:{episode_id}"
-    target = proposal.target_belief_id
-    if proposal.op == "add" and target is not None:
-        return "target_not_allowed:add"
-    if proposal.op != "add":
-        if target is None:
-            return f"missing_target:{proposal.op}"
-        if await rows_of.target_status(conn, agent_id, target) is None:
-            return f"unknown_target:{target}"
-    exact = [
-        (i, status) for i, status in await rows_of.with_key(conn, agent_id, key) if i != target
-    ]
-    if exact:
-        first_id, first_status = exact[0]
-        return f"{_PAST_DECISION.get(first_status, 'duplicate_of')}:{first_id}"
-    return None
-
-
-async def _insert_pending(
-    conn: Connection,
-    agent_id: str,
-    proposal: ProposalIn,
-    key: str,
-    embedding: np.ndarray,
-    proposer: ProposedBy,
-    actor: str,
-    now: str,
-) -> dict[str, Any]:
-    untrusted = await rows_of.any_untrusted_episode(conn, proposal.source_episodes)
-    reasons = list(proposal.review_reasons)
-    if proposal.op != "add":
-        reasons.append(f"op:{proposal.op}")
-    if untrusted:
-        reasons.append("untrusted_source")
-    if not proposal.source_episodes:
-        reasons.append(gate_rules.UNSOURCED)
-    belief_id = new_id("b")
-    row = {
-        "id": belief_id,
-        "agent_id": agent_id,
-        "role": proposal.role,
-        "content": proposal.belief,
-        "content_key": key,
-        "status": "pending",
-        "confidence": proposal.confidence,
-        "op": proposal.op,
-        "target_belief_id": proposal.target_belief_id,
-        "rationale": proposal.rationale,
-        "source_episodes": json.dumps(list(dict.fromkeys(proposal.source_episodes))),
-        "provenance": (
-            "untrusted" if untrusted else "clean" if proposal.source_episodes else "unsourced"
-        ),
-        "review_reasons": json.dumps(list(dict.fromkeys(reasons))),
-        "proposed_by": msgspec.json.encode(proposer).decode(),
-        "created_at": now,
-        "updated_at": now,
-        "embedding": np.asarray(embedding, dtype="<f4").tobytes(),
-    }
-    await rows_of.insert_pending(conn, row)
-    await audit.append(
-        conn,
-        belief_id=belief_id,
-        agent_id=agent_id,
-        action="proposed",
-        actor=actor,
-        at=now,
-        before_status=None,
-        after_status="pending",
-        before_content=None,
-        after_content=proposal.belief,
-        version=1,
-        detail=proposal.op,
-    )
-    return row
+        )
+        if isinstance(outcome, DomainError):
+            raise outcome
+        return self.committed(decision, outcome)

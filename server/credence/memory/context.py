@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import math
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,9 +19,9 @@ import numpy as np
 from credence.clock import Clock, parse_rfc3339
 from credence.db import recall as db_recall
 from credence.embed import EmbeddingUnavailable
-from credence.memory import recall
 from credence.memory.episodes import AgentMissing
 from credence.memory.gate import decayed_confidence
+from credence.memory.hot_cache import MAX_CACHE_ENTRIES, HotCache
 from credence.memory.injection import InjectionRecorder, flush_forever, stop_flushing
 from credence.memory.prompt_block import (
     BlockEpisode,
@@ -34,24 +33,34 @@ from credence.memory.prompt_block import (
     notes_section,
 )
 from credence.memory.recall import EpisodeSearch, recall_episode_search
-from credence.models import MemoryContext, MemoryNote, RelevantEpisode
+from credence.memory.semantics.ranking import (
+    DEFAULT_WEIGHTS,
+    Choice,
+    DenseIndex,
+    KeywordIndex,
+    QueryVectors,
+    Weights,
+    choose,
+    decayed,
+    signals_needed,
+)
+from credence.models import MemoryContext, MemoryNote, NoteWhy, RelevantEpisode
+from credence.observe import metrics, tracing
 
 if TYPE_CHECKING:
     from credence.db.engine import Database
     from credence.embed import Embedder
-    from credence.services import Services
 
 log = logging.getLogger("credence.context")
 
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
-MAX_CACHE_ENTRIES = 4096
 # How stale a change made by another process may be seen (this process's own are seen at once).
 RECHECK_S = 0.25
 DEFAULT_LAMBDA = 0.02
 # Provenances a served belief may have. The schema already refuses an active untrusted belief;
 # the read path checks again so that no future migration or bug can put one in a prompt.
-SERVABLE_PROVENANCE = ("clean", "owner", "unsourced")
+SERVABLE_PROVENANCE = ("clean", "owner", "unsourced", "imported")
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +110,25 @@ class CacheEntry:
             self.derived["positions"] = found
         return found
 
+    def keywords(self) -> KeywordIndex:
+        """BM25 over the notes' text, built on the first query of this entry."""
+        found = self.derived.get("keywords")
+        if found is None:
+            found = KeywordIndex([note.content for note in self.notes])
+            self.derived["keywords"] = found
+        return found
+
+    def dense(self, dim: int) -> DenseIndex | None:
+        """Cosine over the notes' embeddings, once ``keep_columns`` stored them."""
+        found = self.derived.get(("dense", dim))
+        if found is None:
+            columns = self.columns(dim)
+            if columns is None:
+                return None
+            found = DenseIndex(columns)
+            self.derived[("dense", dim)] = found
+        return found
+
     def columns(self, dim: int) -> np.ndarray | None:
         """The notes' embeddings as a (dim, notes) matrix, once ``keep_columns`` stored it."""
         return self.derived.get(("columns", dim))
@@ -140,83 +168,21 @@ def rank_notes(rows: list[Any], lambda_per_day: float) -> tuple[CachedNote, ...]
     return tuple(note for _, _, note in keyed)
 
 
-class HotCache:
-    """Servable beliefs per (agent, role), bounded LRU, dropped per agent on every change.
-
-    Each agent has a generation that every invalidation bumps; a rebuild that started before an
-    invalidation carries the old generation and is not stored, so a read racing a decision can
-    never put pre-decision memory back into the cache.
-    """
-
-    def __init__(self, max_entries: int = MAX_CACHE_ENTRIES) -> None:
-        self.max_entries = max_entries
-        self._entries: OrderedDict[tuple[str, str | None], CacheEntry] = OrderedDict()
-        self._roles: dict[str, set[str | None]] = {}
-        self._generations: dict[str, int] = {}
-        self.hits = 0
-        self.misses = 0
-
-    def generation(self, agent_id: str) -> int:
-        """How many times ``agent_id`` has been invalidated in this process."""
-        return self._generations.get(agent_id, 0)
-
-    def get(
-        self, agent_id: str, role: str | None, counter: int, lambda_per_day: float
-    ) -> CacheEntry | None:
-        """The entry if it is at least as fresh as ``counter`` and built with the same λ."""
-        key = (agent_id, role)
-        entry = self._entries.get(key)
-        if entry is None or entry.counter < counter or entry.lambda_per_day != lambda_per_day:
-            self.misses += 1
-            return None
-        self._entries.move_to_end(key)
-        self.hits += 1
-        return entry
-
-    def put(
-        self, agent_id: str, role: str | None, entry: CacheEntry, generation: int | None = None
-    ) -> bool:
-        """Store an entry unless the agent was invalidated since ``generation``; evict LRU."""
-        if generation is not None and generation != self.generation(agent_id):
-            return False
-        key = (agent_id, role)
-        self._entries[key] = entry
-        self._entries.move_to_end(key)
-        self._roles.setdefault(agent_id, set()).add(role)
-        while len(self._entries) > self.max_entries:
-            (old_agent, old_role), _ = self._entries.popitem(last=False)
-            roles = self._roles.get(old_agent)
-            if roles is not None:
-                roles.discard(old_role)
-                if not roles:
-                    del self._roles[old_agent]
-        return True
-
-    def invalidate(self, agent_id: str) -> None:
-        """Drop every entry of one agent (the after-commit hook of every belief change)."""
-        self._generations[agent_id] = self.generation(agent_id) + 1
-        for role in self._roles.pop(agent_id, ()):
-            self._entries.pop((agent_id, role), None)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-
-def _lambda_of(settings_json: str) -> float:
-    try:
-        value = json.loads(settings_json).get("lambda_per_day", DEFAULT_LAMBDA)
-    except (ValueError, AttributeError):
+def _lambda_of(settings: Any) -> float:
+    if not isinstance(settings, dict):
         return DEFAULT_LAMBDA
+    value = settings.get("lambda_per_day", DEFAULT_LAMBDA)
     return float(value) if isinstance(value, int | float) else DEFAULT_LAMBDA
 
 
 @dataclass(frozen=True, slots=True)
 class AgentState:
-    """What the read path knows about an agent: its decay rate and the last change counter."""
+    """The agent's decay rate, the last change counter and episode state, when last read."""
 
     lambda_per_day: float
     counter: int
     checked_at: float
+    episodes: int = 0
 
 
 class ContextService:
@@ -234,17 +200,21 @@ class ContextService:
         clock: Clock,
         recorder: InjectionRecorder | None = None,
         episode_search: EpisodeSearch | None = None,
-        cache: HotCache | None = None,
+        cache: HotCache[CacheEntry] | None = None,
         recheck_s: float = RECHECK_S,
         monotonic: Callable[[], float] = time.monotonic,
         embedder: Embedder | None = None,
+        weights: Weights = DEFAULT_WEIGHTS,
     ) -> None:
         self.store = store
         self.clock = clock
         self.recorder = recorder or InjectionRecorder()
         self.episode_search = episode_search
         self.embedder = embedder
-        self.cache = cache or HotCache()
+        self.query_vectors = QueryVectors()
+        self._recalled: OrderedDict[tuple[str, str, int, bool], Any] = OrderedDict()
+        self.weights = weights
+        self.cache: HotCache[CacheEntry] = cache or HotCache()
         self.recheck_s = recheck_s
         self._monotonic = monotonic
         self._agents: dict[str, AgentState] = {}
@@ -275,7 +245,7 @@ class ContextService:
         if row is None:
             self._agents.pop(agent_id, None)
             raise AgentMissing(agent_id)
-        state = AgentState(_lambda_of(row[0]), row[1], now)
+        state = AgentState(_lambda_of(row[0]), row[1], now, row[2])
         if len(self._agents) >= MAX_CACHE_ENTRIES:
             self._agents.clear()
         self._agents[agent_id] = state
@@ -308,80 +278,115 @@ class ContextService:
         return served
 
     async def _embedded(self, query: str) -> np.ndarray | None:
-        """The query's embedding as a (1, dim) matrix, or None when the embedder is down."""
+        """The query's (1, dim) embedding, cached by text; None when the embedder is down."""
         if self.embedder is None:
             return None
+        cached = self.query_vectors.get(self.embedder.name, query)
+        if cached is not None:
+            return cached
         try:
             vectors = np.asarray(await self.embedder.embed([query]), dtype=np.float32)
         except EmbeddingUnavailable as exc:
             log.warning("embedder unavailable; ranking notes by text alone: %s", exc)
             return None
-        return vectors if vectors.ndim == 2 and vectors.shape[0] == 1 else None
+        if vectors.ndim != 2 or vectors.shape[0] != 1:
+            return None
+        self.query_vectors.put(self.embedder.name, query, vectors)
+        return vectors
 
-    async def chosen_for_query(
+    async def dense_index(
+        self, agent_id: str, entry: CacheEntry, vectors: np.ndarray | None
+    ) -> DenseIndex | None:
+        """The entry's cosine index for the query's dimension, read once per entry (a change
+        drops the entry, and the next query reads the notes' embeddings again)."""
+        if vectors is None or not entry.notes:
+            return None
+        dim = int(vectors.shape[1])
+        index = entry.dense(dim)
+        if index is None:
+            rows = await self.store.read(lambda conn: db_recall.active_embeddings(conn, agent_id))
+            entry.keep_columns(rows, dim)
+            index = entry.dense(dim)
+        return index
+
+    def chosen_for_query(
         self,
-        agent_id: str,
         entry: CacheEntry,
         query: str,
+        index: DenseIndex | None,
         vectors: np.ndarray | None,
         limit: int,
         now: datetime,
-    ) -> list[int]:
-        """Positions (in ``entry.notes``) of the notes a query chooses, best first.
+    ) -> list[Choice]:
+        """The notes a query chooses, best first, with why (see ``ranking.choose``).
 
-        Candidates come from the query's terms (FTS5 BM25 over belief text) and from embedding
-        cosine, each ranking ``depth`` deep like recall's; ``relevance_order`` fuses them with
-        each note's decayed confidence.
+        All in memory: cosine over the notes' matrix, and BM25 over their text or decayed
+        confidence only when their weight is not 0 (BM25 always when the embedder is down).
         """
         if not entry.notes or limit < 1:
             return []
-        depth = min(recall.MAX_DEPTH, max(recall.MIN_DEPTH, 2 * limit))
-        try:
-            by_text = await recall.belief_text_ranking(
-                self.store, agent_id, query, entry.positions(), depth
-            )
-        except recall.RecallUnavailable as exc:
-            log.warning("belief text index unavailable for %s: %s", agent_id, exc)
-            by_text = []
-        by_vector: list[tuple[int, float]] = []
-        if vectors is not None:
-            dim = int(vectors.shape[1])
-            columns = entry.columns(dim)
-            if columns is None:
-                # Read once per entry; a change drops the entry, and the next query reads again.
-                rows = await self.store.read(
-                    lambda conn: db_recall.active_embeddings(conn, agent_id)
-                )
-                columns = entry.keep_columns(rows, dim)
-            everyone = np.ones(columns.shape[1], dtype=bool)
-            rankings = recall.vector_rankings(columns, everyone, vectors, depth)
-            by_vector = rankings[0] if rankings else []
-        lam = entry.lambda_per_day
-        candidates = {position for position, _ in by_text} | {p for p, _ in by_vector}
-        confidence = {
-            p: decayed_confidence(entry.notes[p].confidence, entry.notes[p].anchor, now, lam)
-            for p in candidates
-        }
-        return relevance_order(by_text, by_vector, confidence, limit)
+        dense = centred = None
+        if index is not None and vectors is not None:
+            dense, centred = index.scores(vectors[0])
+        need_keyword, need_confidence = signals_needed(self.weights, dense is not None)
+        keyword = entry.keywords().scores(query) if need_keyword else None
+        confidence = self._confidence(entry, now) if need_confidence else None
+        return choose(dense, keyword, confidence, limit, self.weights, centred)
 
-    async def _for_query(
+    @staticmethod
+    def _confidence(entry: CacheEntry, now: datetime) -> np.ndarray:
+        """Every note's decayed confidence at ``now`` (only when its weight is not 0)."""
+        kept = entry.derived.get("decay")
+        if kept is None:
+            kept = (
+                np.array([n.confidence for n in entry.notes]),
+                np.array([n.anchor.timestamp() for n in entry.notes]),
+            )
+            entry.derived["decay"] = kept
+        return decayed(kept[0], kept[1], now.timestamp(), entry.lambda_per_day)
+
+    def _for_query(
         self,
-        agent_id: str,
         entry: CacheEntry,
         query: str,
+        index: DenseIndex | None,
         vectors: np.ndarray | None,
         limit: int,
         now: datetime,
     ) -> list[MemoryNote]:
         """The notes a query chose, then the most confident others up to ``limit``."""
         limit = max(0, min(limit, MAX_LIMIT))
-        chosen = await self.chosen_for_query(agent_id, entry, query, vectors, limit, now)
-        taken = set(chosen)
+        chosen = self.chosen_for_query(entry, query, index, vectors, limit, now)
+        taken = {choice.position for choice in chosen}
         rest = (p for p in range(len(entry.notes)) if p not in taken)
         lam = entry.lambda_per_day
-        return [_memory_note(entry.notes[p], now, lam, for_query=True) for p in chosen] + [
+        return [_memory_note(entry.notes[c.position], now, lam, choice=c) for c in chosen] + [
             _memory_note(entry.notes[p], now, lam) for p in islice(rest, limit - len(chosen))
         ]
+
+    async def _episodes(
+        self, agent_id: str, query: str, limit: int, untrusted: bool, vectors: np.ndarray | None
+    ) -> tuple[list[RelevantEpisode], Section]:
+        """Recall's episodes for a query and their block section, reused while the agent's
+        episodes stay as they were.
+
+        Agents repeat queries. The episode state is re-read with the agent (at most every
+        ``recheck_s``), so new episodes show up within that bound, as changed notes do.
+        """
+        assert self.episode_search is not None
+        key = (agent_id, query, limit, untrusted)
+        found = self._recalled.get(key)
+        state = self._agents.get(agent_id)
+        current = state.episodes if state is not None else None
+        if found is not None and current is not None and found[0] == current:
+            return found[1], found[2]
+        episodes = await self.episode_search(agent_id, query, limit, untrusted, vectors, current)
+        section = episodes_section([_block_episode(e) for e in episodes])
+        self._recalled[key] = (current, episodes, section)
+        self._recalled.move_to_end(key)
+        while len(self._recalled) > MAX_CACHE_ENTRIES:
+            self._recalled.popitem(last=False)
+        return episodes, section
 
     async def _rebuild(self, agent_id: str, role: str | None, lam: float) -> CacheEntry:
         """One indexed query for the (agent, role); concurrent misses share one rebuild."""
@@ -434,17 +439,18 @@ class ContextService:
         if entry is None:
             entry = await self._rebuild(agent_id, role, state.lambda_per_day)
         episodes: list[RelevantEpisode] = []
+        recalled = episodes_section([])
         now = self.clock()
         query = query.strip() if query else None
         if query:
             vectors = await self._embedded(query)
-            chosen = self._for_query(agent_id, entry, query, vectors, limit, now)
-            if self.episode_search is None:
-                notes = await chosen
-            else:
-                # Each side's Python work overlaps the other's wait for the database thread.
-                notes, episodes = await asyncio.gather(
-                    chosen, self.episode_search(agent_id, query, limit, include_untrusted, vectors)
+            # Awaits only what is not in memory yet: the notes' embeddings once per entry, the
+            # episodes of a query not seen since the agent's episodes last changed.
+            index = await self.dense_index(agent_id, entry, vectors)
+            notes = self._for_query(entry, query, index, vectors, limit, now)
+            if self.episode_search is not None:
+                episodes, recalled = await self._episodes(
+                    agent_id, query, limit, include_untrusted, vectors
                 )
             section = notes_section([BlockNote(n.content, n.for_query) for n in notes])
             ids: tuple[str, ...] = tuple(n.belief_id for n in notes)
@@ -453,80 +459,53 @@ class ContextService:
             notes, section, ids = served.notes, served.section, served.ids
         if ids:
             self.recorder.record(ids, now)
-        block = assemble(
-            section, episodes_section([BlockEpisode(e.summary) for e in episodes]), new_nonce()
-        )
+        block = assemble(section, recalled, new_nonce())
         return MemoryContext(
             memory_notes=notes, recent_relevant_episodes=episodes, prompt_block=block
         )
 
 
-def relevance_order(
-    by_text: Sequence[tuple[int, float]],
-    by_vector: Sequence[tuple[int, float]],
-    confidence: Mapping[int, float],
-    limit: int,
-) -> list[int]:
-    """The ``limit`` best candidates by relevance to a query, weighted by confidence.
+def _block_episode(episode: RelevantEpisode) -> BlockEpisode:
+    """The episode's line: its summary, then what the user said to correct it."""
+    if not episode.corrections:
+        return BlockEpisode(episode.summary)
+    said = " / ".join(episode.corrections)
+    return BlockEpisode(f"{episode.summary} — user said: {said}")
 
-    Each ranking's scores (BM25, cosine) are rescaled to 0..1 between its weakest and its best
-    candidate, and a note's relevance is the mean of its two rescaled scores (0 where a
-    ranking did not list it). The final score is relevance × (1 + confidence) / 2: confidence
-    can at most halve it, so a note that answers the query outranks a confident note that
-    merely shares a word, while among equally relevant notes the more confident comes first.
-    Ties go to the smaller position (the more confident note); a note with no relevance at
-    all (the weakest of one ranking, absent from the other) is not chosen.
-    """
-    relevance: dict[int, float] = {}
-    for ranking in (by_text, by_vector):
-        if not ranking:
-            continue
-        scores = [score for _, score in ranking]
-        best, weakest = max(scores), min(scores)
-        span = best - weakest
-        for position, score in ranking:
-            scaled = (score - weakest) / span if span > 0 else 1.0
-            relevance[position] = relevance.get(position, 0.0) + scaled / 2
-    final = {
-        position: value * (1.0 + confidence.get(position, 0.0)) / 2
-        for position, value in relevance.items()
-        if value > 0
-    }
-    return sorted(final, key=lambda position: (-final[position], position))[: max(limit, 0)]
+
+def _why(choice: Choice, decayed_now: float) -> NoteWhy:
+    confidence = choice.confidence if choice.confidence is not None else round(decayed_now, 4)
+    return NoteWhy(
+        score=choice.score, dense=choice.dense, keyword=choice.keyword, confidence=confidence
+    )
 
 
 def _memory_note(
-    note: CachedNote, now: datetime, lambda_per_day: float, *, for_query: bool = False
+    note: CachedNote, now: datetime, lambda_per_day: float, *, choice: Choice | None = None
 ) -> MemoryNote:
+    decayed_now = decayed_confidence(note.confidence, note.anchor, now, lambda_per_day)
     return MemoryNote(
         belief_id=note.belief_id,
         content=note.content,
         confidence=note.confidence,
-        decayed_confidence=round(
-            decayed_confidence(note.confidence, note.anchor, now, lambda_per_day), 6
-        ),
-        for_query=for_query,
+        decayed_confidence=round(decayed_now, 6),
+        for_query=choice is not None,
+        why=None if choice is None else _why(choice, decayed_now),
     )
 
 
-def context_of(services: Services) -> ContextService:
-    """The process's ContextService, created (and hooked to belief changes) on first use."""
-    existing = services.context
-    if existing is not None:
-        return existing
-    service = ContextService(
-        services.store,
-        services.clock,
-        episode_search=recall_episode_search(services.store, services.embedder),
-        embedder=services.embedder,
+def new_context_service(store: Database, embedder: Embedder, clock: Clock) -> ContextService:
+    """The process's ContextService, with recall's episode search and the query embedder."""
+    return ContextService(
+        store,
+        clock,
+        episode_search=recall_episode_search(store, embedder),
+        embedder=embedder,
     )
-    services.hooks.after_change.append(service.invalidate)
-    services.context = service
-    return service
 
 
 async def memory_context(
-    services: Services,
+    service: ContextService,
     agent_id: str,
     *,
     role: str | None = None,
@@ -538,23 +517,25 @@ async def memory_context(
 
     Raises AgentMissing when the agent does not exist.
     """
-    return await context_of(services).context(
-        agent_id, role=role, query=query, limit=limit, include_untrusted=include_untrusted
-    )
-
-
-def context_component(interval_s: float = 0.5) -> Callable[[Services], Any]:
-    """A Component: the context service plus its injection flusher, stopped before the store."""
-
-    @asynccontextmanager
-    async def component(services: Services) -> AsyncIterator[ContextService]:
-        service = context_of(services)
-        task = asyncio.create_task(
-            flush_forever(service.recorder, services.store, interval_s), name="credence-injections"
+    started = time.perf_counter()
+    with tracing.memory_span("search_memory", agent_id, query=query) as span:
+        result = await service.context(
+            agent_id, role=role, query=query, limit=limit, include_untrusted=include_untrusted
         )
-        try:
-            yield service
-        finally:
-            await stop_flushing(task, service.recorder, services.store)
+        span.set_attribute("gen_ai.memory.record.count", len(result.memory_notes))
+    metrics.observe_context(query is not None, time.perf_counter() - started)
+    return result
 
-    return component
+
+@asynccontextmanager
+async def flushing_injections(
+    service: ContextService, interval_s: float = 0.5
+) -> AsyncIterator[ContextService]:
+    """The service's injection flusher as a background task, flushed and stopped on the way out."""
+    task = asyncio.create_task(
+        flush_forever(service.recorder, service.store, interval_s), name="credence-injections"
+    )
+    try:
+        yield service
+    finally:
+        await stop_flushing(task, service.recorder, service.store)

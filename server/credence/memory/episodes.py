@@ -11,6 +11,7 @@ import numpy as np
 from credence.clock import Clock, rfc3339
 from credence.db import episodes as db_episodes
 from credence.db.engine import Connection
+from credence.errors import InsufficientStorage
 from credence.ids import new_id
 from credence.memory.provenance import combine_origin, third_party_reasons
 from credence.memory.redact import REDACTION_SECRET, redact, redact_value
@@ -60,15 +61,16 @@ def prepare(
         count += text.count
         interventions.append((intervention.trigger, text.text))
     session = redact(item.session_id, digest_key=digest_key)
+    role_label = redact(item.role_label, digest_key=digest_key) if item.role_label else None
     metadata, metadata_count = redact_value(item.metadata, digest_key=digest_key)
     metadata_json = json.dumps(metadata, ensure_ascii=False)
-    count += session.count + metadata_count
+    count += session.count + metadata_count + (role_label.count if role_label else 0)
     reasons = third_party_reasons(summary.text, metadata)
     row = {
         "id": new_id("ep"),
         "agent_id": agent_id,
         "session_id": session.text,
-        "role_label": item.role_label,
+        "role_label": role_label.text if role_label else None,
         "finished_at": finished_at,
         "summary": summary.text,
         "interventions": json.dumps([{"trigger": t, "text": x} for t, x in interventions]),
@@ -113,13 +115,22 @@ def episode_from_row(row: Any) -> Episode:
     )
 
 
+def stored_size(row: dict[str, Any]) -> int:
+    """The characters an episode row stores, as the quota counts them (the migration too)."""
+    texts = ("summary", "interventions", "metadata", "session_id", "role_label")
+    return sum(len(row[name] or "") for name in texts)
+
+
 class EpisodeService:
     """Stores episodes for agents: redacted, provenance-checked, embedded, all-or-nothing."""
 
-    def __init__(self, store: Database, embedder: Embedder, clock: Clock) -> None:
+    def __init__(
+        self, store: Database, embedder: Embedder, clock: Clock, quota_bytes: int = 0
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.clock = clock
+        self.quota_bytes = quota_bytes  # per agent; 0: no quota
 
     async def ingest(self, agent_id: str, items: Sequence[EpisodeIn]) -> tuple[list[Any], int]:
         """Store the episodes in one transaction; returns (stored rows, secrets redacted)."""
@@ -130,10 +141,22 @@ class EpisodeService:
         vectors = await self.embedder.embed([row.pop("embedding_text") for row in rows])
         for row, vector in zip(rows, vectors, strict=True):
             row["embedding"] = np.asarray(vector, dtype="<f4").tobytes()
+            row["embedding_model"] = self.embedder.name
+
+        added = sum(stored_size(row) for row in rows)
 
         async def work(conn: Connection) -> None:
+            if self.quota_bytes:
+                used = await db_episodes.stored_bytes(conn, agent_id)
+                if used + added > self.quota_bytes:
+                    raise InsufficientStorage(
+                        f"agent {agent_id!r} has used its episode quota: {used} of"
+                        f" {self.quota_bytes} bytes stored, these episodes need {added} more"
+                        " (CREDENCE_EPISODE_QUOTA_MB)"
+                    )
             if not await db_episodes.insert_episodes(conn, agent_id, rows):
                 raise AgentMissing(agent_id)
+            await db_episodes.add_stored_bytes(conn, agent_id, added)
 
         await self.store.write(work)
         return rows, sum(count for _, count in prepared)

@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from credence.db.engine import Connection, Database
 
 MAX_ENTRIES = 50
-_FORGOTTEN_BY = "forgotten_by:"
+ON_FORGET_REQUEST = "forgotten on an approved forget request"
 
 
 @dataclass(frozen=True)
@@ -43,11 +43,12 @@ class ReviewerFeedback:
     edited: list[Rewrite]
 
 
-def _reason(stored: str | None, digest_key: bytes) -> str | None:
+def _reason(row: Any, digest_key: bytes) -> str | None:
+    if row["forgotten_by"] is not None:
+        return ON_FORGET_REQUEST
+    stored = row["forgotten_reason"]
     if stored is None:
         return None
-    if stored.startswith(_FORGOTTEN_BY):
-        return "forgotten on an approved forget request"
     # Whatever a reviewer typed goes to a model: it is redacted like everything else sent.
     return redact(stored, digest_key=digest_key).text
 
@@ -65,10 +66,7 @@ async def recent_feedback(
 
     refused, edited = await store.read(work)
     return ReviewerFeedback(
-        refused=[
-            Refusal(r["id"], r["content"], _reason(r["forgotten_reason"], key), r["decided_at"])
-            for r in refused
-        ],
+        refused=[Refusal(r["id"], r["content"], _reason(r, key), r["decided_at"]) for r in refused],
         edited=[
             Rewrite(r["id"], r["proposed_content"], r["content"], r["decided_at"]) for r in edited
         ],

@@ -8,7 +8,9 @@ from typing import Final
 import msgspec
 import numpy
 
+from credence.memory.semantics.relation import COMPARE_COSINE
 from credence.models import BeliefOp, GateVerdict
+from credence.models.reasons import Reason
 
 OPS = ("add", "strengthen", "weaken", "forget", "supersede")
 # Ops that bring new wording into memory; the others restate their target's content.
@@ -16,10 +18,14 @@ CONTENT_OPS = frozenset({"add", "supersede"})
 CONTRADICTION_STATUSES = frozenset({"pending", "active"})
 
 JACCARD_THRESHOLD = 0.4
-# Tuned on the bundled wordllama 256-d model, where a sentence and its negation score 0.67-0.92
-# and same-topic but compatible lessons ("Never deploy on Fridays" / "Deploy on Mondays")
-# mostly stay below 0.65. Other embedders may want other values: every figure is a parameter.
-COSINE_THRESHOLD = 0.70
+# Close enough to compare (all-MiniLM-L6-v2 cosine, chosen on the development gate set): below
+# it no pair of the set was the same lesson in any form. Structure decides the relation above.
+COSINE_THRESHOLD = COMPARE_COSINE
+# The nearest neighbours by cosine each proposal is judged against.
+MAX_NEIGHBOURS = 8
+# The structural look-alikes (shared canonical content) each proposal is judged against.
+MAX_STRUCTURAL = 12
+UNSUPPORTED_LANGUAGE = "unsupported_language"
 COSINE_JACCARD_FLOOR = 0.2
 STRONG_COSINE = 0.85
 MAX_CONTRADICTIONS = 3
@@ -75,8 +81,9 @@ class Proposal(msgspec.Struct, frozen=True):
 
 
 class GateResult(msgspec.Struct, frozen=True):
-    """The gate's verdict on one proposal: ``safe``, ``needs_review`` or ``duplicate``."""
+    """The gate's verdict on one proposal: ``safe``, ``needs_review`` or ``duplicate``, and
+    the reasons for it."""
 
     index: int
     gate: GateVerdict
-    reasons: tuple[str, ...]
+    reasons: tuple[Reason, ...]

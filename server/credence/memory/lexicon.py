@@ -22,6 +22,7 @@ BARE_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
 REGION_SHAPE = re.compile(r"^[a-z]{2,}(?:-[a-z]+)+-\d+[a-z]?$")
 IDENTIFIER_SHAPE = re.compile(r"[a-z][.\-+_]|[.\-+_][a-z]|[a-z]\d|\d[a-z]|\+$")
 HAS_DIGIT = re.compile(r"\d")
+RANGE = re.compile(r"^(\d+(?:\.\d+)?)[-–](\d+(?:\.\d+)?)$")
 
 NUMBER_WORDS = {
     word: value
@@ -56,7 +57,12 @@ NUMBER_WORDS |= {
         ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
     )
 }
-NUMBER_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+NUMBER_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 1_000_000}
+# Spoken multiples ("twice" is "two times") and fractions ("half an hour", "a quarter of").
+MULTIPLES = {"twice": 2, "thrice": 3}
+TIMES = "times"
+FRACTIONS = {"half": 0.5, "quarter": 0.25}
+ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 
 # unit spelling -> (dimension, factor to the dimension's base unit)
 UNITS: dict[str, tuple[str, float]] = {}
@@ -78,6 +84,20 @@ for _dimension, _factor, _spellings in (
     ("usd", 1.0, "$ usd dollar dollars"),
     ("eur", 1.0, "€ eur euro euros"),
     ("gbp", 1.0, "£ gbp pound pounds"),
+    ("metre", 1.0, "metre metres meter meters"),
+    ("metre", 1000.0, "km kms kilometre kilometres kilometer kilometers"),
+    ("metre", 0.01, "cm centimetre centimetres centimeter centimeters"),
+    ("metre", 0.001, "mm millimetre millimetres millimeter millimeters"),
+    ("metre", 1609.344, "mi mile miles"),
+    ("metre", 0.3048, "ft foot feet"),
+    ("metre", 0.0254, "inch inches"),
+    ("gram", 1.0, "gram grams"),
+    ("gram", 1000.0, "kg kgs kilo kilos kilogram kilograms"),
+    ("gram", 0.001, "mg milligram milligrams"),
+    ("gram", 453.59237, "lb lbs"),
+    ("gram", 28.349523125, "oz ounce ounces"),
+    ("litre", 1.0, "litre litres liter liters"),
+    ("litre", 0.001, "ml millilitre millilitres milliliter milliliters"),
 ):
     for _spelling in _spellings.split():
         UNITS[_spelling] = (_dimension, _factor)
@@ -86,6 +106,9 @@ PREFIX_UNITS = frozenset({"$", "€", "£"})
 ONE_LETTER_UNITS = frozenset({"k", "b", "s", "h", "d", "w", "y"})
 # "k" after a bare number is a thousand ("10k rows"), not a kilobyte.
 THOUSANDS = "k"
+# Magnitude suffixes written onto a number ("1.5m rows", "2bn"): "m" is a million only here,
+# since a bare "m" after a number is never read as minutes ("min" is).
+MAGNITUDES = {THOUSANDS: 1000.0, "m": 1_000_000.0, "mn": 1_000_000.0, "bn": 1_000_000_000.0}
 
 PERIODS = {
     "hourly": "hour",
@@ -331,6 +354,24 @@ FORMATS = frozenset(
         "sqlite",
         "protobuf",
         "msgpack",
+        "excel",
+        "spreadsheet",
+        "powerpoint",
+        "keynote",
+        "latex",
+        "plaintext",
+        "asciidoc",
+        "rst",
+        "ics",
+        "vcf",
+        # Layouts a text is given in: a table is not a bulleted list, nor prose.
+        "table",
+        "tabular",
+        "bullet",
+        "bulleted",
+        "paragraph",
+        "prose",
+        "numbered",
     ]
 )
 PLACES = frozenset(
@@ -379,3 +420,28 @@ MAX_SPANS = 2
 
 # Slot kinds that may stand for one another: a city and a region code are both places.
 KIN = {"name": "name", "place": "name", "team": "name"}
+
+# Common English abbreviations read as the word they shorten ("prod" is "production").
+ABBREVIATIONS = {
+    "prod": "production",
+    "dev": "development",
+    "db": "database",
+    "dbs": "databases",
+    "repo": "repository",
+    "repos": "repositories",
+    "config": "configuration",
+    "configs": "configurations",
+    "info": "information",
+    "app": "application",
+    "apps": "applications",
+    "msg": "message",
+    "msgs": "messages",
+    "pic": "picture",
+    "pics": "pictures",
+    "admin": "administrator",
+    "admins": "administrators",
+    "env": "environment",
+    "envs": "environments",
+    "stats": "statistics",
+    "cc": "copy",
+}

@@ -76,15 +76,34 @@ def _inert(text: str, max_chars: int) -> tuple[str, str]:
     """The nonce-independent part of neutralising (memoised: served memory repeats), folded too."""
     text = _SURROGATE.sub("\ufffd", text)
     if not text.isascii() or not text.isprintable():
-        text = "".join(
-            " " if unicodedata.category(ch) in _INVISIBLE_CATEGORIES else ch for ch in text
-        )
+        # NFKC first (some tokenizers and clients apply it): what the model may see is checked.
+        text = "".join(_visible(ch) for ch in unicodedata.normalize("NFKC", text))
     text = " ".join(text.replace("<", "‹").replace(">", "›").split())
     # A model that echoes ![alt](url) makes the client fetch url, leaking whatever it carries.
     text = text.replace("![", "! [")
     if len(text) > max_chars:
         text = text[: max_chars - 1].rstrip() + "…"
     return text, text.lower()
+
+
+@functools.lru_cache(maxsize=4096)
+def _visible(ch: str) -> str:
+    """One character of an item: format characters (bidi controls, zero-width) are dropped,
+    other invisibles become a space, and anything whose compatibility or canonical
+    decomposition holds an angle bracket (＜ ﹤ ≮ …) becomes a look-alike that holds none."""
+    category = unicodedata.category(ch)
+    if category == "Cf":
+        return ""
+    if category in _INVISIBLE_CATEGORIES:
+        return " "
+    if ch.isascii():
+        return ch
+    decomposed = unicodedata.normalize("NFKD", ch)
+    if "<" in decomposed:
+        return "‹"
+    if ">" in decomposed:
+        return "›"
+    return ch
 
 
 def open_fence(name: str, title: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from datetime import timedelta
 from typing import Any
 
 # Metadata keys agent frameworks use for content that did not come from the user or the agent.
@@ -43,3 +44,26 @@ def third_party_reasons(summary: str, metadata: Mapping[str, Any]) -> list[str]:
 def combine_origin(declared: str, reasons: list[str]) -> str:
     """The stored origin: the declared one, raised to untrusted by evidence, never lowered."""
     return "untrusted" if declared == "untrusted" or reasons else "clean"
+
+
+# An agent that cites nothing may still have read something: a proposal with no source episodes
+# is untrusted when the agent stored a third-party episode less than this long before it.
+UNSOURCED_WINDOW = timedelta(hours=24)
+# The review reason that says so on the card.
+RECENT_THIRD_PARTY = "unsourced_after_third_party"
+
+
+def proposal_provenance(
+    *, cited_untrusted: bool, sourced: bool, recent_untrusted: bool, imported: bool = False
+) -> str:
+    """A new proposal's provenance: ``untrusted`` when it cites third-party content; ``imported``
+    for a rule read from a person's memory file; ``untrusted`` when it cites nothing while the
+    agent read third-party content within UNSOURCED_WINDOW; else ``clean`` when it cites
+    episodes, ``unsourced`` when it cites none."""
+    if cited_untrusted:
+        return "untrusted"
+    if imported:
+        return "imported"
+    if not sourced and recent_untrusted:
+        return "untrusted"
+    return "clean" if sourced else "unsourced"

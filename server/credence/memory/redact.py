@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import hashlib
 import hmac
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, TypeVar, cast
@@ -141,10 +144,34 @@ def redact(text: str, *, digest_key: bytes) -> Redaction:
         if spans:
             data, marks = _substitute(data, marks, spans, rule.slug, digest_key)
             changed = True
+    spans = _wrapped_secrets(data, marks, digest_key)
+    if spans:
+        data, marks = _substitute(data, marks, spans, "base64_secret", digest_key)
+        changed = True
     if not changed:
         return Redaction(text=text, count=0, rules=())
     slugs = tuple(slug for _, _, slug in marks if slug != _RESERVED)
     return Redaction(text=data.decode("utf-8", "surrogatepass"), count=len(slugs), rules=slugs)
+
+
+_BASE64_RUN = re.compile(rb"[A-Za-z0-9+/]{24,4096}={0,2}")
+
+
+def _wrapped_secrets(data: bytes, marks: list[_Mark], digest_key: bytes) -> list[Span]:
+    """Runs of base64 whose decoded text holds a secret (``echo … | base64`` in a log)."""
+    spans: list[Span] = []
+    for match in _BASE64_RUN.finditer(data):
+        start, end = match.span()
+        if any(s < end and start < e for s, e, _ in marks) or (end - start) % 4:
+            continue
+        try:
+            decoded = base64.b64decode(data[start:end], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            continue
+        readable = decoded.isprintable() or "\n" in decoded
+        if readable and redact(decoded, digest_key=digest_key).count:
+            spans.append((start, end))
+    return spans
 
 
 def _placeholder_text(slug: str, secret: str, digest_key: bytes) -> str:

@@ -79,6 +79,69 @@ def _value(check: Callable[[str], bool] | None = None) -> SecretSpan:
     return span
 
 
+def _last_token(check: Callable[[str], bool] | None = None) -> SecretSpan:
+    """The match's last blank- or '='-separated token (a flag's value), if ``check`` accepts it."""
+
+    def span(data: bytes, start: int, end: int) -> Span | None:
+        value_start = max(data.rfind(sep, start, end) for sep in (b" ", b"\t", b"=")) + 1
+        for quote in (b'"', b"'"):
+            if data.startswith(quote, value_start):
+                value_start += 1
+        if value_start >= end or (
+            check is not None and not check(match_text(data, value_start, end))
+        ):
+            return None
+        return value_start, end
+
+    return span
+
+
+def _after_first(marker: bytes, check: Callable[[str], bool] | None = None) -> SecretSpan:
+    """What follows the first ``marker`` in the match (a cookie's value, a user's password)."""
+
+    def span(data: bytes, start: int, end: int) -> Span | None:
+        value_start = data.index(marker, start, end) + len(marker)
+        while value_start < end and data[value_start] in b" \t":
+            value_start += 1
+        if check is not None and not check(match_text(data, value_start, end)):
+            return None
+        return value_start, end
+
+    return span
+
+
+def _short_flag_value(data: bytes, start: int, end: int) -> Span | None:
+    # mysql -pS3cret: the value is glued to "-p"; "-pthread" and "-p1" are flags, not secrets.
+    value_start = data.index(b"-p", start, end) + 2
+    value = match_text(data, value_start, end)
+    return (value_start, end) if has_letter_and_digit(value) else None
+
+
+def _trailing_40(data: bytes, start: int, end: int) -> Span | None:
+    # An access key id, a separator, then 40 characters of base64: the secret access key.
+    value = match_text(data, end - 40, end)
+    return (end - 40, end) if has_letter_and_digit(value) else None
+
+
+def _google_token(data: bytes, start: int, end: int) -> Span | None:
+    # The refresh token's pattern may start with the character before "1//".
+    refresh = data.find(b"1//0", start, end)
+    return (
+        (refresh, end) if refresh != -1 and not data.startswith(b"ya29.", start) else (start, end)
+    )
+
+
+def _after_user(data: bytes, start: int, end: int) -> Span | None:
+    # -u user:password: after the first ':' that follows the flag's blank.
+    blank = max(data.rfind(b" ", start, end), data.rfind(b"\t", start, end))
+    colon = data.index(b":", blank, end)
+    return colon + 1, end
+
+
+def _secret_or_mixed(value: str) -> bool:
+    return has_letter_and_digit(value) or looks_like_secret(value)
+
+
 @dataclass(frozen=True, slots=True)
 class Rule:
     """One kind of secret: its slug, a pattern for the match, and how to find the secret in it.
@@ -299,11 +362,37 @@ RULES: tuple[Rule, ...] = (
         needs=(b"xox", b"xapp-"),
     ),
     Rule(
+        "aws_secret_key_pair",
+        # Unlabeled, right after its access key id ("AKIA… wJalr…/K7MDENG…"): caught before the
+        # id becomes a placeholder, which would hide the pair from any later rule.
+        compile_pattern(
+            rb"\b(?:AKIA|ASIA)[A-Z0-9]{16}[ \t]{0,4}[,;:/|][ \t]{0,4}[A-Za-z0-9/+]{40}"
+            rb"|\b(?:AKIA|ASIA)[A-Z0-9]{16}[ \t\r\n]{1,8}[A-Za-z0-9/+]{40}"
+        ),
+        _trailing_40,
+        not_followed_by=_BASE64_CHARS,
+        needs=(b"AKIA", b"ASIA"),
+    ),
+    Rule(
         "aws_access_key",
         compile_pattern(rb"\b(?:AKIA|ASIA)[A-Z0-9]{16}\b"),
         needs=(b"AKIA", b"ASIA"),
     ),
     Rule("google_api_key", compile_pattern(rb"\bAIza[0-9A-Za-z_\-]{35,}"), needs=(b"AIza",)),
+    Rule(
+        "google_oauth_token",
+        # Access tokens (ya29.) and refresh tokens (1//0…), after gitleaks' gcp rules.
+        compile_pattern(rb"\bya29\.[0-9A-Za-z_\-]{20,}|(?:^|[^0-9A-Za-z/])1//0[0-9A-Za-z_\-]{30,}"),
+        _google_token,
+        needs=(b"ya29.", b"1//0"),
+    ),
+    Rule(
+        "discord_bot_token",
+        compile_pattern(rb"\b[MNO][A-Za-z0-9_\-]{23,25}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,38}"),
+        _checked(has_letter_and_digit),
+        not_followed_by=_TOKEN_CHARS,
+        needs=(b".",),
+    ),
     *_VENDOR_TOKENS,
     Rule(
         "openai_key",
@@ -364,6 +453,57 @@ RULES: tuple[Rule, ...] = (
         ),
         _authorization_secret,
         needs=(b"authorization",),
+        ignore_case=True,
+    ),
+    Rule(
+        "azure_sas_signature",
+        # A shared access signature's sig= (base64, URL-encoded) in a SAS URL or token.
+        compile_pattern(rb"(?i:[?&]sig)=[A-Za-z0-9%+/]{30,}(?:%3[Dd]|=){0,2}"),
+        _after_first(b"="),
+        needs=(b"sig=",),
+        ignore_case=True,
+    ),
+    Rule(
+        "session_cookie",
+        # Cookie: / Set-Cookie: headers carry sessions: the whole value, after the colon.
+        compile_pattern(
+            rb"(?i:\b(?:set-)?cookie)[ \t]{0,4}:[ \t]{0,4}[^\s=;]{1,64}=[^\r\n\"'`]{8,}"
+        ),
+        _after_first(b":"),
+        needs=(b"cookie",),
+        ignore_case=True,
+    ),
+    Rule(
+        "cli_password",
+        # --password X, --pass X (mysql, psql wrappers, redis-cli, …); --password=X is a
+        # key=value, which generic_secret takes.
+        compile_pattern(rb"(?:^|[ \t])--?(?i:password|passwd|pass|pwd)[ \t]+[\"']?[^\s\"'`]{4,}"),
+        _last_token(_secret_or_mixed),
+        needs=(b"-pass", b"-pwd"),
+        ignore_case=True,
+    ),
+    Rule(
+        "cli_password_glued",
+        compile_pattern(rb"(?:^|[ \t])-p[^\s\-=][^\s\"'`]{5,}"),
+        _short_flag_value,
+        needs=(b"-p",),
+    ),
+    Rule(
+        "cli_user_password",
+        # curl -u user:password, --user user:password.
+        compile_pattern(rb"(?:^|[ \t])(?:-u|--user)[ \t]+[^\s:\"']{1,64}:[^\s\"'`]{4,}"),
+        _after_user,
+        needs=(b"-u", b"--user"),
+    ),
+    Rule(
+        "prose_password",
+        # "the admin password is hunter2", "password was: Tr0ub4dor&3".
+        compile_pattern(
+            rb"(?i:\bpass(?:word|phrase|wd)?)[ \t]+(?i:is|was)[ \t]*:?[ \t]+[\"'`]?"
+            rb"[^\s\"'`,;]{6,}"
+        ),
+        _last_token(_secret_or_mixed),
+        needs=(b"pass",),
         ignore_case=True,
     ),
     Rule(

@@ -9,9 +9,8 @@ from functools import lru_cache
 import msgspec
 
 from credence.memory.lexicon import (
-    BARE_CLOCK,
+    ABBREVIATIONS,
     CHOICE_WORDS,
-    CLOCK,
     DAY_PARTS,
     FILLERS,
     FORMATS,
@@ -25,23 +24,14 @@ from credence.memory.lexicon import (
     MAX_SPANS,
     MONTHS,
     MOVE_WORDS,
-    NUMBER_SCALES,
-    NUMBER_WORDS,
-    ONE_LETTER_UNITS,
-    PERIOD_LEADS,
-    PERIOD_NOUNS,
-    PERIODS,
     PHRASES,
     PLACES,
-    PREFIX_UNITS,
-    QUANTITY,
     RAW_TOKEN,
     REGION_SHAPE,
     SUBORDINATORS,
-    THOUSANDS,
-    UNITS,
     WEEKDAYS,
 )
+from credence.memory.quantities import read_period, read_value
 from credence.memory.tokens import (
     APOSTROPHES,
     NEGATION_WORDS,
@@ -86,6 +76,9 @@ class Change(msgspec.Struct, frozen=True):
 
 def _stem(word: str) -> str:
     # Light and symmetric: "compressed", "compressing" and "compresses" meet at one stem.
+    if "-" in word and all(part.isalpha() for part in word.split("-")):
+        head, _, last = word.rpartition("-")
+        return f"{head}-{_stem(last)}"  # "force-pushing" meets "force-push"
     if not word.isalpha() or len(word) <= 3:
         return word
     word = fold_plural(word)
@@ -102,48 +95,9 @@ def _stem(word: str) -> str:
     return word
 
 
-def _format_number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:g}"
-
-
-def _number_words(lowered: list[str], start: int) -> tuple[float, int] | None:
-    """Parse "five", "twenty five", "two hundred" at ``start``: (value, tokens used)."""
-    total, current, used = 0.0, 0.0, 0
-    for word in lowered[start:]:
-        if word in NUMBER_WORDS:
-            current += NUMBER_WORDS[word]
-        elif word in NUMBER_SCALES and (current or used == 0):
-            scale = NUMBER_SCALES[word]
-            current = (current or 1.0) * scale
-            if scale >= 1000:
-                total, current = total + current, 0.0
-        elif word == "and" and used and start + used + 1 < len(lowered):
-            if lowered[start + used + 1] not in NUMBER_WORDS:
-                break
-        else:
-            break
-        used += 1
-    if not used or lowered[start] == "and":
-        return None
-    return total + current, used
-
-
-def _quantity(value: float, unit: str | None) -> tuple[str, str]:
-    """Canonical token and kind for a number with an optional unit."""
-    if unit is None:
-        return f"#{_format_number(value)}", "number"
-    dimension, factor = UNITS[unit]
-    return f"#{_format_number(round(value * factor, 6))}{dimension}", f"quantity:{dimension}"
-
-
-def _clock(hour: int, minute: int, half: str | None) -> str | None:
-    if half:
-        if not 1 <= hour <= 12:
-            return None
-        hour = hour % 12 + (12 if half == "p" else 0)
-    if not (0 <= hour <= 23 and 0 <= minute <= 59):
-        return None
-    return f"@{hour:02d}:{minute:02d}"
+def stem(word: str) -> str:
+    """The light stem canonical statements compare words by ("compressed" -> "compress")."""
+    return _stem(word)
 
 
 def _raw_tokens(text: str) -> tuple[str, list[tuple[int, int]]]:
@@ -191,13 +145,13 @@ def statement(text: str) -> Statement:
             negative = not negative
             position += 1
             continue
-        parsed = _read_value(lowered, position)
+        parsed = read_value(lowered, position)
         if parsed is not None:
             canon, kind, used = parsed
             words.append(Word(canon, written(position, used), kind))
             position += used
             continue
-        period = _read_period(lowered, position)
+        period = read_period(lowered, position)
         if period is not None:
             canon, used = period
             words.append(Word(canon, written(position, used), "time"))
@@ -210,6 +164,7 @@ def statement(text: str) -> Statement:
             words.append(Word(low, low, "break"))
             position += 1
             continue
+        low = ABBREVIATIONS.get(low, low)
         words.append(Word(_stem(low), surface, _shape_kind(surface, low, position)))
         position += 1
     ordered = _reorder_clauses(words)
@@ -237,100 +192,11 @@ def _match_phrase(lowered: list[str], position: int) -> tuple[str, int] | None:
     return None
 
 
-def _read_clock_word(low: str) -> str | None:
-    """The canonical clock time one lowered token spells ("14:00", "2pm", "noon"), if any."""
-    clock = CLOCK.match(low) or BARE_CLOCK.match(low)
-    if clock:
-        half = clock.group(3) if clock.re is CLOCK else None
-        canon = _clock(int(clock.group(1)), int(clock.group(2) or 0), half)
-        if canon:
-            return canon
-    if low in ("noon", "midday", "midnight"):
-        return "@12:00" if low != "midnight" else "@00:00"
-    return None
-
-
-def _read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None:
-    """A number, quantity or clock time at ``position``: (canonical, kind, tokens used)."""
-    low = lowered[position]
-    clock_time = _read_clock_word(low)
-    if clock_time:
-        return clock_time, "time", 1
-    prefix_unit = None
-    start = position
-    if low in PREFIX_UNITS and position + 1 < len(lowered):
-        prefix_unit, position = low, position + 1
-        low = lowered[position]
-    unit = None
-    used = 1
-    match = QUANTITY.match(low.replace(",", ""))
-    if match:
-        value = float(match.group(1))
-        attached = match.group(2)
-        if attached == THOUSANDS:
-            value, attached = value * 1000, None
-        elif attached in ("am", "pm"):
-            canon = _clock(int(value), 0, attached[0]) if value.is_integer() else None
-            return (canon, "time", 1) if canon else None
-        elif attached is not None and attached not in UNITS:
-            return None
-        unit = attached
-    else:
-        spelled = _number_words(lowered, position)
-        if spelled is not None:
-            value, used = spelled
-        elif low in ("a", "an") and _next_is_time_unit(lowered, position):
-            value = 1.0
-        else:
-            return None
-    after = position + used
-    if unit is None and prefix_unit is None and after < len(lowered):
-        following = lowered[after]
-        if following in ("am", "pm", "a.m", "p.m") and value.is_integer():
-            canon = _clock(int(value), 0, following[0])
-            if canon:
-                return canon, "time", after + 1 - start
-        if following in UNITS and following not in ONE_LETTER_UNITS:
-            unit, after = following, after + 1
-        elif following == "per" and after + 1 < len(lowered) and lowered[after + 1] == "cent":
-            unit, after = "percent", after + 2
-    canon, kind = _quantity(value, unit or prefix_unit)
-    return canon, kind, after - start
-
-
-def _next_is_time_unit(lowered: list[str], position: int) -> bool:
-    if position + 1 >= len(lowered):
-        return False
-    following = lowered[position + 1]
-    previous = lowered[position - 1] if position else ""
-    # "twice a day" is a rate, not one day.
-    return (
-        following in UNITS
-        and UNITS[following][0] == "time"
-        and previous not in ("once", "twice", "times", "thrice")
-    )
-
-
-def _read_period(lowered: list[str], position: int) -> tuple[str, int] | None:
-    """A recurrence: "daily", "every day", "once a day", "per day" -> one period token."""
-    low = lowered[position]
-    if low in PERIODS:
-        return f"/{PERIODS[low]}", 1
-    used = 0
-    while position + used < len(lowered) and lowered[position + used] in PERIOD_LEADS:
-        used += 1
-    if used and position + used < len(lowered):
-        noun = PERIOD_NOUNS.get(fold_plural(lowered[position + used]))
-        if noun is not None and (used > 1 or low in ("every", "each", "per")):
-            return f"/{noun}", used + 1
-    return None
-
-
 def _shape_kind(surface: str, low: str, position: int) -> str:
     """``name`` for tokens shaped like a proper noun, identifier or handle; else ``word``."""
     if surface[:1] in "@#" and len(surface) > 1:
         return "name"
-    if low in WEEKDAYS or fold_plural(low) in WEEKDAYS or low in MONTHS or low in DAY_PARTS:
+    if fold_plural(low) in WEEKDAYS or low in MONTHS or fold_plural(low) in DAY_PARTS:
         return "time"
     if low in LANGUAGES:
         return "language"

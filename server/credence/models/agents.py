@@ -64,6 +64,15 @@ class Agent(Struct, frozen=True, kw_only=True):
     reflection: ReflectionSettings
     created_at: TimestampText
     updated_at: TimestampText
+    stored_episode_chars: Annotated[
+        int,
+        Meta(
+            description=(
+                "Characters of episode text stored for this agent, counted against"
+                " CREDENCE_EPISODE_QUOTA_MB"
+            )
+        ),
+    ] = 0
 
 
 class AgentPage(Struct, frozen=True):

@@ -18,6 +18,7 @@ from credence.models.common import (
     Provenance,
     TimestampText,
 )
+from credence.models.reasons import StructuredReason
 
 
 class ProposedBy(Struct, frozen=True, kw_only=True):
@@ -42,17 +43,52 @@ class Belief(Struct, frozen=True, kw_only=True):
     rationale: str
     source_episodes: list[str]
     provenance: Provenance
-    review_reasons: list[str]
+    review_reasons: Annotated[
+        list[str],
+        Meta(
+            description="Deprecated: the gate's reasons as strings (`kind`, `kind:target` or"
+            " `changes:target:old→new`); read `reasons` instead."
+        ),
+    ]
+    reasons: Annotated[
+        list[StructuredReason],
+        Meta(
+            description="Why the gate flagged this belief: each reason's `kind`"
+            " (`contradicts`, `changes`, `near_duplicate_of`, `unsettled`, …), the belief id"
+            " it is about in `target`, and for `changes` the value that changed."
+        ),
+    ]
     proposed_by: ProposedBy
     version: int
     created_at: TimestampText
     updated_at: TimestampText
     decided_by: str | None
     decided_at: TimestampText | None
-    forgotten_reason: str | None
+    forgotten_reason: Annotated[
+        str | None,
+        Meta(
+            description="The reviewer's own words when they forgot this belief. Deprecated"
+            " for one release: a belief the machinery forgot still shows its old marker here"
+            " (`forgotten_by:<id>`, `applied:forget:<id>`, `superseded_by:<id>`); read"
+            " `forgotten_by` and `retired_by` instead."
+        ),
+    ]
     injection_count: int
     last_injected_at: TimestampText | None
     superseded_by: str | None
+    note: str | None = None
+    forgotten_by: Annotated[
+        str | None,
+        Meta(description="The kept forget request that forgot this belief, if one did."),
+    ] = None
+    retired_by: Annotated[
+        str | None,
+        Meta(
+            description="The kept belief that retired this forgotten one without a refusal:"
+            " a forget request that was carried out names itself; a belief forgotten as"
+            " superseded before superseded_by existed names its successor."
+        ),
+    ] = None
 
 
 class BeliefPage(Struct, frozen=True):
@@ -74,9 +110,30 @@ class ProposalIn(Struct, frozen=True, kw_only=True):
     )
     target_belief_id: ObjectId | None = None
     role: Annotated[str, Meta(pattern=SLUG_PATTERN)] | None = None
-    review_reasons: Annotated[list[Annotated[str, Meta(max_length=200)]], Meta(max_length=20)] = (
-        msgspec.field(default_factory=list)
-    )
+    review_reasons: Annotated[
+        list[Annotated[str, Meta(max_length=200)]],
+        Meta(
+            max_length=20,
+            description=(
+                "Set by the gate. Only an admin key may send them (seeding, tests): any other"
+                " key gets 403. Put your own words in `note`."
+            ),
+        ),
+    ] = msgspec.field(default_factory=list)
+    note: (
+        Annotated[
+            str,
+            Meta(
+                max_length=1000,
+                pattern=NO_NUL,
+                description=(
+                    "Free text from the proposer, shown to the reviewer as the proposer's own"
+                    " words (quoted), never as a flag"
+                ),
+            ),
+        ]
+        | None
+    ) = None
 
 
 class ProposalsIn(Struct, frozen=True):
@@ -147,6 +204,9 @@ class AuditEntry(Struct, frozen=True, kw_only=True):
     prev_hash: str
     row_hash: str
     actor_label: str = ""
+    reviewer_id: str | None = None
+    reviewer_name: str | None = None
+    device: str | None = None
 
 
 class AuditPage(Struct, frozen=True):
@@ -170,6 +230,9 @@ class AuditEvent(Struct, frozen=True, kw_only=True):
     after_status: str
     version: int
     detail: str
+    reviewer_id: str | None = None
+    reviewer_name: str | None = None
+    device: str | None = None
 
 
 class AuditFeed(Struct, frozen=True):

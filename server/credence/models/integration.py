@@ -15,13 +15,30 @@ from credence.models.common import (
     Timestamp,
     TimestampText,
 )
+from credence.models.report import MemoryReport
+
+
+class NoteWhy(Struct, frozen=True, kw_only=True):
+    """Why a query chose a note: the signals and the fused score they made.
+
+    ``dense`` is the cosine between the query and the note under the sentence model (null
+    when the embedder was unavailable), ``keyword`` the note's BM25 for the query scaled to
+    0..1 by the best note's (null when keywords had no part in the ranking: cosine ranked and
+    the keyword weight is 0, so it was not computed), ``confidence`` its decayed confidence.
+    """
+
+    score: float
+    dense: float | None
+    keyword: float | None
+    confidence: float
 
 
 class MemoryNote(Struct, frozen=True, kw_only=True):
     """An active belief served to the agent, with its confidence decayed to now.
 
-    ``for_query`` is true when the request's query chose the note (by relevance fused with
-    confidence); the others are the most confident notes filling the remaining places.
+    ``for_query`` is true when the request's query chose the note (by meaning first, see
+    ``why``); the others are the most confident notes filling the remaining places and have
+    no ``why``.
     """
 
     belief_id: str
@@ -29,15 +46,21 @@ class MemoryNote(Struct, frozen=True, kw_only=True):
     confidence: float
     decayed_confidence: float
     for_query: bool = False
+    why: NoteWhy | None = None
 
 
 class RelevantEpisode(Struct, frozen=True, kw_only=True):
-    """A recent episode recall search found relevant to the query."""
+    """A recent episode recall search found relevant to the query.
+
+    ``corrections`` are the user's own words from the episode's interventions (the prompt
+    block shows them with the summary).
+    """
 
     episode_id: str
     summary: str
     finished_at: TimestampText
     score: float
+    corrections: list[str] = msgspec.field(default_factory=list)
 
 
 class MemoryContext(Struct, frozen=True, kw_only=True):
@@ -173,3 +196,4 @@ class MemoryExport(Struct, frozen=True, kw_only=True):
     agent_name: str
     exported_at: TimestampText
     beliefs: list[ExportedBelief]
+    report: MemoryReport | None = None

@@ -35,6 +35,19 @@ class KeyIn(Struct, frozen=True, kw_only=True):
     scope: Scope
     agents: AgentList = None
     label: Label = ""
+    may_write: Annotated[
+        bool,
+        Meta(
+            description="Reviewer keys only: may also post episodes, turns, proposals and"
+            " imports for its agents (agent and admin keys always may; 422 for them)"
+        ),
+    ] = False
+
+
+class KeyPatch(Struct, frozen=True, kw_only=True):
+    """Grant or withdraw a reviewer key's writing (episodes, turns, proposals, imports)."""
+
+    may_write: bool
 
 
 class ApiKey(Struct, frozen=True, kw_only=True):
@@ -46,6 +59,19 @@ class ApiKey(Struct, frozen=True, kw_only=True):
     label: str
     created_at: TimestampText
     revoked_at: TimestampText | None
+    may_write: Annotated[
+        bool,
+        Meta(
+            description="Whether the key may post episodes, turns, proposals and imports:"
+            " always for agent and admin keys, for a reviewer key only when an admin granted it"
+        ),
+    ] = False
+    write_grant_at: Annotated[
+        TimestampText | None, Meta(description="When an admin last granted or withdrew it")
+    ] = None
+    write_grant_by: Annotated[
+        str | None, Meta(description="Who did (an audit actor: key:<id> or cli)")
+    ] = None
 
 
 class ApiKeyCreated(Struct, frozen=True, kw_only=True):
@@ -68,6 +94,9 @@ class Me(Struct, frozen=True, kw_only=True):
     scope: Scope
     agents: list[str] | None
     label: str
+    reviewer_id: str | None = None
+    reviewer_name: str = ""
+    may_write: bool = False
 
 
 class PairIn(Struct, frozen=True):
@@ -81,6 +110,10 @@ class PairingCodeIn(Struct, frozen=True, kw_only=True):
 
     agents: AgentList = None
     label: Label = "paired device"
+    reviewer_id: Annotated[
+        Annotated[str, Meta(max_length=64)] | None,
+        Meta(description="The reviewer the paired device joins; omit for a new reviewer"),
+    ] = None
 
 
 class PairingCode(Struct, frozen=True, kw_only=True):
@@ -96,3 +129,15 @@ class Health(Struct, frozen=True):
 
     status: Literal["ok", "ready"]
     schema_version: int | None = None
+
+
+class EmbeddingStatus(Struct, frozen=True, kw_only=True):
+    """How many stored rows the configured embedding model made, and the backfill's state."""
+
+    model: str
+    beliefs: int
+    beliefs_current: int
+    episodes: int
+    episodes_current: int
+    state: str
+    line: str

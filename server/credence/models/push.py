@@ -82,11 +82,20 @@ class PushActionIn(Struct, frozen=True, kw_only=True):
 
 
 class PushChannelIn(Struct, frozen=True, kw_only=True):
-    """An apprise URL that gets every notification (of these agents, or of all)."""
+    """A channel that gets every notification (of these agents, or of all).
+
+    ``kind`` apprise: ``url`` is an apprise URL. ``kind`` ntfy: ``url`` is a topic URL
+    (``https://ntfy.example-corp.org/<topic>``; the topic is a secret) and ``token`` an optional
+    access token; its messages carry one-tap Keep and Forget, decided as the creating admin key.
+    """
 
     url: Annotated[str, Meta(min_length=3, max_length=2000, pattern=NO_NUL)]
     label: Label = ""
     agents: Annotated[list[AgentId], Meta(min_length=1, max_length=100)] | None = None
+    kind: Literal["apprise", "ntfy"] = "apprise"
+    token: Annotated[str, Meta(min_length=1, max_length=200, pattern=r"^[!-~]+" + END)] | None = (
+        None
+    )
 
 
 class PushChannel(Struct, frozen=True, kw_only=True):
@@ -98,6 +107,7 @@ class PushChannel(Struct, frozen=True, kw_only=True):
     label: str
     agents: list[str] | None
     created_at: TimestampText
+    kind: str = "apprise"
 
 
 class PushChannelPage(Struct, frozen=True):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Literal
 
+import msgspec
 from msgspec import Meta, Struct
 
 from credence.models.common import (
@@ -18,6 +19,7 @@ from credence.models.common import (
     TimestampText,
 )
 from credence.models.episodes import Episode
+from credence.models.reasons import StructuredReason
 
 WorkflowId = Literal["agent-reflection"]
 JobStatus = Literal["queued", "running", "succeeded", "failed"]
@@ -103,10 +105,30 @@ class JobResult(Struct, frozen=True, kw_only=True):
     belief: str
     confidence: float
     gate: GateVerdict
-    reasons: list[str]
+    reasons: Annotated[
+        list[str],
+        Meta(
+            description="Deprecated: the gate's reasons as strings (`kind`, `kind:target` or"
+            " `changes:target:old→new`); read `structured_reasons` instead."
+        ),
+    ]
     accepted: bool
     belief_id: str | None
-    rejected_reason: str | None
+    rejected_reason: Annotated[
+        str | None,
+        Meta(description="Deprecated: why it was not submitted, as a string; read `rejected`."),
+    ]
+    structured_reasons: Annotated[
+        list[StructuredReason],
+        Meta(
+            description="The gate's reasons: each one's `kind`, the belief id (or proposal"
+            " index) it is about in `target`, and for `changes` the value that changed."
+        ),
+    ] = msgspec.field(default_factory=list)
+    rejected: Annotated[
+        StructuredReason | None,
+        Meta(description="Why it was not submitted (null when it was), as a structured reason."),
+    ] = None
 
 
 class JobDropped(Struct, frozen=True, kw_only=True):

@@ -25,7 +25,26 @@ def mask_channel_url(url: str) -> str:
         raise ValueError(f"not a usable apprise URL ({type(exc).__name__})") from None
     if not added or len(notifier) == 0:
         raise ValueError("not a supported apprise URL")
-    return notifier[0].url(privacy=True).split("?", 1)[0]
+    return scheme_and_host(notifier[0].url(privacy=True))
+
+
+def scheme_and_host(url: str) -> str:
+    """A channel URL cut to its scheme and host, safe to show anyone who may see the channel.
+
+    Paths, queries, users and passwords never leave the server: an ntfy topic or a webhook
+    path is enough to read or send every notification. A "host" without a dot is a topic or a
+    token in apprise's short forms (``ntfy://topic``, ``tgram://token/chat``), so it is hidden.
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return "…"
+    host = rest.split("/", 1)[0].split("?", 1)[0].rpartition("@")[2]
+    # An IPv6 literal keeps its brackets; any other host loses its port.
+    hostname = host.split("]", 1)[0] + "]" if host.startswith("[") else host.rsplit(":", 1)[0]
+    # apprise's privacy form writes a masked token as "1...h": that is no host either.
+    if "..." in hostname or ("." not in hostname and not hostname.startswith("[")):
+        return f"{scheme}://…"
+    return f"{scheme}://{hostname}"
 
 
 class ChannelResult(msgspec.Struct, frozen=True):

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-from credence.notify import outbox
+from credence.clock import Clock
+from credence.notify import outbox, review, weekly
 from credence.notify.channels import mask_channel_url
-from credence.notify.runtime import PushRuntime, load_runtime, push_http_of, set_runtime
+from credence.notify.runtime import PushParts, PushRuntime, load_runtime
 from credence.notify.worker import (
     CONCURRENCY,
     DRAIN_SECONDS,
@@ -21,70 +22,91 @@ from credence.notify.worker import (
 from credence.settings import SettingsError
 
 if TYPE_CHECKING:
-    from credence.services import Services
+    from credence.db.engine import Connection
+
+# What a new pending belief's transaction calls, and what hears that an agent's beliefs changed.
+PendingHook = Callable[["Connection", dict[str, Any]], Awaitable[None]]
+ChangeHook = Callable[[str], None]
 
 log = logging.getLogger(__name__)
 
 
-def push_component(
+@asynccontextmanager
+async def running_push(
+    parts: PushParts,
+    clock: Clock,
+    pending_hooks: list[PendingHook],
+    change_hooks: list[ChangeHook],
     *,
     concurrency: int = CONCURRENCY,
     lease_seconds: float = LEASE_SECONDS,
     poll_seconds: float = POLL_SECONDS,
     send_timeout: float = SEND_TIMEOUT_SECONDS,
     drain_seconds: float = DRAIN_SECONDS,
-) -> Callable[[Services], Any]:
-    """A Component: VAPID keys, the outbox hook on new pending beliefs, and the delivery worker.
+    weekly_figures: weekly.Figures | None = None,
+) -> AsyncIterator[PushRuntime]:
+    """VAPID keys, the outbox hook on new pending beliefs, and the delivery worker, running.
 
-    Start-up fails with a SettingsError naming CREDENCE_VAPID_SUBJECT (or the key setting)
-    when push could never work, rather than failing every send later.
+    The ledger hook joins ``pending_hooks`` (run inside the transaction that makes a belief
+    pending) and a worker wake-up joins ``change_hooks``, both removed on the way out. Start-up
+    fails with a SettingsError naming CREDENCE_VAPID_SUBJECT (or the key setting) when push
+    could never work, rather than failing every send later. With ``weekly_figures`` (the
+    report of an agent's week), each reviewer also gets the weekly report digest.
     """
-
-    @asynccontextmanager
-    async def component(services: Services) -> AsyncIterator[PushRuntime]:
-        settings = services.settings
-        for url in settings.apprise_urls:
-            try:
-                mask_channel_url(url)
-            except ValueError as exc:
-                raise SettingsError(f"CREDENCE_APPRISE_URLS has an unusable URL: {exc}") from None
-        runtime = await load_runtime(settings, services.store)
-        worker = PushWorker(
-            services.store,
-            push_http_of(services),
-            services.clock,
-            runtime.keys,
-            runtime.subject,
-            concurrency=concurrency,
-            lease_seconds=lease_seconds,
-            poll_seconds=poll_seconds,
-            send_timeout=send_timeout,
-        )
-        runtime.worker = worker
-        await outbox.sync_env_channels(
-            services.store, settings.apprise_urls, mask_channel_url, services.clock()
-        )
-        config = outbox.OutboxConfig(
-            secret=runtime.secret,
-            ttl_seconds=settings.push_ttl_s,
-            base_url=settings.base_url,
-            clock=services.clock,
-        )
-        hook = outbox.pending_hook(config, worker.wake)
-        services.hooks.in_txn_pending.append(hook)
-        wake_on_change = _wake_on_change(worker)
-        services.hooks.after_change.append(wake_on_change)
-        set_runtime(services, runtime)
-        await worker.start()
-        log.info("push: VAPID key %s (%s)", runtime.keys.public_key_b64url, runtime.keys.source)
+    settings, store = parts.settings, parts.store
+    for url in settings.apprise_urls:
         try:
-            yield runtime
-        finally:
-            services.hooks.in_txn_pending.remove(hook)
-            services.hooks.after_change.remove(wake_on_change)
-            await worker.stop(drain_seconds)
-
-    return component
+            mask_channel_url(url)
+        except ValueError as exc:
+            raise SettingsError(f"CREDENCE_APPRISE_URLS has an unusable URL: {exc}") from None
+    runtime = await load_runtime(settings, store)
+    worker = PushWorker(
+        store,
+        parts.http,
+        clock,
+        runtime.keys,
+        runtime.subject,
+        concurrency=concurrency,
+        lease_seconds=lease_seconds,
+        poll_seconds=poll_seconds,
+        send_timeout=send_timeout,
+    )
+    runtime.worker = worker
+    await outbox.sync_env_channels(store, settings.apprise_urls, mask_channel_url, clock())
+    config = outbox.OutboxConfig(
+        secret=runtime.secret,
+        ttl_seconds=settings.push_ttl_s,
+        base_url=settings.base_url,
+        clock=clock,
+    )
+    # A new pending belief enters its recipients' ledgers; the planner applies each one's
+    # policy (digest, quiet hours, reminders) and queues the pushes the worker sends.
+    planner = review.ReviewPlanner(store, config, worker.wake)
+    runtime.planner = planner
+    hook = review.pending_hook(clock, planner.wake)
+    pending_hooks.append(hook)
+    wake_on_change = _wake_on_change(worker)
+    change_hooks.append(wake_on_change)
+    digests = (
+        weekly.WeeklyDigests(store, config, weekly_figures, worker.wake)
+        if weekly_figures is not None
+        else None
+    )
+    parts.runtime = runtime
+    await worker.start()
+    await planner.start()
+    if digests is not None:
+        await digests.start()
+    log.info("push: VAPID key %s (%s)", runtime.keys.public_key_b64url, runtime.keys.source)
+    try:
+        yield runtime
+    finally:
+        pending_hooks.remove(hook)
+        change_hooks.remove(wake_on_change)
+        if digests is not None:
+            await digests.stop()
+        await planner.stop()
+        await worker.stop(drain_seconds)
 
 
 def _wake_on_change(worker: PushWorker) -> Callable[[str], None]:

@@ -92,12 +92,14 @@ async def _changes(conn: Connection, belief: dict[str, Any]) -> str | None:
     )
 
 
-async def _pending_count(conn: Connection, scope: str, agents: str | None) -> int:
-    """Pending beliefs a key of this scope and (JSON) agent list can see."""
+changes_of = _changes
+
+
+async def _pending_count(conn: Connection, scope: str, agents: list[str] | None) -> int:
+    """Pending beliefs a key of this scope and agent list can see."""
     if scope == "admin" or agents is None:
         return await outbox_db.pending_count(conn, None)
-    listed = json.loads(agents)
-    return await outbox_db.pending_count(conn, sorted(listed) if isinstance(listed, list) else [])
+    return await outbox_db.pending_count(conn, sorted(agents))
 
 
 async def pending_count(conn: Connection, agents: frozenset[str] | None) -> int:
@@ -125,13 +127,13 @@ async def enqueue_pending(
     changes = await _changes(conn, belief)
     push_rows = []
     for sub in subscribers:
-        if sub["key_id"] not in counts:
-            counts[sub["key_id"]] = await _pending_count(conn, sub["scope"], sub["agents"])
+        if sub.key_id not in counts:
+            counts[sub.key_id] = await _pending_count(conn, sub.scope, sub.agents)
         token = tokens.issue(
             config.secret,
             belief_id=belief["id"],
             version=version,
-            key_id=sub["key_id"],
+            key_id=sub.key_id,
             expires_at=expires,
         )
         payload = build_payload(
@@ -140,7 +142,7 @@ async def enqueue_pending(
             agent_name=agent_name,
             content=belief["content"],
             provenance=belief["provenance"],
-            pending_count=counts[sub["key_id"]],
+            pending_count=counts[sub.key_id],
             token=token,
             ttl_seconds=config.ttl_seconds,
             op=belief.get("op") or "add",
@@ -149,7 +151,7 @@ async def enqueue_pending(
         push_rows.append(
             (
                 new_id("msg"),
-                sub["subscription_id"],
+                sub.subscription_id,
                 belief["id"],
                 version,
                 KIND_BELIEF,
@@ -237,15 +239,3 @@ async def sync_env_channels(
         if url.strip()
     }
     await store.write(lambda conn: channels_db.sync_env_channels(conn, wanted))
-
-
-def channel_row(row: Any) -> dict[str, Any]:
-    """A push_channels row as the API shows it (never the raw URL, which holds secrets)."""
-    return {
-        "id": row["id"],
-        "source": row["source"],
-        "url": row["masked_url"],
-        "label": row["label"],
-        "agents": json.loads(row["agents"]) if row["agents"] else None,
-        "created_at": row["created_at"],
-    }

@@ -12,6 +12,8 @@ from urllib.parse import quote
 
 import msgspec
 
+from credence.models.reasons import decode_all, targets
+
 # RFC 8291 with one 4096-byte aes128gcm record: 4096 - 86 header - 16 tag - 1 delimiter.
 MAX_PAYLOAD_BYTES = 3993
 TITLE = "I've learned:"
@@ -20,7 +22,8 @@ EMPTY_BODY = "I've learned something new — review it in Credence"
 TEST_TITLE = "Credence"
 TEST_BODY = "Push notifications work on this device."
 ACTIONS = ("keep", "forget")
-PROVENANCES = frozenset({"clean", "untrusted", "owner", "unsourced"})
+PROVENANCES = frozenset({"clean", "untrusted", "owner", "unsourced", "imported"})
+OPENS_CARD_PROVENANCES = frozenset({"untrusted", "unsourced"})
 ELLIPSIS = "…"
 MAX_AGENT_NAME_BYTES = 120
 # What deciding a belief would do to another one, said before the reviewer decides.
@@ -147,8 +150,8 @@ def _fit(message: dict[str, Any], body: str) -> bytes:
 
 
 def contradicted_ids(review_reasons: Sequence[str]) -> list[str]:
-    """The belief ids a belief's review reasons flag as ``contradicts:<id>``, in order."""
-    return [r.removeprefix("contradicts:") for r in review_reasons if r.startswith("contradicts:")]
+    """The belief ids a belief's stored review reasons flag as ``contradicts``, in order."""
+    return targets(decode_all(review_reasons), "contradicts")
 
 
 def opens_only(op: str, review_reasons: Sequence[str]) -> bool:
@@ -158,6 +161,33 @@ def opens_only(op: str, review_reasons: Sequence[str]) -> bool:
     see: every op but ``add``, and any flagged contradiction, opens the card instead.
     """
     return op != "add" or bool(contradicted_ids(review_reasons))
+
+
+def keep_opens_card(provenance: str) -> bool:
+    """Whether a notification's Keep must open the card: the belief cites no source episode,
+    or third-party content. Its text may be an attacker's, so one lock-screen tap must never
+    make it memory; the reviewer reads the card (which says why) and decides there."""
+    return provenance in OPENS_CARD_PROVENANCES
+
+
+TAP_CHANGES_ANOTHER = "open the card to decide: this belief would change another one"
+TAP_UNTRUSTED_KEEP = (
+    "open the card to decide: this belief cites no source episode or third-party content,"
+    " so it is never kept from a notification"
+)
+
+
+def tap_refusal(op: str, review_reasons: Sequence[str], provenance: str, action: str) -> str | None:
+    """Why a notification's ``action`` (keep or forget) may not decide this belief, or None.
+
+    The one rule for every channel's buttons (Web Push and ntfy): a belief that changes another
+    opens the card for either button; an unsourced or untrusted one is never kept by a tap.
+    """
+    if opens_only(op, review_reasons):
+        return TAP_CHANGES_ANOTHER
+    if action == "keep" and keep_opens_card(provenance):
+        return TAP_UNTRUSTED_KEEP
+    return None
 
 
 def changed_id(op: str, target_belief_id: str | None, review_reasons: Sequence[str]) -> str | None:
@@ -202,7 +232,8 @@ def build_payload(
     lock screen dressed as the agent's own lesson. ``ttl_seconds`` tells the service worker how
     long the message and its capability token are meant to live. ``changes`` (from
     ``changes_line``) marks a belief that changes another: the message then carries ``op`` and
-    ``opens_only``, and the service worker's buttons open the card instead of deciding.
+    ``opens_only``, and the service worker's buttons open the card instead of deciding; so
+    does an unsourced or untrusted belief (``keep_opens_card``).
     """
     if provenance not in PROVENANCES:
         raise ValueError(f"unknown provenance {provenance!r}")
@@ -223,6 +254,8 @@ def build_payload(
     }
     if changes is not None:
         message.update(op=op, opens_only=True, changes=changes)
+    elif keep_opens_card(provenance):
+        message["opens_only"] = True
     return _fit(message, body)
 
 

@@ -15,8 +15,10 @@ from credence.settings import SettingsError
 
 if TYPE_CHECKING:
     from credence.db.engine import Database
+    from credence.notify.endpoints import EndpointPolicy
+    from credence.notify.review import ReviewPlanner
     from credence.notify.worker import PushWorker
-    from credence.services import Services
+    from credence.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +34,8 @@ class PushRuntime:
     subject: str
     secret: bytes
     worker: PushWorker | None = None
+    # The review planner while the push component runs.
+    planner: ReviewPlanner | None = None
 
 
 def check_settings(settings: Any) -> str:
@@ -90,22 +94,24 @@ async def load_runtime(settings: Any, store: Database) -> PushRuntime:
     return PushRuntime(keys=keys, subject=subject, secret=store.secret(tokens.SECRET_NAME))
 
 
-def push_http_of(services: Services) -> httpx.AsyncClient:
-    """The push client that dials only vetted addresses (the app always provides one)."""
-    if services.push_http is None:
-        raise RuntimeError("these services have no push client")
-    return services.push_http
+@dataclass
+class PushParts:
+    """What push takes from the app (settings, store, the vetted client and its policy), and
+    the runtime while the push component runs."""
 
+    settings: Settings
+    store: Database
+    http: httpx.AsyncClient
+    policy: EndpointPolicy
+    runtime: PushRuntime | None = None
 
-def set_runtime(services: Services, runtime: PushRuntime | None) -> None:
-    """Publish (or withdraw, with None) the running push runtime for the API."""
-    services.push_runtime = runtime
+    async def loaded(self) -> PushRuntime:
+        """The running push runtime, or one loaded on demand when the worker is not running."""
+        if self.runtime is None:
+            self.runtime = await load_runtime(self.settings, self.store)
+        return self.runtime
 
-
-async def runtime_of(services: Services) -> PushRuntime:
-    """The running push runtime, or one loaded on demand when the worker is not part of the app."""
-    runtime = services.push_runtime
-    if runtime is None:
-        runtime = await load_runtime(services.settings, services.store)
-        set_runtime(services, runtime)
-    return runtime
+    def wake_planner(self) -> None:
+        """Have the review planner look again (a reviewer's settings changed), if it runs."""
+        if self.runtime is not None and self.runtime.planner is not None:
+            self.runtime.planner.wake()

@@ -19,9 +19,10 @@ from credence.db import outbox as outbox_db
 from credence.db import push as push_db
 from credence.db.outbox import Result, Table
 from credence.ids import new_id
-from credence.notify import vapid, webpush
-from credence.notify.channels import notify_channels
+from credence.notify import ntfy, vapid, webpush
+from credence.notify.channels import ChannelResult, notify_channels
 from credence.notify.webpush import Outcome, SendResult, Subscription
+from credence.observe import metrics, tracing
 from credence.tasks import cancel_and_wait, wait_or_timeout
 
 if TYPE_CHECKING:
@@ -333,6 +334,7 @@ class PushWorker:
         subscription = Subscription(row["endpoint"], row["p256dh"], row["auth"])
         now = self.clock()
         age = max(0.0, (now - parse_rfc3339(row["created_at"])).total_seconds())
+        span = tracing.start_client_span("push send", {"credence.outbox.id": row["id"]})
         try:
             result = await webpush.send(
                 self.http,
@@ -348,6 +350,7 @@ class PushWorker:
             )
         except ValueError as exc:
             result = SendResult(Outcome.FAILED, None, None, f"cannot send: {exc}")
+        tracing.end_client_span(span, {"credence.push.outcome": result.outcome.value})
         sent()
         await self._record_push(row, result)
 
@@ -356,6 +359,7 @@ class PushWorker:
         now_text = rfc3339(now)
         age = max(0.0, (now - parse_rfc3339(row["created_at"])).total_seconds())
         self.stats[result.outcome.value] += 1
+        metrics.observe_push(result.outcome.value)
         detail = result.detail[:300] or None
         if result.outcome is Outcome.SENT:
             record = Result("push_outbox", "sent", row["id"], now_text, result.status_code)
@@ -401,10 +405,19 @@ class PushWorker:
         return await self._claim("channel_outbox", self.lease + timedelta(seconds=60), limit)
 
     async def _deliver_channel(self, row: Any, sent: Callable[[], None]) -> None:
-        [result] = await notify_channels(
-            [row["url"]], row["title"], row["body"], timeout=self.channel_timeout
-        )
+        answer = None
+        if row["channel_kind"] == ntfy.KIND:
+            async with httpx.AsyncClient(timeout=self.channel_timeout) as client:
+                answer = await ntfy.publish(
+                    client, row["url"], row["access_token"], row["body"], self.clock()
+                )
+            result = ChannelResult(row["masked_url"], answer.outcome is Outcome.SENT, answer.detail)
+        else:
+            [result] = await notify_channels(
+                [row["url"]], row["title"], row["body"], timeout=self.channel_timeout
+            )
         sent()
+        metrics.observe_channel(result.ok)
         now = self.clock()
         now_text = rfc3339(now)
         if result.ok:
@@ -415,13 +428,13 @@ class PushWorker:
             created = parse_rfc3339(row["created_at"])
             ttl = int((parse_rfc3339(row["expires_at"]) - created).total_seconds())
             delay = webpush.next_retry_delay(
-                SendResult(Outcome.RETRY, None, None, result.detail),
+                answer or SendResult(Outcome.RETRY, None, None, result.detail),
                 row["attempts"],
                 age_seconds=max(0.0, (now - created).total_seconds()),
                 ttl=ttl,
             )
             log.warning(
-                "apprise channel %s failed (attempt %d): %s%s",
+                "channel %s failed (attempt %d): %s%s",
                 row["masked_url"],
                 row["attempts"],
                 result.detail,

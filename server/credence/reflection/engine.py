@@ -8,27 +8,29 @@ import json
 import logging
 import os
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
+
+import msgspec
 
 from credence.clock import fixed_clock, parse_rfc3339, rfc3339
 from credence.ids import new_id
 from credence.memory import live
 from credence.models import Job
+from credence.observe import tracing
 from credence.reflection import jobs, wakes
-from credence.reflection.steps import STEP_FUNCTIONS, JobContext, StepError, job_output
+from credence.reflection.attempt import Attempt
+from credence.reflection.deps import ReflectionDeps
+from credence.reflection.llm import Sleep
+from credence.reflection.steps import JobRun
 from credence.tasks import cancel_and_wait, wait_or_timeout
 
 try:  # process liveness via advisory locks; absent on platforms without fcntl
     import fcntl
 except ImportError:  # pragma: no cover - Credence targets Linux
     fcntl = None  # type: ignore[assignment]
-
-if TYPE_CHECKING:
-    from credence.reflection.llm import Sleep
-    from credence.services import Component, Services
 
 log = logging.getLogger("credence.reflection")
 
@@ -37,16 +39,15 @@ POLL_S = 1.0
 TICK_S = 20.0
 PRUNE_S = 600.0
 CONCURRENCY = 2
-RESUMABLE_STEPS = ("pull", "propose")
 
 
 class Engine:
     """Runs one claimed job through pull, propose, check and submit, heartbeating its lease."""
 
     def __init__(
-        self, services: Services, owner: str, *, lease_s: float, sleep: Sleep = asyncio.sleep
+        self, deps: ReflectionDeps, owner: str, *, lease_s: float, sleep: Sleep = asyncio.sleep
     ) -> None:
-        self.services = services
+        self.deps = deps
         self.owner = owner
         self.lease_s = lease_s
         self.sleep = sleep
@@ -64,22 +65,29 @@ class Engine:
 
     async def run(self, job_id: str) -> None:
         """Run a job this worker holds the lease of; every outcome is written to the job."""
-        store = self.services.store
+        store = self.deps.store
         found = await jobs.raw(store, job_id)
         if found is None:
             return
-        row, steps = found
-        input_data = json.loads(row["input_data"])
-        clock = self.services.clock
-        if input_data.get("now"):
-            clock = fixed_clock(parse_rfc3339(input_data["now"]))
-        ctx = JobContext(
+        row, records = found
+        try:
+            job_input = jobs.job_input(row)
+        except msgspec.ValidationError as exc:
+            at = rfc3339(self.deps.clock())
+            error = f"stored input_data unreadable: {exc}"
+            await jobs.fail(
+                store, job_id, self.owner, step="pull", at=at, duration_ms=None, error=error
+            )
+            return
+        clock = self.deps.clock
+        if job_input.now:
+            clock = fixed_clock(parse_rfc3339(job_input.now))
+        run = JobRun(
             job_id=job_id,
             agent_id=row["agent_id"],
             owner=self.owner,
-            input=input_data,
+            input=job_input,
             clock=clock,
-            services=self.services,
             sleep=self.sleep,
             stored_answer=row["answer"],
         )
@@ -87,14 +95,17 @@ class Engine:
         beat = asyncio.create_task(self._heartbeat(job_id, lost, asyncio.current_task()))
         self.running.add(job_id)
         try:
-            await self._steps(ctx, steps)
+            with tracing.span(
+                "reflection job", {"credence.job.id": job_id, "credence.agent.id": run.agent_id}
+            ):
+                await Attempt(self.deps, run, records).steps()
         except jobs.LeaseLost:
             log.warning("job %s: lease lost to another worker; stopping", job_id)
         except asyncio.CancelledError:
             if not lost.is_set():
                 with contextlib.suppress(Exception):
                     await jobs.release(
-                        store, job_id, self.owner, rfc3339(self.services.clock()), "interrupted"
+                        store, job_id, self.owner, rfc3339(self.deps.clock()), "interrupted"
                     )
                 raise
             log.warning("job %s: lease lost to another worker; stopped", job_id)
@@ -104,59 +115,6 @@ class Engine:
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
 
-    async def _steps(self, ctx: JobContext, steps: dict[str, Any]) -> None:
-        store = self.services.store
-        # A finished step is recorded together with the start of the next: one write each.
-        finished: tuple[str, float, dict[str, Any] | None] | None = None
-        for name in jobs.STEPS:
-            step = steps[name]
-            previous = json.loads(step["output"]) if step["output"] else None
-            resumed = name in RESUMABLE_STEPS and step["status"] == "succeeded"
-            if not resumed:
-                await jobs.advance(
-                    store, ctx.job_id, self.owner, at=ctx.now(), done=finished, start=name
-                )
-                finished = None
-            started = time.perf_counter()
-            try:
-                output = await STEP_FUNCTIONS[name](ctx, previous)
-            except StepError as exc:
-                await self._fail(ctx, name, started, str(exc))
-                return
-            except jobs.LeaseLost:
-                raise
-            except Exception as exc:
-                log.exception("job %s: step %s failed unexpectedly", ctx.job_id, name)
-                await self._fail(ctx, name, started, f"internal error: {type(exc).__name__}: {exc}")
-                return
-            elapsed = (time.perf_counter() - started) * 1000
-            if name == "submit":
-                assert ctx.reflection is not None
-                await jobs.succeed(
-                    store,
-                    ctx.job_id,
-                    self.owner,
-                    agent_id=ctx.agent_id,
-                    at=ctx.now(),
-                    duration_ms=elapsed,
-                    output=job_output(ctx),
-                    reflected_ids=ctx.reflection.considered,
-                    submit_output=output,
-                )
-            elif not resumed:
-                finished = (name, elapsed, output)
-
-    async def _fail(self, ctx: JobContext, name: str, started: float, error: str) -> None:
-        await jobs.fail(
-            self.services.store,
-            ctx.job_id,
-            self.owner,
-            step=name,
-            at=ctx.now(),
-            duration_ms=(time.perf_counter() - started) * 1000,
-            error=error,
-        )
-
     async def _heartbeat(
         self, job_id: str, lost: asyncio.Event, runner: asyncio.Task[Any] | None
     ) -> None:
@@ -165,7 +123,7 @@ class Engine:
             await asyncio.sleep(interval)
             try:
                 held = await jobs.heartbeat(
-                    self.services.store, job_id, self.owner, self.services.clock(), self.lease_s
+                    self.deps.store, job_id, self.owner, self.deps.clock(), self.lease_s
                 )
             except Exception:  # a failed renewal is retried; the lease covers three of them
                 log.exception("job %s: heartbeat failed", job_id)
@@ -188,7 +146,7 @@ class ReflectionRunner:
 
     def __init__(
         self,
-        services: Services,
+        deps: ReflectionDeps,
         *,
         cron: bool,
         lease_s: float = LEASE_S,
@@ -197,15 +155,15 @@ class ReflectionRunner:
         concurrency: int = CONCURRENCY,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
-        self.services = services
+        self.deps = deps
         self.cron = cron
         self.lease_s = lease_s
         self.poll_s = poll_s
         self.tick_s = tick_s
         self.concurrency = concurrency
         self.owner = new_id("wrk")
-        self.engine = Engine(services, self.owner, lease_s=lease_s, sleep=sleep)
-        self.run_dir = Path(services.settings.data_dir) / "run"
+        self.engine = Engine(deps, self.owner, lease_s=lease_s, sleep=sleep)
+        self.run_dir = Path(deps.settings.data_dir) / "run"
         self._wakeup = asyncio.Event()
         self._loop_task: asyncio.Task[None] | None = None
         self._running: dict[str, asyncio.Task[None]] = {}
@@ -220,7 +178,7 @@ class ReflectionRunner:
     async def start(self) -> None:
         """Take this process's liveness lock, recover orphaned jobs and start the loop."""
         self._take_lock()
-        self.services.hooks.in_txn_pending.append(self.engine.fence)
+        self.deps.hooks.in_txn_pending.append(self.engine.fence)
         await self.recover()
         self._loop_task = asyncio.create_task(self._loop(), name="credence-reflection")
 
@@ -232,7 +190,7 @@ class ReflectionRunner:
         for task in list(self._running.values()):
             await cancel_and_wait(task)
         with contextlib.suppress(ValueError):
-            self.services.hooks.in_txn_pending.remove(self.engine.fence)
+            self.deps.hooks.in_txn_pending.remove(self.engine.fence)
         self._release_lock()
 
     def wake(self) -> None:
@@ -243,7 +201,7 @@ class ReflectionRunner:
         """Wait until the job is finished (or the timeout passes) and return it."""
         deadline = time.monotonic() + timeout
         while True:
-            job = await jobs.get(self.services.store, job_id)
+            job = await jobs.get(self.deps.store, job_id)
             if job is None or job.status in jobs.TERMINAL or time.monotonic() >= deadline:
                 return job
             event = self._finished.setdefault(job_id, asyncio.Event())
@@ -277,7 +235,7 @@ class ReflectionRunner:
         except FileNotFoundError:
             # Replicas on one PostgreSQL may run on other hosts or data dirs: a lock file that
             # is not here says nothing about them, so only their lease tells.
-            return self.services.store.dialect != "postgresql"
+            return self.deps.store.dialect != "postgresql"
         except OSError:
             return False
         try:
@@ -298,7 +256,7 @@ class ReflectionRunner:
     async def recover(self) -> list[tuple[str, str]]:
         """Retry or fail running jobs whose worker is gone; returns what changed."""
         changed = await jobs.recover(
-            self.services.store, self.services.clock(), self.owner_is_dead, self.owner
+            self.deps.store, self.deps.clock(), self.owner_is_dead, self.owner
         )
         for job_id, status in changed:
             log.warning("job %s: its worker stopped; now %s", job_id, status)
@@ -306,7 +264,7 @@ class ReflectionRunner:
 
     async def tick(self) -> list[str]:
         """Submit the jobs of due cron windows (exactly once per window across processes)."""
-        created = await wakes.tick(self.services.store, self.services.clock(), self._seen_windows)
+        created = await wakes.tick(self.deps.store, self.deps.clock(), self._seen_windows)
         for job_id in created:
             log.info("cron wake submitted job %s", job_id)
         return created
@@ -322,7 +280,7 @@ class ReflectionRunner:
                 await self._claim_all()
                 if time.monotonic() - self._last_prune >= PRUNE_S:
                     self._last_prune = time.monotonic()
-                    await live.prune_log(self.services.store)
+                    await live.prune_log(self.deps.store)
             except asyncio.CancelledError:
                 raise
             except Exception:  # keep the worker alive; the next poll tries again
@@ -331,9 +289,7 @@ class ReflectionRunner:
 
     async def _claim_all(self) -> None:
         while len(self._running) < self.concurrency:
-            job_id = await jobs.claim(
-                self.services.store, self.owner, self.services.clock(), self.lease_s
-            )
+            job_id = await jobs.claim(self.deps.store, self.owner, self.deps.clock(), self.lease_s)
             if job_id is None:
                 return
             task = asyncio.create_task(self._run(job_id), name=f"credence-job-{job_id}")
@@ -354,9 +310,21 @@ class ReflectionRunner:
             self._wakeup.set()
 
 
-def runner_of(services: Services) -> ReflectionRunner | None:
+class ReflectionHost(Protocol):
+    """What the reflection component needs from the app: its dependencies, and where the
+    running runner is published for the API and the CLI to wake."""
+
+    @property
+    def reflection(self) -> ReflectionDeps:
+        """The reflection job's dependencies."""
+        ...
+
+    runner: ReflectionRunner | None
+
+
+def runner_of(host: ReflectionHost) -> ReflectionRunner | None:
     """The process's runner, when the reflection component is running."""
-    return services.runner
+    return host.runner
 
 
 def reflection_component(
@@ -365,25 +333,26 @@ def reflection_component(
     poll_s: float = POLL_S,
     tick_s: float = TICK_S,
     concurrency: int = CONCURRENCY,
-) -> Component:
+) -> Callable[[ReflectionHost], AbstractAsyncContextManager[ReflectionRunner]]:
     """The job runner as an app component; cron ticks only when ``settings.scheduler``."""
 
     @asynccontextmanager
-    async def component(services: Services) -> AsyncIterator[ReflectionRunner]:
+    async def component(host: ReflectionHost) -> AsyncIterator[ReflectionRunner]:
+        deps = host.reflection
         runner = ReflectionRunner(
-            services,
-            cron=services.settings.scheduler,
+            deps,
+            cron=deps.settings.scheduler,
             lease_s=lease_s,
             poll_s=poll_s,
             tick_s=tick_s,
             concurrency=concurrency,
         )
         await runner.start()
-        services.runner = runner
+        host.runner = runner
         try:
             yield runner
         finally:
-            services.runner = None
+            host.runner = None
             await runner.stop()
 
     return component

@@ -1,45 +1,59 @@
-"""The built-in reflector: lessons from user interventions that recur across episodes."""
+"""The built-in reflector: lessons from the user's corrections and rules, linked by meaning."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 import msgspec
 import numpy
 
 from credence.memory.gate import NEAR_DUPLICATE_COSINE, LiveBelief, Proposal
+from credence.memory.semantics.relation import relate
 from credence.memory.text import analyse, is_negative, jaccard, normalise
+from credence.reflection import clauses
+from credence.reflection.pulled import PulledEpisode
+from credence.reflection.signals import (
+    confirms,
+    is_question,
+    is_retraction,
+    outdated_belief,
+    says_something,
+    states_rule,
+    teaches_nothing,
+)
+from credence.reflection.wording import (
+    imperative,
+    is_directive,
+    lesson_sentences,
+    main_clause_negative,
+    tidied,
+)
 
 TRIGGERS = ("steer", "denial", "followup")
 MIN_SUPPORT = 2
 MAX_CONFIDENCE = 0.95
 
 # Two interventions say the same thing when their wording overlaps strongly, or overlaps
-# somewhat and either their episodes or (when given) their own embeddings are close. Figures
-# suit the bundled wordllama model, where paraphrases score about 0.65-0.8.
+# somewhat and their episodes are close, or (with their own embeddings) when they mean the
+# same and do not contradict each other. Cosines of all-MiniLM-L6-v2, chosen on the tune half
+# of harness/corpora/dev/reflection.json: corrections repeated in other words score about
+# 0.55-0.85 there, unrelated requests of one user below 0.45.
 LEXICAL_LINK = 0.5
 CONTEXT_LINK = 0.34
 EPISODE_COSINE = 0.6
-INTERVENTION_COSINE = 0.8
-INTERVENTION_COSINE_WITH_OVERLAP = 0.65
-INTERVENTION_OVERLAP = 0.25
+INTERVENTION_COSINE = 0.55
+# A sentence of one this close to a sentence of another (the rest of each may differ).
+SENTENCE_COSINE = 0.6
+# "Yes, keep doing that" is short and says less: it links to the rule it confirms lower.
+CONFIRMATION_COSINE = 0.45
 # Same polarity and this much overlap with an active belief means "the user keeps saying it".
 STRENGTHEN_OVERLAP = 0.6
 CONTRADICTION_OVERLAP = 0.4
-MAX_LESSON_CHARS = 200
+# A rule the user states outright counts even when said once, at this lower confidence.
+STATED_ONCE_CONFIDENCE = 0.4
 MAX_QUOTES = 3
 MAX_QUOTE_CHARS = 120
 UNBOUNDED = 10_000  # max_items when refusals are dropped afterwards: the cap applies after
-
-
-class HeuristicEpisode(msgspec.Struct, frozen=True):
-    """An episode as the heuristic sees it; ``interventions`` are (trigger, user's words)."""
-
-    id: str
-    summary: str
-    interventions: tuple[tuple[str, str], ...]
-    origin: str
 
 
 class _Said(msgspec.Struct, frozen=True):
@@ -52,26 +66,52 @@ class _Said(msgspec.Struct, frozen=True):
     text: str
     tokens: frozenset[str]
     negative: bool
+    confirming: bool
+    directive: bool
+    teaches: bool  # holds a sentence fit for a lesson beyond thanks and scolding
+    clauses: tuple[tuple[frozenset[str], bool], ...]
+    sentences: tuple[str, ...]
+    rows: range  # its sentences' rows in the sentence embeddings
 
 
-def intervention_texts(episodes: Sequence[HeuristicEpisode]) -> list[str]:
+def intervention_texts(episodes: Sequence[PulledEpisode]) -> list[str]:
     """Return every intervention text in order: the rows ``intervention_embeddings`` align to."""
     return [text for episode in episodes for _, text in episode.interventions]
 
 
+def sentence_texts(episodes: Sequence[PulledEpisode]) -> list[str]:
+    """Return every sentence of every intervention in order: the rows ``sentence_embeddings``
+    align to."""
+    return clauses.sentence_texts(intervention_texts(episodes))
+
+
 def reflect(
-    episodes: Sequence[HeuristicEpisode],
+    episodes: Sequence[PulledEpisode],
     embeddings: numpy.ndarray | None,
     active: Sequence[LiveBelief],
     *,
     max_items: int = 10,
     intervention_embeddings: numpy.ndarray | None = None,
+    active_embeddings: numpy.ndarray | None = None,
+    sentence_embeddings: numpy.ndarray | None = None,
 ) -> list[Proposal]:
-    """Propose lessons backed by user interventions repeated in at least two episodes.
+    """Propose lessons backed by user interventions repeated in at least two episodes, or
+    stated once as an explicit rule ("always …", "never …", "X has to be Y", "remember this")
+    in a trusted episode, at confidence 0.4, or said once against an active belief it says is
+    now wrong (``supersede``/``forget`` of it, at confidence 0.4).
+
+    Only trusted episodes teach: a third-party episode's words never become a lesson, and
+    questions, passing failures ("it timed out, try again") and requests for one occasion
+    ("just for today") are never candidates; praise, scolding ("that's wrong again") and news
+    mentioned only in follow-ups never make a lesson however often they recur.
 
     ``embeddings`` are the episodes' (rows aligned with ``episodes``); the optional
-    ``intervention_embeddings`` align with :func:`intervention_texts`. Interventions of the
-    same polarity are clustered greedily by word overlap, helped by those embeddings. A
+    ``intervention_embeddings`` align with :func:`intervention_texts`, and the optional
+    ``sentence_embeddings`` with :func:`sentence_texts`. Interventions of the same polarity
+    are clustered greedily by word overlap, whole or clause by clause; with embeddings, any two
+    that are close in meaning, whole or by a sentence of each, and do not contradict each
+    other (``relate``) link too, and a confirmation ("yes, like I said", "keep doing that")
+    links to the rule it approves at a lower cosine and is never a rule on its own. A
     cluster supported by ≥ 2 distinct episodes becomes one proposal whose text is the most
     representative intervention turned into an imperative sentence ("no, use metric units
     please" → "Use metric units."), with confidence ``min(0.95, 1 − 0.5**support)`` and the
@@ -81,7 +121,12 @@ def reflect(
     ``strengthen`` of it; a lesson that is its negation-counterpart becomes ``supersede`` with
     ``target_belief_id`` set, because the user's repeated corrections argue for replacing the
     old belief rather than keeping both — the reviewer sees which belief would be retired, and
-    the gate still routes every supersede to review. Otherwise it is an ``add``.
+    the gate still routes every supersede to review. With ``active_embeddings`` (rows aligned
+    with ``active``), a correction (or one of its sentences) close in meaning to an active
+    belief that contradicts it or says it changed ("we moved off Travis, CI runs on GitHub
+    Actions now"; see :func:`~credence.reflection.signals.outdated_belief`) becomes
+    ``supersede`` with the corrected text, or ``forget`` when it names no replacement.
+    Otherwise it is an ``add``.
     Deterministic: the same input always gives the same proposals, strongest support first.
     """
     if embeddings is not None and len(embeddings) != len(episodes):
@@ -92,42 +137,47 @@ def reflect(
         raise ValueError(
             f"{len(intervention_embeddings)} intervention embedding rows for {texts_count} texts"
         )
+    if active_embeddings is not None and len(active_embeddings) != len(active):
+        raise ValueError(f"{len(active_embeddings)} belief embedding rows for {len(active)}")
+    sentence_count = len(sentence_texts(episodes))
+    if sentence_embeddings is not None and len(sentence_embeddings) != sentence_count:
+        raise ValueError(
+            f"{len(sentence_embeddings)} sentence embedding rows for {sentence_count} sentences"
+        )
     episode_cosine = _cosines(embeddings)
     intervention_cosine = _cosines(intervention_embeddings)
+    sentence_cosine = _cosines(sentence_embeddings)
 
-    def linked(a: _Said, b: _Said) -> bool:
-        if a.negative != b.negative:
-            return False
-        overlap = jaccard(a.tokens, b.tokens)
-        if overlap >= LEXICAL_LINK:
-            return True
-        if (
-            episode_cosine is not None
-            and overlap >= CONTEXT_LINK
-            and episode_cosine[a.episode, b.episode] >= EPISODE_COSINE
-        ):
-            return True
-        if intervention_cosine is not None:
-            cosine = intervention_cosine[a.flat, b.flat]
-            return cosine >= INTERVENTION_COSINE or (
-                cosine >= INTERVENTION_COSINE_WITH_OVERLAP and overlap >= INTERVENTION_OVERLAP
-            )
-        return False
+    linked = _linker(episode_cosine, intervention_cosine, sentence_cosine)
+
+    def now_wrong(members: list[_Said]) -> tuple[_Said, LiveBelief] | None:
+        return _now_wrong(
+            members, intervention_embeddings, active, active_embeddings, sentence_embeddings
+        )
 
     clusters = _cluster(said, linked, wordless_links=intervention_cosine is not None)
     drafts = []
-    for members in clusters:
+    for members in (part for cluster in clusters for part in _split_by_target(cluster, now_wrong)):
         supporting = sorted({item.episode for item in members})
-        if len(supporting) < MIN_SUPPORT:
+        wrong = now_wrong(members)
+        if len(supporting) < MIN_SUPPORT and wrong is None and not _stated_rule(members):
             continue
-        drafts.append((members, supporting))
+        if not any(item.teaches and not item.confirming for item in members):
+            continue  # praise, scolding or approval of what was never asked teaches nothing
+        if wrong is None and not any(
+            item.trigger != "followup" or item.directive for item in members
+        ):
+            continue  # news the user mentioned in passing, however often, is not a rule
+        drafts.append((members, supporting, wrong))
     drafts.sort(key=lambda draft: (-len(draft[1]), draft[1][0], draft[0][0].order))
     proposals: list[Proposal] = []
     claimed: set[str] = set()
-    for members, supporting in drafts:
+    for members, supporting, wrong in drafts:
         if len(proposals) >= max_items:
             break
         proposal = _proposal(len(proposals), members, supporting, episodes, active, linked)
+        if wrong is not None and proposal is not None:
+            proposal = _retire(proposal, members, wrong)
         if proposal is None:
             continue
         claim = proposal.target_belief_id or analyse(proposal.belief)[0]
@@ -136,6 +186,95 @@ def reflect(
         claimed.add(claim)
         proposals.append(proposal)
     return proposals
+
+
+def _linker(
+    episode_cosine: numpy.ndarray | None,
+    intervention_cosine: numpy.ndarray | None,
+    sentence_cosine: numpy.ndarray | None,
+):
+    """Return the predicate saying whether two interventions carry the same lesson."""
+
+    def linked(a: _Said, b: _Said) -> bool:
+        if intervention_cosine is not None:
+            cosine = float(intervention_cosine[a.flat, b.flat])
+            floor = CONFIRMATION_COSINE if a.confirming or b.confirming else INTERVENTION_COSINE
+            if cosine >= floor:
+                return not _contradict(a.text, b.text, a.negative, b.negative, cosine)
+        if sentence_cosine is not None and a.rows and b.rows:
+            block = sentence_cosine[a.rows.start : a.rows.stop, b.rows.start : b.rows.stop]
+            row, column = numpy.unravel_index(int(numpy.argmax(block)), block.shape)
+            cosine = float(block[row, column])
+            one, other = a.sentences[row], b.sentences[column]
+            if cosine >= SENTENCE_COSINE and not one.endswith("?") and not other.endswith("?"):
+                negative = (main_clause_negative(tidied(one)), main_clause_negative(tidied(other)))
+                return not _contradict(one, other, *negative, cosine)
+        if clauses.clauses_link(a.clauses, b.clauses):
+            return True
+        if a.negative != b.negative:
+            return False
+        overlap = jaccard(a.tokens, b.tokens)
+        if overlap >= LEXICAL_LINK:
+            return True
+        return (
+            episode_cosine is not None
+            and overlap >= CONTEXT_LINK
+            and episode_cosine[a.episode, b.episode] >= EPISODE_COSINE
+        )
+
+    return linked
+
+
+def _contradict(a: str, b: str, a_negative: bool, b_negative: bool, cosine: float) -> bool:
+    """True when two close interventions contradict each other, so must not be one lesson.
+
+    An antonym alone between two of the same polarity is a complaint and its remedy ("too
+    long" then "keep answers short"), not two opposite lessons.
+    """
+    relation = relate(tidied(a), tidied(b), cosine)
+    if relation.kind != "contradiction":
+        return False
+    return relation.contradiction != "antonym" or a_negative != b_negative
+
+
+def _split_by_target(members: list[_Said], now_wrong) -> list[list[_Said]]:
+    """Split a cluster so that corrections retiring an active belief stand apart from the rest:
+    "we report in euros now" is not the same lesson as "round to two decimals", however close."""
+    groups: dict[str, list[_Said]] = {}
+    for item in members:
+        wrong = now_wrong([item])
+        groups.setdefault(wrong[1].id if wrong else "", []).append(item)
+    return list(groups.values())
+
+
+def _now_wrong(
+    members: list[_Said],
+    intervention_embeddings: numpy.ndarray | None,
+    active: Sequence[LiveBelief],
+    active_embeddings: numpy.ndarray | None,
+    sentence_embeddings: numpy.ndarray | None,
+) -> tuple[_Said, LiveBelief] | None:
+    """The correction among ``members`` saying an active belief is now wrong, and that belief."""
+    if intervention_embeddings is None or active_embeddings is None:
+        return None
+    found = []
+    for item in members:
+        if item.confirming:
+            continue
+        sentences = (
+            list(zip(item.sentences, sentence_embeddings[item.rows], strict=True))
+            if sentence_embeddings is not None
+            else []
+        )
+        hit = outdated_belief(
+            item.text, intervention_embeddings[item.flat], active, active_embeddings, sentences
+        )
+        if hit is not None:
+            found.append((-hit[1], item.order, item, hit[0]))
+    if not found:
+        return None
+    _, _, item, belief = min(found, key=lambda row: row[:2])
+    return item, belief
 
 
 def drop_refused(
@@ -176,15 +315,26 @@ def drop_refused(
     return kept
 
 
-def _interventions(episodes: Sequence[HeuristicEpisode]) -> list[_Said]:
+def _interventions(episodes: Sequence[PulledEpisode]) -> list[_Said]:
     said: list[_Said] = []
     flat = 0
+    row = 0
     for episode_number, episode in enumerate(episodes):
         for trigger, text in episode.interventions:
+            sentences = tuple(clauses.sentences_of(text))
+            rows = range(row, row + len(sentences))
+            row += len(sentences)
             tidy = tidied(text)
             tokens = analyse(tidy)[1]
             negative = main_clause_negative(tidy)
-            if trigger in TRIGGERS and tokens:
+            # Only the user's own words teach; questions and passing failures teach nothing.
+            confirming = confirms(text)
+            # A confirmation scoped to today ("yes, like I said, this one's fine") still
+            # confirms the standing rule; anything else scoped to one occasion teaches nothing.
+            learnable = episode.origin != "untrusted" and (
+                not teaches_nothing(text) or (confirming and not is_question(text))
+            )
+            if trigger in TRIGGERS and tokens and learnable:
                 said.append(
                     _Said(
                         order=len(said),
@@ -194,6 +344,12 @@ def _interventions(episodes: Sequence[HeuristicEpisode]) -> list[_Said]:
                         text=text,
                         tokens=tokens,
                         negative=negative,
+                        confirming=confirming,
+                        directive=any(map(is_directive, lesson_sentences(text))),
+                        teaches=says_something(text),
+                        clauses=clauses.clauses_of(text),
+                        sentences=sentences,
+                        rows=rows,
                     )
                 )
             flat += 1
@@ -249,7 +405,7 @@ def _proposal(
     position: int,
     members: list[_Said],
     supporting: list[int],
-    episodes: Sequence[HeuristicEpisode],
+    episodes: Sequence[PulledEpisode],
     active: Sequence[LiveBelief],
     linked,
 ) -> Proposal | None:
@@ -257,14 +413,20 @@ def _proposal(
     representative = max(
         members,
         key=lambda item: (
+            item.teaches and not item.confirming,
             sum(1 for other in members if other is not item and linked(item, other)),
-            len(item.tokens & shared),
+            not item.confirming,  # "yes, keep doing that" says less than the rule it approves
+            item.directive,  # a lesson reads as a rule: prefer a member that asks for something
+            len(analyse(imperative(item.text, shared))[1] & shared),  # the lesson it would give
+            len(item.tokens),  # then the fuller statement of it
             -item.order,
         ),
     )
     lesson = imperative(representative.text, shared)
     support = len(supporting)
     confidence = min(MAX_CONFIDENCE, 1.0 - 0.5**support)
+    if support < MIN_SUPPORT:
+        confidence = STATED_ONCE_CONFIDENCE  # an explicit rule said once: a weaker candidate
     sources = tuple(dict.fromkeys(episodes[number].id for number in supporting))
     rationale = _rationale(members, support)
     key, tokens, _ = analyse(lesson)
@@ -300,6 +462,35 @@ def _proposal(
         confidence=round(confidence, 4),
         rationale=rationale,
         source_episodes=sources,
+    )
+
+
+def _stated_rule(members: list[_Said]) -> bool:
+    """True when one member is an explicit rule in the user's own words ("always …",
+    "never …", "X has to be Y", "remember this"); third-party words never get this far."""
+    return any(states_rule(item.text) and not item.confirming for item in members)
+
+
+def _retire(proposal: Proposal, members: list[_Said], wrong: tuple[_Said, LiveBelief]) -> Proposal:
+    """Turn ``proposal`` against the active belief its correction says is now wrong."""
+    item, belief = wrong
+    rationale = f"{proposal.rationale} The user says active belief {belief.id} is now wrong."
+    if is_retraction(tidied(item.text), belief.content):
+        return msgspec.structs.replace(
+            proposal,
+            op="forget",
+            belief=belief.content,
+            target_belief_id=belief.id,
+            rationale=rationale,
+        )
+    # The sentence naming what is true now carries words the old belief lacks.
+    lesson = imperative(item.text, item.tokens - analyse(belief.content)[1])
+    return msgspec.structs.replace(
+        proposal,
+        op="supersede",
+        belief=lesson or proposal.belief,
+        target_belief_id=belief.id,
+        rationale=rationale,
     )
 
 
@@ -343,78 +534,6 @@ def _rationale(members: list[_Said], support: int) -> str:
             text = text[: MAX_QUOTE_CHARS - 1] + "…"
         quotes.append(f'"{text}"')
     return (
-        f"The user said this in {support} episodes ({'/'.join(triggers)}): "
-        + "; ".join(quotes)
-        + "."
+        f"The user said this in {support} episode{'' if support == 1 else 's'}"
+        f" ({'/'.join(triggers)}): " + "; ".join(quotes) + "."
     )
-
-
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
-_LEADING_FILLER = re.compile(
-    r"^(?:(?:no|nope|nah|ok|okay|hey|hi|hmm|wait|sorry|well|again|ugh|oh)\s*[,.!:;\-—]+\s*"
-    r"|(?:please|pls|actually|also|and|but|so|then|again|just|honestly)\b[\s,]*"
-    r"|(?:i said|i told you(?: so| before| already)?|like i said|as i said|i already said)"
-    r"\b[\s,:]*)",
-    re.IGNORECASE,
-)
-_REQUEST_FORM = re.compile(
-    r"^(?:(?:can|could|would|will) you(?: please)?|you (?:should|need to|have to|must)"
-    r"|i (?:want|need) you to|i(?:'d| would) like you to|remember to|be sure to"
-    r"|make sure (?:to|that you|you))\s+",
-    re.IGNORECASE,
-)
-# "Use spaces, not tabs" / "… instead of tabs" asserts its main clause: the tail is contrast.
-_CONTRAST_TAIL = re.compile(r"(?:[,;:]\s*not\b|\b(?:instead of|rather than)\b).*$", re.I | re.S)
-_TRAILING_FILLER = re.compile(
-    r"(?:[\s,]+(?:please|pls|thanks|thank you|ok|okay)|[\s.!?,;:]+)+$", re.IGNORECASE
-)
-
-
-def _sentences(text: str) -> list[str]:
-    return [part.strip() for part in _SENTENCE_BREAK.split(text) if part and part.strip()]
-
-
-def _tidy(sentence: str) -> str:
-    """Strip conversational filler and request forms from one sentence."""
-    lesson = " ".join(sentence.split())
-    for _ in range(4):
-        stripped = _REQUEST_FORM.sub("", _LEADING_FILLER.sub("", lesson).strip()).strip()
-        if stripped == lesson:
-            break
-        lesson = stripped
-    return _TRAILING_FILLER.sub("", lesson).strip()
-
-
-def main_clause_negative(text: str) -> bool:
-    """Return the polarity of ``text`` ignoring a contrastive tail (", not tabs", "instead of")."""
-    return is_negative(_CONTRAST_TAIL.sub("", text))
-
-
-def tidied(text: str) -> str:
-    """Return ``text`` with each sentence's filler removed: a denial's "no," is not a negation."""
-    return " ".join(filter(None, (_tidy(sentence) for sentence in _sentences(text))))
-
-
-def imperative(text: str, focus: frozenset[str] = frozenset()) -> str:
-    """Turn a user's intervention into a one-sentence lesson in their own words.
-
-    Picks the sentence carrying most ``focus`` tokens (then the most content), strips
-    conversational filler ("no,", "please", "I told you") and request forms ("can you …?",
-    "you should …"), then capitalises and ends with a full stop. Falls back to the tidied
-    sentence itself if stripping leaves nothing meaningful.
-    """
-    scored = []
-    for number, sentence in enumerate(_sentences(text)):
-        tokens = analyse(sentence)[1]
-        scored.append((len(tokens & focus), len(tokens), -number, sentence))
-    if not scored:
-        return ""
-    chosen = max(scored)[3]
-    lesson = _tidy(chosen)
-    if not analyse(lesson)[1]:
-        lesson = _TRAILING_FILLER.sub("", " ".join(chosen.split())).strip()
-    if len(lesson) > MAX_LESSON_CHARS:
-        lesson = lesson[:MAX_LESSON_CHARS].rsplit(" ", 1)[0]
-    if not lesson:
-        return ""
-    return lesson[0].upper() + lesson[1:] + "."

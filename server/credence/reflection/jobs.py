@@ -9,12 +9,15 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from credence.clock import parse_rfc3339, rfc3339
+from credence.clock import rfc3339
 from credence.db import jobs as db_jobs
+from credence.db import lease
 from credence.errors import Unprocessable
 from credence.ids import new_id
 from credence.memory.redact import REDACTION_SECRET, redact
 from credence.models import Job, JobIn, JobInput, JobOutput, JobStep
+from credence.models.reasons import decode, decode_all, structured
+from credence.reflection.checkpoints import AnswerMeta, Checkpoint, SubmitCheckpoint, encode
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -73,6 +76,31 @@ def _cut(text: str, limit: int = MAX_ERROR_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _structured(output: JobOutput) -> JobOutput:
+    """The stored output with each result's reasons in their structured form (read from the
+    string form the output is stored with, so jobs stored before it read the same)."""
+    return msgspec.structs.replace(
+        output,
+        results=[
+            msgspec.structs.replace(
+                result,
+                structured_reasons=structured(decode_all(result.reasons)),
+                rejected=(
+                    structured([decode(result.rejected_reason)])[0]
+                    if result.rejected_reason
+                    else None
+                ),
+            )
+            for result in output.results
+        ],
+    )
+
+
+def job_input(row: Any) -> JobInput:
+    """A jobs row's stored input; input stored before it was typed may omit the agent."""
+    return msgspec.convert({"agent_id": row["agent_id"], **json.loads(row["input_data"])}, JobInput)
+
+
 def job_from_rows(row: Any, steps: Sequence[Any]) -> Job:
     """Turn a jobs row and its step rows into the API's Job."""
     output = row["output_data"]
@@ -95,11 +123,8 @@ def job_from_rows(row: Any, steps: Sequence[Any]) -> Job:
             )
             for step in sorted(steps, key=lambda s: s["position"])
         ],
-        # The job's agent is its row's; stored input written before it was typed may omit it.
-        input_data=msgspec.convert(
-            {"agent_id": row["agent_id"], **json.loads(row["input_data"])}, JobInput
-        ),
-        output_data=msgspec.json.decode(output, type=JobOutput) if output else None,
+        input_data=job_input(row),
+        output_data=_structured(msgspec.json.decode(output, type=JobOutput)) if output else None,
         error=row["error"],
         attempts=row["attempts"],
         created_at=row["created_at"],
@@ -240,7 +265,7 @@ async def require_lease(conn: Connection, job_id: str, owner: str) -> None:
     On PostgreSQL the job row stays locked until the caller commits, so another replica's
     recovery cannot take the job over between this check and the commit.
     """
-    if not await db_jobs.holds_lease(conn, job_id, owner):
+    if not await lease.holds(conn, "jobs", job_id, owner):
         raise LeaseLost(job_id)
 
 
@@ -249,11 +274,9 @@ async def heartbeat(
 ) -> bool:
     """Renew the lease; False when this worker no longer holds it."""
     at, until = rfc3339(now), lease_until(now, lease_s)
-    return await store.write(lambda conn: db_jobs.heartbeat(conn, job_id, owner, at, until))
-
-
-def _json(value: dict[str, Any] | None) -> str | None:
-    return json.dumps(value, ensure_ascii=False) if value is not None else None
+    return await store.write(
+        lambda conn: lease.renew(conn, "jobs", job_id, owner=owner, now=at, until=until)
+    )
 
 
 async def advance(
@@ -262,15 +285,15 @@ async def advance(
     owner: str,
     *,
     at: str,
-    done: tuple[str, float, dict[str, Any] | None] | None = None,
+    done: tuple[str, float, Checkpoint] | None = None,
     start: str | None = None,
 ) -> None:
-    """Finish one step (name, duration, output) and start the next, in one fenced write."""
+    """Finish one step (name, duration, checkpoint) and start the next, in one fenced write."""
 
     async def work(conn: Connection) -> None:
         await require_lease(conn, job_id, owner)
         if done is not None:
-            await db_jobs.step_done(conn, job_id, done[0], at, done[1], _json(done[2]))
+            await db_jobs.step_done(conn, job_id, done[0], at, done[1], encode(done[2]))
         if start is not None:
             await db_jobs.start_step(conn, job_id, start, at)
         await db_jobs.touch(conn, job_id, at)
@@ -279,13 +302,13 @@ async def advance(
 
 
 async def store_answer(
-    store: Database, job_id: str, owner: str, answer: str, meta: dict[str, Any]
+    store: Database, job_id: str, owner: str, answer: str, meta: AnswerMeta
 ) -> None:
     """Persist the reflector's raw answer (and what it covered) before anything applies it."""
 
     async def work(conn: Connection) -> None:
         await require_lease(conn, job_id, owner)
-        await db_jobs.save_answer(conn, job_id, answer, json.dumps(meta, ensure_ascii=False))
+        await db_jobs.save_answer(conn, job_id, answer, encode(meta))
 
     await store.write(work)
 
@@ -300,13 +323,14 @@ async def succeed(
     duration_ms: float,
     output: JobOutput,
     reflected_ids: Sequence[str],
-    submit_output: dict[str, Any] | None = None,
+    submit_output: SubmitCheckpoint | None = None,
 ) -> None:
     """Finish the job and move the episode watermark, in one transaction."""
 
     async def work(conn: Connection) -> None:
         await require_lease(conn, job_id, owner)
-        await db_jobs.step_done(conn, job_id, "submit", at, duration_ms, _json(submit_output))
+        output_json = encode(submit_output) if submit_output is not None else None
+        await db_jobs.step_done(conn, job_id, "submit", at, duration_ms, output_json)
         await db_jobs.mark_reflected(conn, agent_id, job_id, reflected_ids, at)
         await db_jobs.finish(
             conn,
@@ -354,8 +378,8 @@ async def release(store: Database, job_id: str, owner: str, at: str, reason: str
     """Give a job back to the queue (shutdown), without counting the interrupted attempt."""
 
     async def work(conn: Connection) -> None:
-        if await db_jobs.holds_lease(conn, job_id, owner):
-            await db_jobs.requeue(conn, job_id, at, reason, uncount=True)
+        if await lease.release(conn, "jobs", job_id, owner=owner, now=at):
+            await db_jobs.reset_running_steps(conn, job_id, reason)
 
     await store.write(work)
 
@@ -364,18 +388,19 @@ INTERRUPTED = "interrupted: the worker running this step stopped"
 
 
 def _lapsed(row: Any, now: datetime) -> bool:
-    return row["lease_expires_at"] is None or parse_rfc3339(row["lease_expires_at"]) < now
+    return lease.lapsed(row["lease_until"], rfc3339(now))
 
 
 async def _take_over(
     conn: Connection, job_id: str, owner: str | None, at: str, now: datetime, dead: bool
 ) -> str | None:
-    row = await db_jobs.lock_running(conn, job_id, owner)
+    row = await lease.lock_held(conn, "jobs", job_id, owner)
     # Re-read under the lock: the owner may have renewed its lease since the scan.
     if row is None or not (dead or _lapsed(row, now)):
         return None
     if row["attempts"] < row["max_attempts"]:
-        await db_jobs.requeue(conn, job_id, at, INTERRUPTED, uncount=False)
+        await lease.reclaim(conn, "jobs", job_id, now=at)
+        await db_jobs.reset_running_steps(conn, job_id, INTERRUPTED)
         return "queued"
     await db_jobs.fail_running_steps(conn, job_id, at, INTERRUPTED)
     error = (
@@ -396,7 +421,7 @@ async def recover(
     on the same owner and re-checked under a row lock, so a worker that is alive after all
     keeps its job, and of replicas recovering at once exactly one takes each job over.
     """
-    rows = await store.read(db_jobs.running)
+    rows = await store.read(lambda conn: lease.held_leases(conn, "jobs"))
     at = rfc3339(now)
     changed: list[tuple[str, str]] = []
     for row in rows:

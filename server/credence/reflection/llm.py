@@ -9,16 +9,19 @@ import math
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 import numpy as np
 
 from credence.clock import Clock
-from credence.embed import count_tokens
 from credence.memory.feedback import ReviewerFeedback
 from credence.memory.gate import LiveBelief
+from credence.memory.semantics.model import count_tokens
+from credence.observe import metrics, tracing
 from credence.reflection.cluster import greedy_clusters
-from credence.reflection.prompt import PromptEpisode, build_messages, fit_feedback
+from credence.reflection.prompt import build_messages, fit_feedback
+from credence.reflection.pulled import PulledEpisode
 
 MAX_ATTEMPTS = 4
 BACKOFF_S = (1.0, 2.0, 4.0)
@@ -93,7 +96,7 @@ def _relevant_beliefs(
 
 
 def plan_prompt(
-    episodes: Sequence[PromptEpisode],
+    episodes: Sequence[PulledEpisode],
     embeddings: np.ndarray,
     active: Sequence[LiveBelief],
     *,
@@ -222,6 +225,20 @@ class ChatClient:
         self.max_retry_wait_s = max_retry_wait_s
 
     async def complete(
+        self, messages: list[dict[str, str]], *, max_tokens: int, prompt_tokens: int, token_cap: int
+    ) -> LLMAnswer:
+        """One answer for ``messages``, in a GenAI client span with the token usage."""
+        with tracing.llm_span("openai", self.model, urlsplit(self.endpoint).hostname) as span:
+            answer = await self._complete(
+                messages, max_tokens=max_tokens, prompt_tokens=prompt_tokens, token_cap=token_cap
+            )
+            tracing.record_usage(span, answer.prompt_tokens, answer.completion_tokens)
+            if answer.finish_reason:
+                span.set_attribute("gen_ai.response.finish_reasons", [answer.finish_reason])
+        metrics.observe_llm_tokens(answer.prompt_tokens, answer.completion_tokens)
+        return answer
+
+    async def _complete(
         self, messages: list[dict[str, str]], *, max_tokens: int, prompt_tokens: int, token_cap: int
     ) -> LLMAnswer:
         """One answer for ``messages``; retries 429/5xx/timeouts within the token cap."""

@@ -12,6 +12,7 @@ import msgspec
 
 from credence.memory.feedback import ReviewerFeedback
 from credence.memory.gate import LiveBelief
+from credence.reflection.pulled import PulledEpisode
 
 # Only episodes known to be free of third-party content may show their summary; any other
 # origin (including one this module has never heard of) is treated as untrusted.
@@ -37,15 +38,6 @@ class FeedbackLines:
 
     refused: list[str]
     edited: list[str]
-
-
-class PromptEpisode(msgspec.Struct, frozen=True):
-    """An episode as the reflector may see it; ``interventions`` are (trigger, user's words)."""
-
-    id: str
-    summary: str
-    interventions: tuple[tuple[str, str], ...]
-    origin: str
 
 
 def is_trusted(origin: str) -> bool:
@@ -120,7 +112,7 @@ def fit_feedback(
 
 
 def build_messages(
-    clusters: list[list[PromptEpisode]],
+    clusters: list[list[PulledEpisode]],
     active: list[LiveBelief],
     max_items: int = 10,
     feedback: FeedbackLines | None = None,
@@ -195,7 +187,7 @@ def _feedback_blocks(feedback: FeedbackLines | None) -> list[str]:
     return lines
 
 
-def _episode_record(cluster_number: int, episode: PromptEpisode) -> dict:
+def _episode_record(cluster_number: int, episode: PulledEpisode) -> dict:
     record: dict = {
         "cluster": cluster_number,
         "id": episode.id,

@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 import httpx
+import msgspec
 import numpy as np
 
 from credence.clock import Clock
 from credence.embed import Embedder
 from credence.memory.feedback import ReviewerFeedback
 from credence.memory.gate import LiveBelief, Proposal
+from credence.models import JobPartial, JobUsage, ReflectorName
 from credence.reflection import heuristic
 from credence.reflection.llm import ChatClient, LLMError, Sleep, plan_prompt
-from credence.reflection.prompt import PromptEpisode
+from credence.reflection.pulled import PulledEpisode
 from credence.settings import Settings
 
 DEFAULT_LLM_MODEL = "default"
@@ -27,29 +27,40 @@ class ReflectorError(RuntimeError):
     """The reflector could not produce an answer; the message says why."""
 
 
-@dataclass(frozen=True)
-class PulledEpisode:
-    """An episode as pull hands it on: the fields reflectors and the gate need."""
-
-    id: str
-    seq: int
-    summary: str
-    interventions: tuple[tuple[str, str], ...]
-    origin: str
-    embedding: np.ndarray | None
-
-
-@dataclass(frozen=True)
-class Reflection:
+class Reflection(msgspec.Struct, frozen=True):
     """A reflector's raw answer and what it covered."""
 
     answer: str
     considered: list[str]
-    partial: dict[str, Any] | None = None
-    usage: dict[str, Any] | None = None
+    partial: JobPartial | None = None
+    usage: JobUsage | None = None
 
 
-def resolve(requested: str | None, agent_default: str | None, settings: Settings) -> str:
+class Reflector(Protocol):
+    """Turns pulled episodes (best-ranked first) into a raw answer: a JSON array of diffs.
+
+    A reflector is chosen once, by name, when a job's propose step builds it (:func:`choose`);
+    after that it is an object with this one method.
+    """
+
+    name: ReflectorName
+
+    async def reflect(
+        self,
+        episodes: Sequence[PulledEpisode],
+        active: Sequence[LiveBelief],
+        *,
+        max_items: int,
+        feedback: ReviewerFeedback,
+        forgotten: Sequence[LiveBelief],
+    ) -> Reflection:
+        """Reflect once; raises ReflectorError (or EmbeddingUnavailable) when it cannot."""
+        ...
+
+
+def resolve(
+    requested: ReflectorName | None, agent_default: ReflectorName | None, settings: Settings
+) -> ReflectorName:
     """The reflector a job uses: the job's choice, else the agent's, else llm when configured."""
     if requested is not None:
         return requested
@@ -58,11 +69,44 @@ def resolve(requested: str | None, agent_default: str | None, settings: Settings
     return "llm" if settings.llm_url else "heuristic"
 
 
+def choose(
+    name: ReflectorName,
+    *,
+    stub_output: str | None,
+    embedder: Embedder,
+    http: httpx.AsyncClient,
+    settings: Settings,
+    clock: Clock,
+    sleep: Sleep,
+) -> Reflector:
+    """Build the reflector called ``name`` with what it needs; ReflectorError when it cannot run."""
+    if name == "stub":
+        if stub_output is None:
+            raise ReflectorError("the stub reflector needs input_data.stub_output")
+        return StubReflector(stub_output)
+    if name == "heuristic":
+        return HeuristicReflector(embedder)
+    if name == "llm":
+        if not settings.llm_url:
+            raise ReflectorError("the llm reflector needs CREDENCE_LLM_URL")
+        client = ChatClient(
+            http,
+            settings.llm_url,
+            settings.llm_model or DEFAULT_LLM_MODEL,
+            settings.llm_api_key,
+            settings.llm_timeout_s,
+            clock=clock,
+            sleep=sleep,
+        )
+        return LLMReflector(client, settings.llm_token_cap, embedder.dim)
+    raise ReflectorError(f"unknown reflector {name!r}")
+
+
 def proposals_to_answer(proposals: Sequence[Proposal]) -> str:
     """Render proposals as the strict JSON array a model would answer with."""
     entries = []
     for proposal in proposals:
-        entry: dict[str, Any] = {
+        entry: dict[str, object] = {
             "op": proposal.op,
             "belief": proposal.belief,
             "confidence": proposal.confidence,
@@ -83,139 +127,157 @@ def _matrix(episodes: Sequence[PulledEpisode], dim: int) -> np.ndarray:
     return matrix
 
 
-async def reflect(
-    name: str,
-    episodes: Sequence[PulledEpisode],
-    active: Sequence[LiveBelief],
-    *,
-    max_items: int,
-    stub_output: str | None,
-    embedder: Embedder,
-    http: httpx.AsyncClient,
-    settings: Settings,
-    clock: Clock,
-    sleep: Sleep = asyncio.sleep,
-    feedback: ReviewerFeedback | None = None,
-    forgotten: Sequence[LiveBelief] = (),
-) -> Reflection:
-    """Run one reflector over ``episodes`` (best-ranked first) and the agent's active beliefs.
+async def _belief_matrix(active: Sequence[LiveBelief], embedder: Embedder) -> np.ndarray | None:
+    """Rows aligned with ``active``: each belief's stored embedding, or its text embedded now."""
+    if not active:
+        return None
+    matrix = np.zeros((len(active), embedder.dim), dtype=np.float32)
+    missing = []
+    for row, belief in enumerate(active):
+        if belief.embedding is not None and belief.embedding.shape == (embedder.dim,):
+            matrix[row] = belief.embedding
+        else:
+            missing.append(row)
+    if missing:
+        matrix[missing] = await embedder.embed([active[row].content for row in missing])
+    return matrix
 
-    What the reviewer refused teaches both real reflectors: the llm one reads ``feedback`` in
-    its prompt; the heuristic one drops lessons that near-duplicate a ``forgotten`` belief.
+
+class StubReflector:
+    """Answers with the text the job was submitted with (tests, demos, replays)."""
+
+    name: ReflectorName = "stub"
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+
+    async def reflect(
+        self,
+        episodes: Sequence[PulledEpisode],
+        active: Sequence[LiveBelief],
+        *,
+        max_items: int,
+        feedback: ReviewerFeedback,
+        forgotten: Sequence[LiveBelief],
+    ) -> Reflection:
+        """The stored answer, covering every pulled episode."""
+        return Reflection(answer=self.answer, considered=[e.id for e in episodes])
+
+
+class HeuristicReflector:
+    """Lessons from the user's corrections and rules, with no model call.
+
+    What the reviewer refused teaches it too: lessons that near-duplicate a forgotten belief
+    are dropped before the cap applies.
     """
-    ids = [e.id for e in episodes]
-    if name == "stub":
-        if stub_output is None:
-            raise ReflectorError("the stub reflector needs input_data.stub_output")
-        return Reflection(answer=stub_output, considered=ids)
-    if name == "heuristic":
+
+    name: ReflectorName = "heuristic"
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
+
+    async def reflect(
+        self,
+        episodes: Sequence[PulledEpisode],
+        active: Sequence[LiveBelief],
+        *,
+        max_items: int,
+        feedback: ReviewerFeedback,
+        forgotten: Sequence[LiveBelief],
+    ) -> Reflection:
+        """Run the heuristic over ``episodes`` in arrival order."""
+        embedder = self.embedder
         ordered = sorted(episodes, key=lambda e: e.seq)
-        heuristic_episodes = [
-            heuristic.HeuristicEpisode(
-                id=e.id, summary=e.summary, interventions=e.interventions, origin=e.origin
-            )
-            for e in ordered
-        ]
-        texts = heuristic.intervention_texts(heuristic_episodes)
-        said = await embedder.embed(texts) if texts else None
+        texts = heuristic.intervention_texts(ordered)
+        sentences = heuristic.sentence_texts(ordered)
+        said = sentence_rows = None
+        if texts:  # one call: the interventions, then their sentences
+            rows = await embedder.embed(texts + sentences)
+            said, sentence_rows = rows[: len(texts)], rows[len(texts) :]
         drafts = heuristic.reflect(
-            heuristic_episodes,
+            ordered,
             _matrix(ordered, embedder.dim) if ordered else None,
             list(active),
             max_items=heuristic.UNBOUNDED if forgotten else max_items,
             intervention_embeddings=said,
+            active_embeddings=await _belief_matrix(active, embedder) if said is not None else None,
+            sentence_embeddings=sentence_rows,
         )
         proposals = drafts
         if forgotten and drafts:
             vectors = await embedder.embed([p.belief for p in drafts])
             proposals = heuristic.drop_refused(drafts, vectors, forgotten, max_items)
-        return Reflection(answer=proposals_to_answer(proposals), considered=ids)
-    if name == "llm":
-        return await _reflect_llm(
-            episodes,
-            active,
-            max_items=max_items,
-            http=http,
-            settings=settings,
-            clock=clock,
-            sleep=sleep,
-            dim=embedder.dim,
-            feedback=feedback,
+        return Reflection(
+            answer=proposals_to_answer(proposals), considered=[e.id for e in episodes]
         )
-    raise ReflectorError(f"unknown reflector {name!r}")
 
 
-async def _reflect_llm(
-    episodes: Sequence[PulledEpisode],
-    active: Sequence[LiveBelief],
-    *,
-    max_items: int,
-    http: httpx.AsyncClient,
-    settings: Settings,
-    clock: Clock,
-    sleep: Sleep,
-    dim: int,
-    feedback: ReviewerFeedback | None,
-) -> Reflection:
-    if not settings.llm_url:
-        raise ReflectorError("the llm reflector needs CREDENCE_LLM_URL")
-    if not episodes:  # nothing to reflect on: never pay for a call
-        return Reflection(answer="[]", considered=[])
-    prompt_episodes = [
-        PromptEpisode(id=e.id, summary=e.summary, interventions=e.interventions, origin=e.origin)
-        for e in episodes
-    ]
-    cap = settings.llm_token_cap
-    try:
-        plan = plan_prompt(
-            prompt_episodes,
-            _matrix(episodes, dim),
-            active,
-            max_items=max_items,
+class LLMReflector:
+    """One chat completion under the token cap; the reviewer's feedback is in its prompt."""
+
+    name: ReflectorName = "llm"
+
+    def __init__(self, client: ChatClient, token_cap: int, dim: int) -> None:
+        self.client = client
+        self.token_cap = token_cap
+        self.dim = dim
+
+    async def reflect(
+        self,
+        episodes: Sequence[PulledEpisode],
+        active: Sequence[LiveBelief],
+        *,
+        max_items: int,
+        feedback: ReviewerFeedback,
+        forgotten: Sequence[LiveBelief],
+    ) -> Reflection:
+        """Ask the model once (with retries); episodes that do not fit the cap stay out."""
+        if not episodes:  # nothing to reflect on: never pay for a call
+            return Reflection(answer="[]", considered=[])
+        cap = self.token_cap
+        try:
+            plan = plan_prompt(
+                episodes,
+                _matrix(episodes, self.dim),
+                active,
+                max_items=max_items,
+                token_cap=cap,
+                feedback=feedback,
+            )
+            answer = await self.client.complete(
+                plan.messages,
+                max_tokens=plan.max_completion_tokens,
+                prompt_tokens=plan.prompt_tokens,
+                token_cap=cap,
+            )
+        except LLMError as exc:
+            raise ReflectorError(f"llm: {exc}") from exc
+        partial = None
+        if plan.omitted:
+            partial = JobPartial(
+                reason="token_cap",
+                detail=(
+                    f"{len(plan.omitted)} of {len(episodes)} episodes left out to fit the token"
+                    f" cap of {cap}; they stay un-reflected for the next run"
+                ),
+                episodes_omitted=len(plan.omitted),
+            )
+        if answer.finish_reason == "length":
+            partial = JobPartial(
+                reason="token_cap",
+                detail=(
+                    f"the answer was cut at {plan.max_completion_tokens} completion tokens"
+                    " (finish_reason length)" + (f"; {partial.detail}" if partial else "")
+                ),
+                episodes_omitted=len(plan.omitted),
+            )
+        usage = JobUsage(
+            attempts=answer.attempts,
+            prompt_tokens=answer.prompt_tokens,
+            completion_tokens=answer.completion_tokens,
             token_cap=cap,
-            feedback=feedback,
+            finish_reason=answer.finish_reason,
         )
-        client = ChatClient(
-            http,
-            settings.llm_url,
-            settings.llm_model or DEFAULT_LLM_MODEL,
-            settings.llm_api_key,
-            settings.llm_timeout_s,
-            clock=clock,
-            sleep=sleep,
+        return Reflection(
+            answer=answer.text, considered=plan.considered, partial=partial, usage=usage
         )
-        answer = await client.complete(
-            plan.messages,
-            max_tokens=plan.max_completion_tokens,
-            prompt_tokens=plan.prompt_tokens,
-            token_cap=cap,
-        )
-    except LLMError as exc:
-        raise ReflectorError(f"llm: {exc}") from exc
-    partial = None
-    if plan.omitted:
-        partial = {
-            "reason": "token_cap",
-            "detail": (
-                f"{len(plan.omitted)} of {len(episodes)} episodes left out to fit the token cap"
-                f" of {cap}; they stay un-reflected for the next run"
-            ),
-            "episodes_omitted": len(plan.omitted),
-        }
-    if answer.finish_reason == "length":
-        partial = {
-            "reason": "token_cap",
-            "detail": (
-                f"the answer was cut at {plan.max_completion_tokens} completion tokens"
-                " (finish_reason length)" + (f"; {partial['detail']}" if partial else "")
-            ),
-            "episodes_omitted": len(plan.omitted),
-        }
-    usage = {
-        "attempts": answer.attempts,
-        "prompt_tokens": answer.prompt_tokens,
-        "completion_tokens": answer.completion_tokens,
-        "token_cap": cap,
-        "finish_reason": answer.finish_reason,
-    }
-    return Reflection(answer=answer.text, considered=plan.considered, partial=partial, usage=usage)

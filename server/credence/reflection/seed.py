@@ -79,20 +79,64 @@ async def _upsert_agent(conn: Connection, agent: AgentIn, now: str) -> str:
     return "updated"
 
 
-async def apply_manifest(store: Database, manifest: Manifest, clock: Clock) -> list[str]:
-    """Create or update every agent and wake in one transaction; returns one line per entry."""
+def _agents_text(agent_ids: list[str] | None) -> str:
+    return "every agent" if agent_ids is None else f"[{', '.join(agent_ids)}]"
+
+
+def merge_wake(existing: Any, wake: WakeIn, *, replace: bool) -> tuple[WakeIn, list[str]]:
+    """The wake to store over ``existing`` (a wakes row or None), and what that changes.
+
+    Without ``replace`` an existing wake's agents are merged with the manifest's, so seeding
+    never narrows who a wake reflects on: a wake for every agent stays one. Each change is a
+    note (``agent_ids: [a] -> [a, b]``) the command prints.
+    """
+    if existing is None:
+        return wake, []
+    before: list[str] | None = (
+        json.loads(existing["agent_ids"]) if existing["agent_ids"] is not None else None
+    )
+    asked = after = wake.agent_ids
+    if not replace:
+        after = None if before is None or after is None else list(dict.fromkeys([*before, *after]))
+        wake = msgspec.structs.replace(wake, agent_ids=after)
+    notes = []
+    if before != after:
+        narrowed = after is not None and (before is None or not set(before) <= set(after))
+        warning = " (narrowed: --replace)" if narrowed else ""
+        notes.append(f"agent_ids: {_agents_text(before)} -> {_agents_text(after)}{warning}")
+    elif not replace and asked is not None and before is None:
+        notes.append("agent_ids: kept every agent (merged; --replace narrows it)")
+    for name in ("cron", "event", "enabled", "description"):
+        if existing[name] != (value := getattr(wake, name)) and not (
+            name == "enabled" and bool(existing[name]) == value
+        ):
+            notes.append(f"{name}: {existing[name]!r} -> {value!r}")
+    return wake, notes
+
+
+async def apply_manifest(
+    store: Database, manifest: Manifest, clock: Clock, *, replace: bool = False
+) -> list[str]:
+    """Create or update every agent and wake in one transaction; returns one line per entry.
+
+    An existing wake's agent list is merged with the manifest's unless ``replace`` is given;
+    each line says what changed.
+    """
     now = rfc3339(clock())
 
     async def work(conn: Connection) -> list[str]:
         lines = []
         for agent in manifest.agents:
             lines.append(f"agent {agent.id}: {await _upsert_agent(conn, agent, now)}")
-        for position, wake in enumerate(manifest.wakes):
+        for position, given in enumerate(manifest.wakes):
+            existing = await db_wakes.get(conn, given.id, lock=True)
+            wake, notes = merge_wake(existing, given, replace=replace)
             try:
                 outcome = await upsert_wake_rows(conn, wake, now, replace=True)
             except (WakeRejected, CronRejected) as exc:
                 raise ManifestError(f"wakes[{position}] ({wake.id}): {exc}") from None
-            lines.append(f"wake {wake.id}: {outcome}")
+            detail = f" ({'; '.join(notes)})" if notes else ""
+            lines.append(f"wake {wake.id}: {outcome}{detail}")
         return lines
 
     return await store.write(work)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import msgspec
 import numpy as np
@@ -14,72 +15,119 @@ from credence.db import jobs as db_jobs
 from credence.embed import EmbeddingUnavailable
 from credence.memory import gate as gate_module
 from credence.memory import live, recall
-from credence.memory.beliefs import BeliefService
 from credence.memory.feedback import ReviewerFeedback, recent_feedback
-from credence.memory.gate import Decayed, GateResult, LiveBelief
+from credence.memory.gate import Decayed, GateResult, LiveBelief, Proposal
 from credence.memory.redact import REDACTION_SECRET, redact
 from credence.memory.text import normalise
 from credence.models import (
     JobDecayed,
     JobDropped,
+    JobInput,
     JobOutput,
-    JobPartial,
     JobResult,
-    JobUsage,
     ProposalIn,
     ProposedBy,
     ReflectionSettings,
 )
+from credence.models.reasons import DUPLICATE_KINDS, Reason, encode
 from credence.reflection import jobs, reflectors
+from credence.reflection.checkpoints import (
+    AnswerMeta,
+    CheckCheckpoint,
+    ProposeCheckpoint,
+    PullCheckpoint,
+    SubmitCheckpoint,
+)
+from credence.reflection.deps import ReflectionDeps
+from credence.reflection.llm import Sleep
 from credence.reflection.parse import ParseError, ParseResult, parse_proposals
-from credence.reflection.reflectors import PulledEpisode, Reflection, ReflectorError
-
-if TYPE_CHECKING:
-    from credence.reflection.llm import Sleep
-    from credence.services import Services
+from credence.reflection.pulled import PulledEpisode
+from credence.reflection.reflectors import ReflectorError
 
 DECAY_MIN_DROP = 0.05
 REVIEW_PREFIX = "[needs human review]"
 MAX_RATIONALE = 4000
 MAX_REVIEW_REASONS = 20
-MAX_REASON_CHARS = 200
+
+# Each step takes the previous step's output and returns its own, which carries the checkpoint
+# the engine persists. Only check runs the gate: submit takes check's output, where every
+# proposal is paired with its one verdict, so no proposal reaches the store ungated or gated twice.
 
 
 class StepError(RuntimeError):
     """A step cannot complete; the job fails with this message and the watermark stays."""
 
 
-@dataclass
-class JobContext:
-    """One run of one job: its inputs, its clock, and what each step hands the next."""
+@dataclass(frozen=True)
+class JobRun:
+    """One attempt at one job: whose it is, who runs it, what it was submitted with."""
 
     job_id: str
     agent_id: str
     owner: str
-    input: dict[str, Any]
+    input: JobInput
     clock: Clock
-    services: Services
     sleep: Sleep
     stored_answer: str | None = None
-    settings: ReflectionSettings = field(default_factory=ReflectionSettings)
-    episodes: list[PulledEpisode] = field(default_factory=list)
-    untrusted: set[str] = field(default_factory=set)
-    active: list[LiveBelief] = field(default_factory=list)
-    forgotten: list[LiveBelief] = field(default_factory=list)
-    feedback: ReviewerFeedback | None = None
-    reflector: str = ""
-    reflection: Reflection | None = None
-    parsed: ParseResult | None = None
-    gated: list[GateResult] = field(default_factory=list)
-    decayed: list[Decayed] = field(default_factory=list)
-    results: list[JobResult] = field(default_factory=list)
 
     def now(self) -> str:
         """The job's notion of now, in the store's format."""
         return rfc3339(self.clock())
 
 
-# --- reads ------------------------------------------------------------------------------------
+class Pulled(msgspec.Struct, frozen=True):
+    """Pull's output: the episodes to reflect on and the memory the reflector weighs."""
+
+    checkpoint: PullCheckpoint
+    settings: ReflectionSettings
+    episodes: tuple[PulledEpisode, ...]
+    active: tuple[LiveBelief, ...]
+    forgotten: tuple[LiveBelief, ...]
+    feedback: ReviewerFeedback
+
+
+class Proposed(msgspec.Struct, frozen=True):
+    """Propose's output: the stored (redacted) answer, what it covers, and its parse."""
+
+    checkpoint: ProposeCheckpoint
+    settings: ReflectionSettings
+    answer: str
+    parsed: ParseResult
+
+
+class Gated(msgspec.Struct, frozen=True):
+    """One valid proposal with the gate's one verdict on it."""
+
+    proposal: Proposal
+    verdict: GateResult
+
+
+class Checked(msgspec.Struct, frozen=True):
+    """Check's output: every proposal gated once, and the decayed active beliefs."""
+
+    checkpoint: CheckCheckpoint
+    proposed: Proposed
+    gated: tuple[Gated, ...]
+    decayed: tuple[Decayed, ...]
+
+
+class Submitted(msgspec.Struct, frozen=True):
+    """Submit's output: what became of each gated proposal."""
+
+    checkpoint: SubmitCheckpoint
+    checked: Checked
+    results: tuple[JobResult, ...]
+
+
+class Outcome(msgspec.Struct, frozen=True):
+    """What the proposals logic made of one proposal (or why it was never sent)."""
+
+    accepted: bool
+    belief_id: str | None = None
+    rejected_reason: str | None = None
+
+
+# --- pull -------------------------------------------------------------------------------------
 
 
 def _vector(blob: bytes | None, dim: int) -> np.ndarray | None:
@@ -91,319 +139,316 @@ def _vector(blob: bytes | None, dim: int) -> np.ndarray | None:
 def _episode(row: Any, dim: int) -> PulledEpisode:
     return PulledEpisode(
         id=row["id"],
-        seq=row["seq"],
         summary=row["summary"],
         interventions=tuple((i["trigger"], i["text"]) for i in json.loads(row["interventions"])),
         origin=row["origin"],
+        seq=row["seq"],
         embedding=_vector(row["embedding"], dim),
     )
 
 
-# --- pull -------------------------------------------------------------------------------------
+async def _recalled(
+    deps: ReflectionDeps, agent_id: str, settings: ReflectionSettings, since: str | None
+) -> list[Any]:
+    """The top k un-reflected episode rows by the agent's recall queries, then the newest."""
+    k = settings.recall_k
+    try:
+        hits = await recall.search(
+            deps.store,
+            deps.embedder,
+            agent_id,
+            settings.recall_queries,
+            k,
+            since=since,
+            reflected=False,
+        )
+        if len(hits) < k:
+            # Episodes no query speaks to still need reflecting some day: after the
+            # ranked ones come the newest others, up to k.
+            seen = {hit.episode["id"] for hit in hits}
+            newest = await recall.search(
+                deps.store, deps.embedder, agent_id, [], k, since=since, reflected=False
+            )
+            hits += [hit for hit in newest if hit.episode["id"] not in seen][: k - len(hits)]
+    except recall.RecallUnavailable as exc:
+        raise StepError(f"recall search unavailable: {exc}") from exc
+    return [hit.episode for hit in hits]
 
 
-async def pull(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, Any]:
+async def pull(deps: ReflectionDeps, run: JobRun, resume: PullCheckpoint | None) -> Pulled:
     """Un-reflected episodes ranked by the agent's recall queries (top k), plus active beliefs,
     forgotten ones, and the reviewer's recent refusals and rewrites for the reflector to heed.
 
     Fails when the agent is gone or recall search cannot run: a run that cannot read memory
-    must never reflect on nothing. A retry reuses the episodes the first attempt pulled, so
-    a stored answer still refers to episodes the job considers.
+    must never reflect on nothing. A retry (``resume``) reuses the episodes the first attempt
+    pulled, so a stored answer still refers to episodes the job considers.
     """
-    services = ctx.services
-    agent_id = ctx.agent_id
-    settings = await services.store.read(lambda conn: db_jobs.agent_settings(conn, agent_id))
-    if settings is None:
-        raise StepError(f"agent {ctx.agent_id!r} not found")
-    ctx.settings = msgspec.convert(json.loads(settings), ReflectionSettings)
-    dim = services.embedder.dim
-    if previous is not None and "episode_ids" in previous:
-        ids = list(previous["episode_ids"])
-        rows = await services.store.read(lambda conn: db_jobs.episodes_by_id(conn, agent_id, ids))
+    agent_id = run.agent_id
+    stored = await deps.store.read(lambda conn: db_jobs.agent_settings(conn, agent_id))
+    if stored is None:
+        raise StepError(f"agent {agent_id!r} not found")
+    settings = msgspec.json.decode(stored, type=ReflectionSettings)
+    dim = deps.embedder.dim
+    if resume is not None:
+        ids = resume.episode_ids
+        rows = await deps.store.read(lambda conn: db_jobs.episodes_by_id(conn, agent_id, ids))
         by_id = {row["id"]: row for row in rows}
-        ctx.episodes = [_episode(by_id[i], dim) for i in ids if i in by_id]
-        ranking = previous.get("ranking", "recall")
+        episodes = tuple(_episode(by_id[i], dim) for i in ids if i in by_id)
+        ranking = resume.ranking
     else:
-        since = ctx.input.get("since")
-        since = rfc3339(parse_rfc3339(since)) if since else None
-        k = ctx.settings.recall_k
-        try:
-            hits = await recall.search(
-                services.store,
-                services.embedder,
-                ctx.agent_id,
-                ctx.settings.recall_queries,
-                k,
-                since=since,
-                reflected=False,
-            )
-            if len(hits) < k:
-                # Episodes no query speaks to still need reflecting some day: after the
-                # ranked ones come the newest others, up to k.
-                seen = {hit.episode["id"] for hit in hits}
-                newest = await recall.search(
-                    services.store,
-                    services.embedder,
-                    ctx.agent_id,
-                    [],
-                    k,
-                    since=since,
-                    reflected=False,
-                )
-                hits += [hit for hit in newest if hit.episode["id"] not in seen][: k - len(hits)]
-        except recall.RecallUnavailable as exc:
-            raise StepError(f"recall search unavailable: {exc}") from exc
-        ctx.episodes = [_episode(hit.episode, dim) for hit in hits]
-        ranking = "recall" if any(q.strip() for q in ctx.settings.recall_queries) else "newest"
-    ctx.untrusted = {e.id for e in ctx.episodes if e.origin != "clean"}
-    snapshot = await live.agent_beliefs(services.store, ctx.agent_id, services.embedder.dim)
-    ctx.active = live.by_status(snapshot.live(), "active")
-    ctx.forgotten = live.by_status(snapshot.live(), "forgotten")
-    ctx.feedback = await recent_feedback(services.store, ctx.agent_id)
-    return {
-        "episode_ids": [e.id for e in ctx.episodes],
-        "untrusted": sorted(ctx.untrusted),
-        "ranking": ranking,
-        "active_beliefs": len(ctx.active),
-        "refused": len(ctx.feedback.refused),
-        "edited": len(ctx.feedback.edited),
-    }
+        since = rfc3339(parse_rfc3339(run.input.since)) if run.input.since else None
+        episodes = tuple(
+            _episode(row, dim) for row in await _recalled(deps, agent_id, settings, since)
+        )
+        ranking = "recall" if any(q.strip() for q in settings.recall_queries) else "newest"
+    snapshot = await live.agent_beliefs(deps.store, agent_id, dim)
+    beliefs = snapshot.live()
+    active = tuple(live.by_status(beliefs, "active"))
+    forgotten = tuple(live.by_status(beliefs, "forgotten"))
+    feedback = await recent_feedback(deps.store, agent_id)
+    checkpoint = PullCheckpoint(
+        episode_ids=[e.id for e in episodes],
+        untrusted=sorted({e.id for e in episodes if e.origin != "clean"}),
+        ranking=ranking,
+        active_beliefs=len(active),
+        refused=len(feedback.refused),
+        edited=len(feedback.edited),
+    )
+    return Pulled(checkpoint, settings, episodes, active, forgotten, feedback)
 
 
 # --- propose ----------------------------------------------------------------------------------
 
 
-async def propose(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, Any]:
-    """Ask the reflector once, store its raw answer before using it, then parse the answer."""
-    services = ctx.services
-    ctx.reflector = reflectors.resolve(
-        ctx.input.get("reflector"), ctx.settings.reflector, services.settings
-    )
-    if ctx.stored_answer is not None and previous is not None and "considered" in previous:
-        ctx.reflector = previous.get("reflector", ctx.reflector)
-        ctx.reflection = Reflection(
-            answer=ctx.stored_answer,
-            considered=list(previous["considered"]),
-            partial=previous.get("partial"),
-            usage=previous.get("usage"),
-        )
-        reused = True
+async def propose(
+    deps: ReflectionDeps, run: JobRun, pulled: Pulled, resume: AnswerMeta | None
+) -> Proposed:
+    """Ask the reflector once, store its raw answer before using it, then parse the answer.
+
+    A retry whose earlier attempt stored an answer (``resume`` and ``run.stored_answer``)
+    parses that answer again instead of asking twice.
+    """
+    settings = pulled.settings
+    if run.stored_answer is not None and resume is not None:
+        meta, answer, reused = resume, run.stored_answer, True
     else:
+        name = reflectors.resolve(run.input.reflector, settings.reflector, deps.settings)
         try:
-            ctx.reflection = await reflectors.reflect(
-                ctx.reflector,
-                ctx.episodes,
-                ctx.active,
-                max_items=ctx.settings.max_diffs,
-                stub_output=ctx.input.get("stub_output"),
-                embedder=services.embedder,
-                http=services.http,
-                settings=services.settings,
-                clock=ctx.clock,
-                sleep=ctx.sleep,
-                feedback=ctx.feedback,
-                forgotten=ctx.forgotten,
+            reflector = reflectors.choose(
+                name,
+                stub_output=run.input.stub_output,
+                embedder=deps.embedder,
+                http=deps.http,
+                settings=deps.settings,
+                clock=run.clock,
+                sleep=run.sleep,
+            )
+            reflection = await reflector.reflect(
+                pulled.episodes,
+                pulled.active,
+                max_items=settings.max_diffs,
+                feedback=pulled.feedback,
+                forgotten=pulled.forgotten,
             )
         except (ReflectorError, EmbeddingUnavailable) as exc:
             raise StepError(str(exc)) from exc
         # A model may echo or invent a credential: redact before the answer is stored, so the
         # job, its output and any belief built from it never hold the secret.
-        key = services.store.secret(REDACTION_SECRET)
-        answer = redact(ctx.reflection.answer, digest_key=key).text
-        ctx.reflection = Reflection(
-            answer=answer,
-            considered=ctx.reflection.considered,
-            partial=ctx.reflection.partial,
-            usage=ctx.reflection.usage,
+        answer = redact(reflection.answer, digest_key=deps.store.secret(REDACTION_SECRET)).text
+        meta = AnswerMeta(
+            reflector=reflector.name,
+            considered=reflection.considered,
+            partial=reflection.partial,
+            usage=reflection.usage,
         )
         reused = False
-    reflection = ctx.reflection
-    meta = {
-        "reflector": ctx.reflector,
-        "considered": reflection.considered,
-        "partial": reflection.partial,
-        "usage": reflection.usage,
-    }
-    if not reused:
-        await jobs.store_answer(services.store, ctx.job_id, ctx.owner, reflection.answer, meta)
+        await jobs.store_answer(deps.store, run.job_id, run.owner, answer, meta)
     try:
-        ctx.parsed = parse_proposals(
-            reflection.answer,
-            allowed_sources=frozenset(reflection.considered),
-            max_items=ctx.settings.max_diffs,
+        parsed = parse_proposals(
+            answer, allowed_sources=frozenset(meta.considered), max_items=settings.max_diffs
         )
     except ParseError as exc:
-        cut = (reflection.usage or {}).get("finish_reason") == "length"
+        cut = meta.usage is not None and meta.usage.finish_reason == "length"
         suffix = " (the model stopped at its token limit: finish_reason length)" if cut else ""
         raise StepError(f"{exc}{suffix}") from exc
-    return {
-        **meta,
-        "reused_answer": reused,
-        "valid": len(ctx.parsed.proposals),
-        "dropped": len(ctx.parsed.dropped),
-    }
+    checkpoint = ProposeCheckpoint(
+        reflector=meta.reflector,
+        considered=meta.considered,
+        partial=meta.partial,
+        usage=meta.usage,
+        reused_answer=reused,
+        valid=len(parsed.proposals),
+        dropped=len(parsed.dropped),
+    )
+    return Proposed(checkpoint, settings, answer, parsed)
 
 
 # --- check ------------------------------------------------------------------------------------
 
 
-async def check(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, Any]:
-    """Gate every proposal against the live beliefs; report decayed active beliefs.
+def check_checkpoint(
+    gated: Sequence[Gated], live_beliefs: int, gated_against: int, decayed: int
+) -> CheckCheckpoint:
+    """The verdict counts of ``gated`` with the gate run's figures."""
+    counts = {verdict: 0 for verdict in ("safe", "needs_review", "duplicate")}
+    for pair in gated:
+        counts[pair.verdict.gate] += 1
+    return CheckCheckpoint(
+        safe=counts["safe"],
+        needs_review=counts["needs_review"],
+        duplicate=counts["duplicate"],
+        live_beliefs=live_beliefs,
+        gated_against=gated_against,
+        decayed=decayed,
+    )
+
+
+async def check(deps: ReflectionDeps, run: JobRun, proposed: Proposed) -> Checked:
+    """Gate every proposal against the live beliefs, once; report decayed active beliefs.
 
     The gate is the belief service's, the one every path that creates a pending belief runs.
     """
-    assert ctx.parsed is not None
-    services = ctx.services
-    proposals = list(ctx.parsed.proposals)
+    proposals = proposed.parsed.proposals
     vectors = None
     if proposals:
         try:
-            vectors = np.asarray(await services.embedder.embed([p.belief for p in proposals]))
+            vectors = np.asarray(await deps.embedder.embed([p.belief for p in proposals]))
         except EmbeddingUnavailable as exc:
             raise StepError(f"embedder unavailable: {exc}") from exc
-    run = await belief_service(ctx).gate(ctx.agent_id, proposals, vectors, exclude_job=ctx.job_id)
-    ctx.gated = run.results
-    snapshot = await live.agent_beliefs(services.store, ctx.agent_id, services.embedder.dim)
-    ctx.decayed = gate_module.decay_report(
-        live.by_status(snapshot.live(exclude_job=ctx.job_id), "active"),
-        ctx.clock(),
-        ctx.settings.lambda_per_day,
-        DECAY_MIN_DROP,
+    gate_run = await deps.beliefs_at(run.clock).gate(
+        run.agent_id, proposals, vectors, exclude_job=run.job_id
     )
-    counts = {verdict: 0 for verdict in ("safe", "needs_review", "duplicate")}
-    for result in ctx.gated:
-        counts[result.gate] += 1
-    return {
-        **counts,
-        "live_beliefs": run.live_beliefs,
-        "gated_against": run.gated_against,
-        "decayed": len(ctx.decayed),
-    }
+    gated = tuple(
+        Gated(proposal, verdict)
+        for proposal, verdict in zip(proposals, gate_run.results, strict=True)
+    )
+    snapshot = await live.agent_beliefs(deps.store, run.agent_id, deps.embedder.dim)
+    # The report reads active beliefs only; this job's own proposals are not its to report.
+    decayed = tuple(
+        gate_module.decay_report(
+            snapshot.live(exclude_job=run.job_id),
+            run.clock(),
+            proposed.settings.lambda_per_day,
+            DECAY_MIN_DROP,
+        )
+    )
+    checkpoint = check_checkpoint(
+        gated, gate_run.live_beliefs, gate_run.gated_against, len(decayed)
+    )
+    return Checked(checkpoint, proposed, gated, decayed)
 
 
 # --- submit -----------------------------------------------------------------------------------
 
 
-def review_rationale(reasons: tuple[str, ...], rationale: str) -> str:
+def review_rationale(reasons: tuple[Reason, ...], rationale: str) -> str:
     """``[needs human review] <reasons>`` in front of the reflector's rationale, bounded."""
-    prefix = f"{REVIEW_PREFIX} {', '.join(reasons)}"
+    prefix = f"{REVIEW_PREFIX} {', '.join(encode(r) for r in reasons)}"
     text = f"{prefix}. {rationale}" if rationale else prefix
     return text if len(text) <= MAX_RATIONALE else text[: MAX_RATIONALE - 1] + "…"
 
 
-def _bounded(reasons: tuple[str, ...]) -> list[str]:
-    return [r[:MAX_REASON_CHARS] for r in reasons][:MAX_REVIEW_REASONS]
+def bounded_verdict(verdict: GateResult) -> GateResult:
+    """The verdict with at most MAX_REVIEW_REASONS reasons."""
+    return msgspec.structs.replace(verdict, reasons=verdict.reasons[:MAX_REVIEW_REASONS])
 
 
-def belief_service(ctx: JobContext) -> BeliefService:
-    """The proposals logic, reading the job's clock when the job pins one."""
-    services = ctx.services
-    if ctx.input.get("now") is None:
-        return services.beliefs
-    return BeliefService(services.store, services.embedder, ctx.clock, services.hooks)
+def proposal_in(pair: Gated) -> ProposalIn:
+    """The proposals endpoint's input for one gated proposal; needs-review ones say why."""
+    proposal, verdict = pair.proposal, pair.verdict
+    return ProposalIn(
+        op=proposal.op,
+        belief=proposal.belief,
+        confidence=proposal.confidence,
+        rationale=(
+            review_rationale(verdict.reasons, proposal.rationale)
+            if verdict.gate == gate_module.NEEDS_REVIEW
+            else proposal.rationale[:MAX_RATIONALE]
+        ),
+        source_episodes=list(proposal.source_episodes),
+        target_belief_id=proposal.target_belief_id,
+    )
 
 
-async def submit(ctx: JobContext, previous: dict[str, Any] | None) -> dict[str, Any]:
+def settled_without_sending(pair: Gated, already: Mapping[str, str]) -> Outcome | None:
+    """The outcome of a proposal that is not sent: a duplicate is rejected with its duplicate
+    reason, and one this job already turned into a belief (an earlier attempt) is reported
+    accepted with that belief. None: the proposal goes to the proposals logic."""
+    verdict = pair.verdict
+    if verdict.gate == gate_module.DUPLICATE:
+        reason = next(
+            (encode(r) for r in verdict.reasons if r.kind in DUPLICATE_KINDS),
+            encode(verdict.reasons[0]) if verdict.reasons else "duplicate",
+        )
+        return Outcome(False, None, reason)
+    made = already.get(normalise(pair.proposal.belief))
+    return Outcome(True, made) if made is not None else None
+
+
+def job_results(gated: Sequence[Gated], outcomes: Sequence[Outcome]) -> tuple[JobResult, ...]:
+    """One result per gated proposal, in answer order."""
+    return tuple(
+        JobResult(
+            index=pair.proposal.index,
+            op=pair.proposal.op,
+            belief=pair.proposal.belief,
+            confidence=pair.proposal.confidence,
+            gate=pair.verdict.gate,
+            reasons=[encode(r) for r in pair.verdict.reasons],
+            accepted=outcome.accepted,
+            belief_id=outcome.belief_id,
+            rejected_reason=outcome.rejected_reason,
+        )
+        for pair, outcome in zip(gated, outcomes, strict=True)
+    )
+
+
+async def submit(deps: ReflectionDeps, run: JobRun, checked: Checked) -> Submitted:
     """Send gated proposals through the proposals endpoint's logic; record each outcome.
 
     Duplicates are not resubmitted. Needs-review proposals carry ``[needs human review]
     <reasons>`` on their rationale and the reasons as review reasons. On a retry, proposals
     this job already turned into beliefs are reported as accepted, not submitted twice.
+    The proposals logic takes check's verdicts: the gate does not run again here.
     """
-    assert ctx.parsed is not None
-    services = ctx.services
-    proposals = list(ctx.parsed.proposals)
-    snapshot = await live.agent_beliefs(services.store, ctx.agent_id, services.embedder.dim)
+    snapshot = await live.agent_beliefs(deps.store, run.agent_id, deps.embedder.dim)
     already = {
         snapshot.keys[belief_id]: belief_id
         for belief_id, job_id in snapshot.jobs.items()
-        if job_id == ctx.job_id and belief_id in snapshot.keys
+        if job_id == run.job_id and belief_id in snapshot.keys
     }
-    outcome: dict[int, tuple[bool, str | None, str | None]] = {}
-    pending: list[tuple[int, ProposalIn]] = []
-    for position, (proposal, verdict) in enumerate(zip(proposals, ctx.gated, strict=True)):
-        if verdict.gate == gate_module.DUPLICATE:
-            reason = next(
-                (
-                    r
-                    for r in verdict.reasons
-                    if r.startswith(
-                        (
-                            "duplicate_of:",
-                            "near_duplicate_of:",
-                            "previously_forgotten:",
-                            "duplicate_in_",
-                        )
-                    )
-                ),
-                verdict.reasons[0] if verdict.reasons else "duplicate",
-            )
-            outcome[position] = (False, None, reason)
-            continue
-        key = normalise(proposal.belief)
-        if key in already:
-            outcome[position] = (True, already[key], None)
-            continue
-        needs_review = verdict.gate == gate_module.NEEDS_REVIEW
-        pending.append(
-            (
-                position,
-                ProposalIn(
-                    op=proposal.op,
-                    belief=proposal.belief,
-                    confidence=proposal.confidence,
-                    rationale=(
-                        review_rationale(verdict.reasons, proposal.rationale)
-                        if needs_review
-                        else proposal.rationale[:MAX_RATIONALE]
-                    ),
-                    source_episodes=list(proposal.source_episodes),
-                    target_belief_id=proposal.target_belief_id,
-                    review_reasons=_bounded(verdict.reasons),
-                ),
-            )
+    outcomes: list[Outcome | None] = [
+        settled_without_sending(pair, already) for pair in checked.gated
+    ]
+    sending = [position for position, outcome in enumerate(outcomes) if outcome is None]
+    if sending:
+        service_results = await deps.beliefs_at(run.clock).propose(
+            run.agent_id,
+            [proposal_in(checked.gated[position]) for position in sending],
+            ProposedBy(job_id=run.job_id, reflector=checked.proposed.checkpoint.reflector),
+            f"job:{run.job_id}",
+            indexes=[checked.gated[position].proposal.index for position in sending],
+            verdicts=[bounded_verdict(checked.gated[position].verdict) for position in sending],
         )
-    if pending:
-        service_results = await belief_service(ctx).propose(
-            ctx.agent_id,
-            [proposal_in for _, proposal_in in pending],
-            ProposedBy(job_id=ctx.job_id, reflector=ctx.reflector),
-            f"job:{ctx.job_id}",
-            indexes=[proposals[position].index for position, _ in pending],
-        )
-        for (position, _), result in zip(pending, service_results, strict=True):
-            outcome[position] = (result.accepted, result.belief_id, result.rejected_reason)
-    ctx.results = []
-    for position, (proposal, verdict) in enumerate(zip(proposals, ctx.gated, strict=True)):
-        accepted, belief_id, rejected = outcome[position]
-        ctx.results.append(
-            JobResult(
-                index=proposal.index,
-                op=proposal.op,
-                belief=proposal.belief,
-                confidence=proposal.confidence,
-                gate=verdict.gate,
-                reasons=list(verdict.reasons),
-                accepted=accepted,
-                belief_id=belief_id,
-                rejected_reason=rejected,
-            )
-        )
-    return {
-        "accepted": sum(1 for r in ctx.results if r.accepted),
-        "rejected": sum(1 for r in ctx.results if not r.accepted),
-    }
+        for position, result in zip(sending, service_results, strict=True):
+            outcomes[position] = Outcome(result.accepted, result.belief_id, result.rejected_reason)
+    settled = [outcome for outcome in outcomes if outcome is not None]
+    results = job_results(checked.gated, settled)
+    accepted = sum(1 for r in results if r.accepted)
+    checkpoint = SubmitCheckpoint(accepted=accepted, rejected=len(results) - accepted)
+    return Submitted(checkpoint, checked, results)
 
 
-def job_output(ctx: JobContext) -> JobOutput:
-    """The job's output_data, assembled from what the steps recorded."""
-    assert ctx.parsed is not None and ctx.reflection is not None
-    reflection = ctx.reflection
+def job_output(submitted: Submitted) -> JobOutput:
+    """The job's output_data, assembled from what the steps handed on."""
+    checked = submitted.checked
+    meta = checked.proposed.checkpoint
+    parsed = checked.proposed.parsed
     return JobOutput(
-        episodes_considered=len(reflection.considered),
-        proposed=len(ctx.parsed.proposals) + len(ctx.parsed.dropped),
-        results=ctx.results,
-        dropped=[JobDropped(index=d.index, reason=d.reason) for d in ctx.parsed.dropped],
+        episodes_considered=len(meta.considered),
+        proposed=len(parsed.proposals) + len(parsed.dropped),
+        results=list(submitted.results),
+        dropped=[JobDropped(index=d.index, reason=d.reason) for d in parsed.dropped],
         decayed=[
             JobDecayed(
                 belief_id=d.belief_id,
@@ -411,12 +456,9 @@ def job_output(ctx: JobContext) -> JobOutput:
                 decayed_confidence=round(d.decayed_confidence, 6),
                 age_days=round(d.age_days, 4),
             )
-            for d in ctx.decayed
+            for d in checked.decayed
         ],
-        reflector=ctx.reflector,
-        partial=msgspec.convert(reflection.partial, JobPartial) if reflection.partial else None,
-        usage=msgspec.convert(reflection.usage, JobUsage) if reflection.usage else None,
+        reflector=meta.reflector,
+        partial=meta.partial,
+        usage=meta.usage,
     )
-
-
-STEP_FUNCTIONS = {"pull": pull, "propose": propose, "check": check, "submit": submit}

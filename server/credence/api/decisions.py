@@ -1,0 +1,104 @@
+"""Decisions at the API edge: Idempotency-Key replay around one domain decision, as HTTP."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from credence.api.errors import problem_of
+from credence.clock import rfc3339
+from credence.db import idempotency
+from credence.db.idempotency import Remembered
+from credence.errors import DomainError, Unprocessable
+from credence.memory.beliefs import ACTION_OF, BeliefService, belief_of
+from credence.memory.decisions import Decision, Transition, etag
+from credence.observe import tracing
+
+if TYPE_CHECKING:
+    from credence.access.principal import Principal
+    from credence.db.engine import Connection
+
+
+class _Raced(Exception):
+    """Another request stored its answer under this Idempotency-Key while this one ran."""
+
+
+def fingerprint(belief_id: str, decision: Decision) -> str:
+    """What an Idempotency-Key is bound to: the belief, the decision and its content."""
+    request = [belief_id, ACTION_OF[type(decision)], decision.payload()]
+    return hashlib.sha256(json.dumps(request, sort_keys=True).encode()).hexdigest()
+
+
+def answer_of(outcome: Transition | DomainError, request: str) -> Remembered:
+    """The HTTP answer to a decision (the belief with its ETag, or the refusal's Problem)."""
+    if isinstance(outcome, DomainError):
+        status, body, headers = problem_of(outcome)
+        return Remembered(request, status, msgspec.json.encode(body), headers or {})
+    belief = belief_of(outcome.state.after)
+    return Remembered(request, 200, msgspec.json.encode(belief), {"ETag": etag(belief.version)})
+
+
+class Decisions:
+    """Keep / Forget / Edit / Reopen with If-Match and Idempotency-Key semantics.
+
+    A request with both headers is decided once per key: its answer (success or refusal) is
+    stored in the deciding transaction and replayed to a retry, on any replica. A request
+    without If-Match is answered 428 whatever its Idempotency-Key: replaying the answer to
+    another request that had one would hide what is missing.
+    """
+
+    def __init__(self, beliefs: BeliefService) -> None:
+        self.beliefs = beliefs
+
+    @tracing.update_memory_span
+    async def decide(
+        self,
+        belief_id: str,
+        decision: Decision,
+        principal: Principal,
+        *,
+        if_match: str | None,
+        idempotency_key: str | None,
+    ) -> Remembered:
+        """Decide, or replay the answer stored under this key's Idempotency-Key."""
+        beliefs = self.beliefs
+        request = fingerprint(belief_id, decision)
+        prepared, embedded = await beliefs.prepare(decision)
+        now = rfc3339(beliefs.clock())
+        idem_key = idempotency_key if if_match is not None else None
+
+        async def replay(conn: Connection, idem_key: str) -> Remembered | None:
+            seen = await idempotency.find(conn, principal.key_id, idem_key)
+            if seen is None or seen.fingerprint == request:
+                return seen
+            reused = "this Idempotency-Key was already used with a different request"
+            return answer_of(Unprocessable(reused), request)
+
+        async def work(conn: Connection) -> tuple[Remembered, Transition | None]:
+            if idem_key is not None:
+                await idempotency.hold(conn, principal.key_id, idem_key)
+                if (seen := await replay(conn, idem_key)) is not None:
+                    return seen, None
+            outcome = await beliefs.decide_in(
+                conn, belief_id, prepared, principal, if_match=if_match, embedded=embedded, now=now
+            )
+            answer = answer_of(outcome, request)
+            if idem_key is not None and not await idempotency.remember(
+                conn, principal.key_id, idem_key, answer, now
+            ):
+                raise _Raced  # roll this decision back: the twin's stored answer stands
+            return answer, outcome if isinstance(outcome, Transition) else None
+
+        try:
+            answer, transition = await beliefs.store.write(work)
+        except _Raced:
+            assert idem_key is not None
+            replayed = await beliefs.store.read(lambda conn: replay(conn, idem_key))
+            assert replayed is not None
+            return replayed
+        if transition is not None:
+            beliefs.committed(prepared, transition)
+        return answer

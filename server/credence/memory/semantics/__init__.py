@@ -1,0 +1,1 @@
+"""Meaning: the sentence model, pair judgements and the gate's text analysis."""

@@ -1,0 +1,156 @@
+"""General English word classes the pair judgement reads: antonyms, scope, preference, language."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(text.split())
+
+
+# Common English antonym pairs (adjectives, verbs, adverbs, prepositions), the kind any
+# thesaurus lists; none is taken from a test case. Read two words at a time.
+_ANTONYM_WORDS = _words(
+    """
+    enable disable  allow forbid  allow prohibit  allow deny  allow block  allow ban
+    permit forbid  permit prohibit  increase decrease  increase reduce  increase lower
+    raise lower  grow shrink  before after  earlier later  early late  fast slow
+    faster slower  quick slow  quickly slowly  required optional  mandatory optional
+    compulsory optional  include exclude  including excluding  accept reject  accept decline
+    approve reject  approve deny  open close  show hide  reveal hide  lock unlock
+    encrypt decrypt  compress decompress  minimum maximum  min max  public private
+    internal external  add remove  insert delete  create delete  start stop  begin end
+    first last  upper lower  high low  higher lower  more less  more fewer  most least
+    long short  longer shorter  large small  big small  larger smaller  bigger smaller
+    expand collapse  connect disconnect  mount unmount  subscribe unsubscribe
+    install uninstall  visible hidden  synchronous asynchronous  sync async  online offline
+    manual automatic  manually automatically  ascending descending  asc desc
+    absolute relative  strict lenient  strict loose  safe unsafe  secure insecure
+    valid invalid  true false  upload download  import export  push pull  buy sell
+    send receive  light dark  hot cold  warm cool  cheap expensive  easy hard
+    formal informal  verbose quiet  verbose concise  inside outside  inbound outbound
+    incoming outgoing  wide narrow  thick thin  heavy light  full empty
+    always rarely  always seldom  often rarely  often seldom  usually rarely
+    frequently rarely  keep discard  keep delete  keep drop  retain discard  retain delete
+    save discard  trust distrust  like dislike  love hate  prefer avoid  merge split
+    join split  attach detach  activate deactivate  plain rich  lowercase uppercase
+    singular plural  positive negative  win lose  enabled disabled  allowed forbidden
+    allowed prohibited  accepted rejected  shown hidden  locked unlocked  old new
+    oldest newest  older newer  top bottom  front back  detailed brief  formal casual
+    strict relaxed  encourage discourage  recommend discourage  grant revoke  grant deny
+    over under  above below  rise fall  raise drop  gain lose  enter exit  entry exit
+    input output  lowest highest  smallest largest  earliest latest  simple complex
+    simple complicated  tight loose  tighten loosen  fixed variable  static dynamic
+    temporary permanent  minimize maximize  minimise maximise  shorten lengthen
+    widen narrow  upgrade downgrade  promote demote  hire fire  explicit implicit
+    lazy eager  remote local  local global  vertical horizontal  portrait landscape
+    inclusive exclusive  polite rude  good bad  better worse  best worst  right wrong
+    success failure  succeed fail  pass fail  remember forget  agree disagree
+    appear disappear  frequent rare  deep shallow  strong weak  clean dirty  wet dry
+    loud quiet  soft hard  ahead behind  soon later  present absent  arrive depart
+    up down  moist dry  damp dry  spicy mild  aggressive conservative  serial parallel
+    serially parallel  sequential parallel  sequentially parallel  minimal maximal
+    minimalist maximalist  metric imperial  lively quiet  busy quiet  cheap premium
+    budget premium
+    up down
+    """
+)
+
+
+# Units of measure and currencies by name: a word swapped for another of these is a changed
+# value ("in kilometres" → "in miles"), even with no number beside it.
+UNIT_WORDS = frozenset(
+    _words(
+        """
+        millisecond second minute hour day week month year byte kilobyte megabyte gigabyte
+        terabyte bit kilobit megabit gigabit metre meter kilometre kilometer centimetre
+        centimeter millimetre millimeter mile yard foot feet inch km cm mm ft gram kilogram
+        milligram pound ounce ton tonne kg mg lb lbs oz litre liter millilitre milliliter
+        gallon pint quart ml celsius fahrenheit kelvin degree percent pixel px pt em rem
+        euro dollar yen yuan franc rupee peso krona krone rand eur usd gbp jpy chf cny
+        inr cad aud sek nok dkk
+        """
+    )
+)
+
+# Phrasal verbs folded to one word before antonyms are read ("turn off" = "disable").
+PHRASAL = {
+    ("turn", "on"): "enable",
+    ("turn", "off"): "disable",
+    ("switch", "on"): "enable",
+    ("switch", "off"): "disable",
+    ("opt", "in"): "include",
+    ("opt", "out"): "exclude",
+    ("leave", "out"): "exclude",
+    ("log", "in"): "login",
+    ("log", "out"): "logout",
+}
+
+# Prefixes that negate a word: "unlock", "disconnect", "insecure", "non-blocking".
+NEGATING_PREFIXES = ("un", "dis", "in", "im", "non", "de")
+
+# Words after which the rest of a sentence narrows where a rule applies.
+# Each marker names its class: "if" and "when" set the same condition.
+SCOPE_MARKERS = {
+    **dict.fromkeys(_words("if when whenever provided once where"), "if"),
+    **dict.fromkeys(_words("unless except but"), "unless"),
+    "only": "only",
+}
+# Words that make a statement a permission rather than a rule.
+PERMISSION_WORDS = frozenset(_words("allowed fine ok okay permitted acceptable can may"))
+# Absolute rules: what a scoped exception carves a hole into.
+ABSOLUTE_WORDS = frozenset(_words("always never must dont not no every all only avoid"))
+
+# Relational words whose two sides carry a preference or an order: swapping them reverses it.
+PREFERENCE_MARKERS: tuple[tuple[str, ...], ...] = (
+    ("rather", "than"),
+    ("instead", "of"),
+    ("in", "place", "of"),
+    ("not",),
+    ("over",),
+    ("above",),
+    ("than",),
+    ("to",),
+    ("vs",),
+    ("versus",),
+    ("before",),
+    ("after",),
+)
+
+# The most frequent function words of the languages a reader is most likely to mix with
+# English; enough to tell a sentence's language, not a translation lexicon.
+FOREIGN_FUNCTION_WORDS = frozenset(
+    _words(
+        """
+        der die das und ist nicht ein eine mit für auf den dem des zu von im innerhalb jeden
+        jede immer nie niemals bitte oder aber wenn kein keine sie wir ich du es sich auch
+        nach bei le la les et est pas un une des du de pour avec dans sur ne jamais toujours
+        ou mais si par el los las y es no por con para en del al siempre nunca pero unos unas
+        su sus lo il gli di che non è per una con sono ogni sempre mai ma anche della delle
+        nel o os as um uma não com para em nunca sempre mas também het een en niet met voor
+        op van zijn altijd nooit maar ook eines einen einem einer ihre ihr uns unsere sind wird
+        werden vous nous votre vos leur cada las ogni vostro nostro quando quand cuando wenn
+        """
+    )
+)
+ENGLISH_FUNCTION_WORDS = frozenset(
+    _words(
+        """
+        the a an and or but is are was be to of in on at for with by from as it this that
+        these those not no never always do does dont should must will can may you your we
+        our they their he she his her if when then than before after every each all any into
+        over under per via use keep send run make ask set
+        """
+    )
+)
+
+
+def antonym_table(stem: Callable[[str], str]) -> dict[str, frozenset[str]]:
+    """Map each stem to the stems that mean its opposite, under the caller's stemmer."""
+    table: dict[str, set[str]] = {}
+    for first, second in zip(_ANTONYM_WORDS[::2], _ANTONYM_WORDS[1::2], strict=True):
+        left, right = stem(first), stem(second)
+        table.setdefault(left, set()).add(right)
+        table.setdefault(right, set()).add(left)
+    return {word: frozenset(opposites) for word, opposites in table.items()}

@@ -1,0 +1,86 @@
+"""Preferences and orders: "A over B", "A, not B", "A rather than B", and their reversal."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Final
+
+from credence.memory.semantics.lexicon import PREFERENCE_MARKERS
+from credence.memory.statements import stem
+
+# Words skipped when looking for what a preference marker sets against what.
+FLANK_SKIP: Final = frozenset({"a", "an", "the", "using", "use", "with", "for", "prefer"})
+
+
+def swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """True when the words ``b`` are the words ``a`` with the two sides of a preference or
+    order exchanged: "Use tabs, not spaces" / "Use spaces, not tabs"; "Prefer A over B" /
+    "Prefer B over A"."""
+    if sorted(a) != sorted(b) or a == b:
+        return False
+    start = 0
+    while start < len(a) and a[start] == b[start]:
+        start += 1
+    end = 0
+    while end < len(a) - start and a[-1 - end] == b[-1 - end]:
+        end += 1
+    if _flanks(a) is not None and _flanks(a) == _flanks(b)[::-1]:  # type: ignore[index]
+        return True
+    middle_a, middle_b = a[start : len(a) - end], b[start : len(b) - end]
+    for marker in PREFERENCE_MARKERS:
+        width = len(marker)
+        for cut in range(1, len(middle_a) - width):
+            if middle_a[cut : cut + width] != marker:
+                continue
+            left, right = middle_a[:cut], middle_a[cut + width :]
+            if middle_b == right + marker + left:
+                return True
+    return sides_exchanged(a, b)
+
+
+def _sides(words: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The words only left and only right of the first preference marker, if there is one."""
+    for marker in PREFERENCE_MARKERS:
+        width = len(marker)
+        for cut in range(1, len(words) - width + 1):
+            if words[cut : cut + width] == marker:
+                left, right = frozenset(words[:cut]), frozenset(words[cut + width :])
+                return left - right, right - left
+    return None
+
+
+@lru_cache(maxsize=16384)
+def _stemmed_sides(words: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]] | None:
+    """:func:`_sides` (markers found on the words as written), each side by stem."""
+    sides = _sides(words)
+    if sides is None:
+        return None
+    left, right = (frozenset(stem(word) for word in side) for side in sides)
+    return left - right, right - left
+
+
+def sides_exchanged(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """A word moved from before the preference marker to after it and another the other way,
+    compared by stem: "Book window seats, not aisle seats" / "Book aisle seats, not window
+    seats"; "Email the landlord instead of phoning" / "Phone the landlord rather than
+    emailing". Each sentence may use its own marker."""
+    sides_a, sides_b = _stemmed_sides(a), _stemmed_sides(b)
+    if sides_a is None or sides_b is None:
+        return False
+    return bool(sides_a[0] & sides_b[1]) and bool(sides_a[1] & sides_b[0])
+
+
+@lru_cache(maxsize=16384)
+def _flanks(words: tuple[str, ...]) -> tuple[str, str] | None:
+    """The nearest content words either side of the first preference marker, if both exist."""
+    for marker in PREFERENCE_MARKERS:
+        width = len(marker)
+        for cut in range(1, len(words) - width):
+            if words[cut : cut + width] != marker:
+                continue
+            left = [word for word in words[:cut] if word not in FLANK_SKIP]
+            right = [word for word in words[cut + width :] if word not in FLANK_SKIP]
+            if left and right and left[-1] != right[0]:
+                return left[-1], right[0]
+            return None
+    return None

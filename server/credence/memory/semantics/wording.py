@@ -1,0 +1,309 @@
+"""How the pair judgement reads one text: words, stems, opposites, scope, meaning, values."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+from typing import Final
+
+from credence.memory.lexicon import NUMBER_WORDS
+from credence.memory.semantics.lexicon import (
+    ABSOLUTE_WORDS,
+    ENGLISH_FUNCTION_WORDS,
+    FOREIGN_FUNCTION_WORDS,
+    NEGATING_PREFIXES,
+    PERMISSION_WORDS,
+    PHRASAL,
+    SCOPE_MARKERS,
+    UNIT_WORDS,
+    antonym_table,
+)
+from credence.memory.semantics.preference import swapped
+from credence.memory.semantics.thesaurus import (
+    COMMON_VERBS,
+    LIGHT_WORDS,
+    ORDER_WORDS,
+    PHRASE_FOLDS,
+    fold_phrases,
+    same_bag,
+    synonym_sets,
+    synonymous,
+)
+from credence.memory.statements import statement, stem
+from credence.memory.tokens import NEGATION_WORDS, normalise
+
+# "in" + "put" is not a negation: a negating prefix needs a stem of at least this length.
+MIN_PREFIXED_STEM: Final = 4
+# One function word shared with another language ("Prefer SI units") is not a language.
+MIN_FOREIGN_EVIDENCE: Final = 2
+_WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
+ANTONYMS = antonym_table(stem)
+VERBS = frozenset(stem(word) for word in COMMON_VERBS)
+# Endings that derive an adverb or a comparison from an adjective.
+_DERIVED_ENDINGS: Final = ("ly", "est", "er")
+SYNONYMS = synonym_sets(stem)
+_FOLDS = {tuple(stem(word) for word in phrase): stem(word) for phrase, word in PHRASE_FOLDS.items()}
+_FOLDED = frozenset(_FOLDS.values())
+_LIGHT = frozenset(stem(word) for word in LIGHT_WORDS)
+_ORDER = frozenset(stem(word) for word in ORDER_WORDS)
+_PERMISSION = frozenset(stem(word) for word in PERMISSION_WORDS)
+# Phrasal verbs in any tense: "turned off" and "turning off" fold as "turn off" does.
+_PHRASAL = {(stem(verb), particle): word for (verb, particle), word in PHRASAL.items()}
+
+
+@lru_cache(maxsize=16384)
+def words_of(text: str) -> tuple[str, ...]:
+    """Lowercased word tokens with apostrophes dropped and phrasal verbs folded to one word."""
+    folded = unicodedata.normalize("NFKC", text).casefold().replace("’", "'")
+    raw = [token.replace("'", "") for token in _WORD.findall(folded)]
+    out: list[str] = []
+    position = 0
+    while position < len(raw):
+        pair = (stem(raw[position]), *raw[position + 1 : position + 2])
+        if pair in _PHRASAL:
+            out.append(_PHRASAL[pair])
+            position += 2
+            continue
+        out.append(raw[position])
+        position += 1
+    return tuple(out)
+
+
+@lru_cache(maxsize=16384)
+def key(text: str) -> str:
+    return normalise(text)
+
+
+@lru_cache(maxsize=16384)
+def is_english(text: str) -> bool:
+    """True unless the text reads as another language (function words or a non-Latin script).
+
+    The bundled sentence model reads English only; other languages are never compared by it.
+    """
+    tokens = words_of(text)
+    if not tokens:
+        return True
+    letters = [ch for ch in text if ch.isalpha()]
+    if letters and sum(1 for ch in letters if "LATIN" not in unicodedata.name(ch, "")) * 2 > len(
+        letters
+    ):
+        return False
+    english = sum(1 for token in tokens if token in ENGLISH_FUNCTION_WORDS)
+    # Letters with diacritics are rare in English words and common in its neighbours'.
+    accented = sum(1 for token in tokens if not token.isascii())
+    foreign = sum(
+        1
+        for token in tokens
+        if token in FOREIGN_FUNCTION_WORDS and token not in ENGLISH_FUNCTION_WORDS
+    )
+    evidence = foreign + accented
+    return evidence <= english or evidence < MIN_FOREIGN_EVIDENCE
+
+
+@lru_cache(maxsize=16384)
+def stems(text: str) -> frozenset[str]:
+    return frozenset(base_form(stem(token)) for token in words_of(text))
+
+
+def base_form(word: str) -> str:
+    """An adverb or a comparison put as the adjective the antonym lexicon lists
+    ("conservatively" -> "conservative", "cheapest" -> "cheap"), else the word itself."""
+    if word in ANTONYMS:
+        return word
+    for ending in _DERIVED_ENDINGS:
+        base = stem(word[: -len(ending)]) if word.endswith(ending) else ""
+        if base in ANTONYMS:
+            return base
+    return word
+
+
+def opposed_words(old: str, new: str) -> tuple[tuple[str, str], ...]:
+    """Pairs (word only in old, word only in new) that mean opposite things.
+
+    Opposites come from a general antonym lexicon and from negating prefixes
+    ("lock"/"unlock", "secure"/"insecure").
+    """
+    mine, theirs = stems(old), stems(new)
+    only_old, only_new = mine - theirs, theirs - mine
+    found: set[tuple[str, str]] = set()
+    for word in only_old:
+        found.update((word, other) for other in ANTONYMS.get(word, frozenset()) & only_new)
+        for prefix in NEGATING_PREFIXES:
+            if len(word) >= MIN_PREFIXED_STEM and prefix + word in only_new:
+                found.add((word, prefix + word))
+            stem_part = word[len(prefix) :]
+            if (
+                word.startswith(prefix)
+                and len(stem_part) >= MIN_PREFIXED_STEM
+                and stem_part in only_new
+            ):
+                found.add((word, stem_part))
+    return tuple(sorted(found))
+
+
+def swapped_preference(old: str, new: str) -> bool:
+    """True when ``new`` is ``old`` with the two sides of a preference or order exchanged
+    (see :func:`~credence.memory.semantics.preference.swapped`)."""
+    return swapped(words_of(old), words_of(new))
+
+
+def scope_of(text: str) -> frozenset[str]:
+    # "if" and "when" set the same condition; "unless" and "except" the same exception.
+    return frozenset(SCOPE_MARKERS[word] for word in words_of(text) if word in SCOPE_MARKERS)
+
+
+@lru_cache(maxsize=16384)
+def permits(text: str) -> bool:
+    """Whether ``text`` grants a permission: "is fine", "can", "may" — not "is not allowed"."""
+    return bool(frozenset(words_of(text)) & PERMISSION_WORDS) and not statement(text).negative
+
+
+def reordered(old: str, new: str) -> bool:
+    """Whether words that set an order or position differ between the two (not explained by a
+    synonym): "conclusion first, then details" / "details first, end with the conclusion"."""
+    mine, theirs = set(meaning(old)), set(meaning(new))
+    gone, added = (mine - theirs) & _ORDER, (theirs - mine) & _ORDER
+    return any(
+        not any(synonymous(word, other, SYNONYMS) for other in theirs) for word in gone
+    ) or any(not any(synonymous(word, other, SYNONYMS) for other in mine) for word in added)
+
+
+@lru_cache(maxsize=16384)
+def absolute(text: str) -> bool:
+    return bool(frozenset(words_of(text)) & ABSOLUTE_WORDS)
+
+
+@lru_cache(maxsize=16384)
+def negated(text: str) -> bool:
+    """Whether any negation word appears: "never … without …" is positive by parity, but it is
+    not the same statement as one with no negation at all."""
+    return any(token in NEGATION_WORDS for token in words_of(text))
+
+
+@lru_cache(maxsize=16384)
+def value_tokens(text: str) -> frozenset[str]:
+    """Canonical tokens that carry a value: numbers, quantities, times, names, places, …"""
+    shape = statement(text)
+    return shape.values | frozenset(
+        word.canon
+        for word in shape.words
+        if word.kind != "word" or any(ch.isdigit() for ch in word.canon)
+    )
+
+
+@lru_cache(maxsize=16384)
+def meaning(text: str) -> tuple[str, ...]:
+    """The words a paraphrase must keep, in order: content words and comparison symbols, with
+    phrasal verbs folded to the word they mean ("talk about" -> "discuss") and light words
+    ("anything", "really") left out. Compared with :func:`same_bag`, synonym for synonym."""
+    shape = statement(text)
+    # "X is not allowed" says what "Never X" says: in a prohibition the permission word is
+    # only its phrasing.
+    light = _LIGHT | _PERMISSION if shape.negative else _LIGHT
+    return tuple(
+        word
+        for word in fold_phrases(shape.canons, _FOLDS)
+        if (word in shape.content or word[:1] in "<>" or word in _FOLDED) and word not in light
+    )
+
+
+def same_meaning(old: str, new: str) -> bool:
+    """Whether two statements hold the same words, each with itself or a synonym."""
+    return same_bag(meaning(old), meaning(new), SYNONYMS)
+
+
+def is_unit(word: str) -> bool:
+    """A unit of measure or a currency by name, singular or plural."""
+    folded = word.casefold()
+    return folded in UNIT_WORDS or (folded.endswith("s") and folded[:-1] in UNIT_WORDS)
+
+
+# British and American spellings of one word: "organise"/"organize", "colour"/"color",
+# "analyse"/"analyze", "centre"/"center".
+_SPELLINGS: Final = (
+    ("yse", "yze"),
+    ("ise", "ize"),
+    ("isat", "izat"),
+    ("our", "or"),
+    ("tre", "ter"),
+)
+
+
+def spelling(word: str) -> str:
+    """``word`` with British spellings put in their American form."""
+    for british, american in _SPELLINGS:
+        word = word.replace(british, american)
+    for british, american in (("is", "iz"), ("ys", "yz")):
+        if word.endswith(british):
+            return word[: -len(british)] + american
+    return word
+
+
+@lru_cache(maxsize=16384)
+def marked_tokens(text: str) -> frozenset[str]:
+    """What a duplicate may never differ in: numbers, quantities, times, names and code-like
+    tokens (canonical, so "5pm" and "17:00" agree), and unit words named without a number."""
+    return frozenset(
+        word.canon for word in statement(text).words if word.kind != "word" or is_unit(word.surface)
+    )
+
+
+def differing_values(old: str, new: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The marked tokens (see :func:`marked_tokens`) of each text that the other does not hold
+    in any form: "Comic Sans" opening one sentence and inside the other is one name."""
+    return without_named_days(
+        marked_tokens(old) - statement(new).vocabulary,
+        marked_tokens(new) - statement(old).vocabulary,
+    )
+
+
+# Calendar words that name a set of days: "on weekends" says "on a Saturday or Sunday".
+DAY_SETS: Final = {
+    "weekend": frozenset({"saturday", "sunday"}),
+    "weekday": frozenset({"monday", "tuesday", "wednesday", "thursday", "friday"}),
+}
+
+
+def without_named_days(
+    gone: frozenset[str], added: frozenset[str]
+) -> tuple[frozenset[str], frozenset[str]]:
+    """``gone`` and ``added`` without a day-set word on one side and all its days on the other
+    ("weekend" / "saturday", "sunday"): the same days, not a changed value."""
+    for word, days in DAY_SETS.items():
+        if word in gone and days <= added:
+            gone, added = gone - {word}, added - days
+        elif word in added and days <= gone:
+            gone, added = gone - days, added - {word}
+    return gone, added
+
+
+@lru_cache(maxsize=16384)
+def numbered_compounds(text: str) -> frozenset[str]:
+    """Hyphenated words that hold a number ("two-space", "4-day", "five-a-side"), each with
+    its number words put in digits so "two-week" and "2-week" agree."""
+    found = set()
+    for word in statement(text).words:
+        parts = word.canon.split("-")
+        if len(parts) > 1 and any(part.isdigit() or part in NUMBER_WORDS for part in parts):
+            found.add(
+                "-".join(
+                    str(NUMBER_WORDS[part]) if part in NUMBER_WORDS else stem(part)
+                    for part in parts
+                )
+            )
+    return frozenset(found)
+
+
+def hard_difference(old: str, new: str) -> str:
+    """Why ``old`` and ``new`` can never be duplicates, or "": a differing value (number,
+    quantity, time, name), a differing named or code-like token or unit, or an antonym."""
+    marked = frozenset().union(*differing_values(old, new))
+    if marked:
+        return "a value differs: " + ", ".join(sorted(marked))
+    compounds = numbered_compounds(old), numbered_compounds(new)
+    if all(compounds) and compounds[0] != compounds[1]:
+        return "a value differs: " + ", ".join(sorted(compounds[0] ^ compounds[1]))
+    if opposed_words(old, new):
+        return "an opposite word"
+    return ""

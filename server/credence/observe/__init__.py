@@ -1,0 +1,1 @@
+"""Operations: Prometheus metrics and OpenTelemetry spans, shared by every layer."""

@@ -1,0 +1,30 @@
+"""Preferences and their reversal, across markers and word forms."""
+
+from __future__ import annotations
+
+from credence.memory.semantics.preference import sides_exchanged, swapped
+from credence.memory.semantics.wording import words_of
+
+
+def test_sides_exchanged_across_two_markers_and_word_forms() -> None:
+    assert sides_exchanged(
+        words_of("Email the landlord instead of phoning"),
+        words_of("Phone the landlord rather than emailing"),
+    )
+    assert sides_exchanged(
+        words_of("The user likes hiking more than swimming"),
+        words_of("The user prefers swimming to hiking"),
+    )
+
+
+def test_the_same_preference_in_other_words_is_not_exchanged() -> None:
+    assert not sides_exchanged(
+        words_of("Email the landlord instead of phoning"),
+        words_of("Write to the landlord by email rather than phoning"),
+    )
+    assert not sides_exchanged(words_of("Use tabs"), words_of("Use spaces"))
+
+
+def test_swapped_needs_the_same_words() -> None:
+    assert swapped(words_of("Use tabs, not spaces"), words_of("Use spaces, not tabs"))
+    assert not swapped(words_of("Use tabs, not spaces"), words_of("Use tabs, not spaces"))

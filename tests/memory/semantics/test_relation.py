@@ -1,0 +1,463 @@
+"""The pair judgement: structure decides the relation, cosine only closeness; the invariant."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from credence.memory.semantics.relation import (
+    DUPLICATE_COSINE,
+    PROHIBITION_COSINE,
+    REWORDED_COSINE,
+    is_english,
+    opposed_words,
+    relate,
+    swapped_preference,
+)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Enable two-factor login for admins", "Disable two-factor login for admins"),
+        ("Send the agenda before the meeting", "Send the agenda after the meeting"),
+        ("Turn on verbose logging", "Turn off verbose logging"),
+        ("Lock the laptop when leaving", "Unlock the laptop when leaving"),
+        ("Include drafts in the report", "Exclude drafts from the report"),
+    ],
+)
+def test_antonyms_without_a_negation_word_contradict(old: str, new: str) -> None:
+    relation = relate(old, new, 0.93)
+    assert (relation.kind, relation.contradiction) == ("contradiction", "antonym")
+    assert opposed_words(old, new)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Use tabs, not spaces", "Use spaces, not tabs"),
+        ("Prefer PostgreSQL over MySQL", "Prefer MySQL over PostgreSQL"),
+        ("Choose trains instead of flights", "Choose flights instead of trains"),
+        ("The user prefers tea to coffee", "The user prefers coffee to tea"),
+    ],
+)
+def test_a_swapped_preference_contradicts_although_the_words_are_the_same(
+    old: str, new: str
+) -> None:
+    assert swapped_preference(old, new)
+    relation = relate(old, new, 0.99)
+    assert (relation.kind, relation.contradiction) == ("contradiction", "swapped_preference")
+
+
+def test_a_reordered_clause_is_not_a_swapped_preference() -> None:
+    old, new = "Before deploying, run the migrations", "Run the migrations before deploying"
+    assert not swapped_preference(old, new)
+    assert relate(old, new, 0.97).kind == "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Never deploy on Fridays", "Deploying on Fridays is allowed when the fix is urgent"),
+        ("Don't commit to main", "Commit to main except when the release is blocked"),
+        ("Always run the tests before merging", "Skipping tests before merging is fine"),
+    ],
+)
+def test_a_scoped_exception_to_a_rule_is_flagged_as_one(old: str, new: str) -> None:
+    relation = relate(old, new, 0.75)
+    assert (relation.kind, relation.contradiction) == ("contradiction", "scoped_exception")
+
+
+def test_a_value_change_names_old_and_new() -> None:
+    relation = relate("Use yarn for the frontend", "Use pnpm for the frontend", 0.8)
+    assert relation.contradiction == "value_change"
+    assert [(c.old, c.new) for c in relation.changes] == [("yarn", "pnpm")]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Cache the results for 90 minutes", "Cache the results for 1.5 hours"),
+        ("Reject attachments over 10 MB", "Reject attachments over ten megabytes"),
+        ("Flag transactions above $10k", "Flag transactions above $10,000"),
+        ("Limit uploads to 1.5M rows", "Limit uploads to 1,500,000 rows"),
+    ],
+)
+def test_numbers_in_other_spellings_are_the_same_value(old: str, new: str) -> None:
+    assert relate(old, new, 0.9).kind == "duplicate"
+
+
+def test_a_paraphrase_is_a_duplicate_only_when_close_and_a_refinement_never_is() -> None:
+    assert relate("Keep replies short", "Keep the replies brief", 0.86).kind == "duplicate"
+    assert relate("Keep replies short", "Keep the replies brief", 0.4).kind == "compatible"
+    assert relate("Keep replies short", "Keep answers brief", 0.7).kind == "duplicate"  # synonyms
+    assert relate("Keep replies short", "Keep replies pleasant", 0.9).settled is False
+    refined = relate("Use yarn", "Use yarn for the frontend", 0.9)
+    assert refined.kind == "refinement"
+
+
+def test_two_negative_restatements_agree() -> None:
+    relation = relate(
+        "Never store passwords in plain text", "Don't store passwords in plain text", 0.95
+    )
+    assert relation.kind == "duplicate"
+
+
+def test_another_language_is_never_a_duplicate_and_is_unsettled() -> None:
+    assert not is_english("Antworte Kunden innerhalb eines Tages")
+    assert is_english("Prefer SI units")
+    relation = relate(
+        "Reply to customers within a day", "Antworte Kunden innerhalb eines Tages", 0.9
+    )
+    assert relation.kind != "duplicate"
+    assert not relation.settled
+
+
+# The invariant, as a property: whatever the cosine, a pair that differs in a slot value,
+# polarity or scope is never a duplicate.
+_VERBS = st.sampled_from(["Use", "Run", "Send", "Archive", "Review", "Deploy", "Store"])
+_OBJECTS = st.sampled_from(["the backups", "invoices", "the release", "logs", "tickets"])
+_VALUES = st.sampled_from(
+    [
+        "5 minutes",
+        "2 hours",
+        "10 MB",
+        "3 GB",
+        "$500",
+        "9am",
+        "17:30",
+        "Monday",
+        "Friday",
+        "Alice",
+        "Bob",
+        "PostgreSQL",
+        "MySQL",
+        "CSV",
+        "JSON",
+        "eu-west-1",
+        "us-east-1",
+        "40%",
+        "12",
+    ]
+)
+_SCOPES = st.sampled_from(["unless the reviewer asks", "only for urgent fixes", "when it is late"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(_VERBS, _OBJECTS, _VALUES, _VALUES, st.floats(0.0, 1.0))
+def test_a_changed_value_is_never_a_duplicate(verb, thing, old_value, new_value, cosine) -> None:
+    old = f"{verb} {thing} with {old_value}"
+    new = f"{verb} {thing} with {new_value}"
+    if old_value != new_value:
+        assert relate(old, new, cosine).kind != "duplicate", (old, new)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    _VERBS,
+    _OBJECTS,
+    _VALUES,
+    st.sampled_from(["Never", "Do not", "Don't", "Stop"]),
+    st.floats(0.0, 1.0),
+)
+def test_a_changed_polarity_is_never_a_duplicate(verb, thing, value, negation, cosine) -> None:
+    old = f"{verb} {thing} with {value}"
+    new = f"{negation} {verb.lower()} {thing} with {value}"
+    assert relate(old, new, cosine).kind != "duplicate"
+    assert relate(new, old, cosine).kind != "duplicate"
+
+
+@settings(max_examples=200, deadline=None)
+@given(_VERBS, _OBJECTS, _VALUES, _SCOPES, st.floats(0.0, 1.0))
+def test_an_added_scope_is_never_a_duplicate(verb, thing, value, scope, cosine) -> None:
+    old = f"{verb} {thing} with {value}"
+    new = f"{old} {scope}"
+    assert relate(old, new, cosine).kind != "duplicate"
+    assert relate(new, old, cosine).kind != "duplicate"
+
+
+def test_the_duplicate_floor_is_a_cosine() -> None:
+    assert 0.0 < DUPLICATE_COSINE < 1.0
+
+
+_THINGS = st.sampled_from(["tabs", "spaces", "PostgreSQL", "MySQL", "tea", "coffee", "trains"])
+_MARKERS = st.sampled_from(["over", "rather than", "instead of", "to", ", not"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(_THINGS, _THINGS, _MARKERS, st.floats(0.0, 1.0))
+def test_a_swapped_preference_is_never_a_duplicate(first, second, marker, cosine) -> None:
+    if first != second:
+        old, new = f"Prefer {first} {marker} {second}", f"Prefer {second} {marker} {first}"
+        assert relate(old, new, cosine).kind != "duplicate", (old, new)
+
+
+_FRAMES = (
+    "Send the {} report to the finance team every Friday",
+    "When the build fails on the main branch, tell {} before anything else",
+    "{} keeps the spare keys for the office",
+    "The maximum upload size for customers is {}",
+)
+_SLOT_PAIRS = (
+    ("Alice", "Bob"),
+    ("10 MB", "10 GB"),
+    ("20", "25"),
+    ("v2.1", "v2.3"),
+    ("eu-west-1", "us-east-1"),
+    ("at 9am", "at 10am"),
+)
+
+
+@pytest.mark.parametrize("frame", _FRAMES)
+@pytest.mark.parametrize(("left", "right"), _SLOT_PAIRS)
+def test_a_differing_name_number_unit_or_code_token_is_never_a_duplicate(
+    frame: str, left: str, right: str
+) -> None:
+    relation = relate(frame.format(left), frame.format(right), 0.99)
+    assert relation.kind != "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "The user wants the heating turned up at night",
+            "The user wants the heating turned down at night",
+        ),
+        ("Book window seats, not aisle seats", "Book aisle seats, not window seats"),
+        ("Keep the summary short", "Keep the summary long"),
+    ],
+)
+def test_an_opposite_or_exchanged_preference_at_high_cosine_is_a_contradiction(
+    old: str, new: str
+) -> None:
+    relation = relate(old, new, 0.97)
+    assert relation.kind == "contradiction"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Organise the photos by year", "Organize the photos by year"),
+        ("Pick a neutral colour for the slides", "Pick a neutral color for the slides"),
+        ("Analyse the survey before the meeting", "Analyze the survey before the meeting"),
+    ],
+)
+def test_british_and_american_spellings_of_one_word_are_a_duplicate(old: str, new: str) -> None:
+    assert relate(old, new, 0.95).kind == "duplicate"
+    assert relate(old, new, 0.5).kind != "duplicate"
+
+
+def test_a_unit_named_without_a_number_swapped_for_another_is_a_value_change() -> None:
+    relation = relate("Weigh the flour in grams", "Weigh the flour in ounces", 0.9)
+    assert (relation.kind, relation.contradiction) == ("contradiction", "value_change")
+
+
+def test_one_more_ordinary_word_in_a_prohibition_is_the_same_prohibition() -> None:
+    old, new = "Never send drafts to the client", "Don't send draft versions to the client"
+    assert relate(old, new, DUPLICATE_COSINE + 0.01).kind == "duplicate"
+    assert relate(old, new, DUPLICATE_COSINE - 0.01).kind != "duplicate"
+    # A positive rule with a word more is a refinement, and a named thing is never dropped.
+    assert relate("Send drafts to the client", "Send draft versions to the client", 0.9).kind != (
+        "duplicate"
+    )
+    assert relate(old, "Never send drafts to the client in Berlin", 0.95).kind != "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Invoices for Acme go to Maria", "Invoices for Globex go to Maria"),
+        ("The Berlin office closes at 6pm", "The Lisbon office closes at 6pm"),
+        ("Ask Tom about the Django upgrade", "Ask Tom about the Rails upgrade"),
+    ],
+)
+def test_another_subject_is_flagged_for_review_not_a_contradiction(old: str, new: str) -> None:
+    relation = relate(old, new, 0.9)
+    assert (relation.kind, relation.settled) == ("compatible", False)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The office is in Berlin", "The office is in Lisbon"),
+        ("Send the report to Maria", "Send the report to Jonas"),
+        ("Cache results for 90 minutes", "Cache results for 2 hours"),
+    ],
+)
+def test_another_value_for_the_same_subject_is_still_a_value_change(old: str, new: str) -> None:
+    relation = relate(old, new, 0.9)
+    assert (relation.kind, relation.contradiction) == ("contradiction", "value_change")
+
+
+def test_an_order_word_that_differs_keeps_a_close_pair_from_being_a_duplicate() -> None:
+    relation = relate(
+        "In reports put the summary first, then the details for the team",
+        "In reports give the details first and end with the summary for the team",
+        0.9,
+    )
+    assert relation.kind != "duplicate"
+    assert not relation.settled
+
+
+def test_a_layout_is_a_value_a_duplicate_may_not_differ_in() -> None:
+    relation = relate(
+        "Present the options in a table with price and weight",
+        "Present the options in a bulleted list with price and weight",
+        0.95,
+    )
+    assert relation.kind != "duplicate"
+
+
+def test_a_preference_reversed_in_other_words_is_never_a_duplicate() -> None:
+    for old, new in [
+        ("The user likes tea more than coffee", "The user prefers coffee to tea"),
+        ("Prefer tea over coffee", "Favour coffee over tea"),
+        ("Email the landlord instead of phoning", "Phone the landlord rather than emailing"),
+    ]:
+        relation = relate(old, new, 0.95)
+        assert (relation.kind, relation.contradiction) == ("contradiction", "swapped_preference")
+
+
+def test_a_negated_permission_restates_the_prohibition() -> None:
+    relation = relate(
+        "Never force-push to shared branches",
+        "Force-pushing to shared branches is not allowed",
+        0.9,
+    )
+    assert relation.kind == "duplicate"
+    # …whereas a granted permission is an exception to it.
+    exception = relate(
+        "Never force-push to shared branches",
+        "Force-pushing to shared branches is allowed when the release is blocked",
+        0.8,
+    )
+    assert exception.contradiction == "scoped_exception"
+
+
+def test_opposite_words_about_two_things_are_flagged_not_a_contradiction() -> None:
+    relation = relate("The user's cat eats wet food", "The user's dog eats dry food", 0.8)
+    assert relation.kind == "compatible"
+    assert not relation.settled
+    same_thing = relate("The user's cat eats wet food", "The user's cat eats dry food", 0.9)
+    assert same_thing.contradiction == "antonym"
+
+
+def test_adverbs_and_superlatives_of_listed_antonyms_are_opposites() -> None:
+    assert opposed_words("The user invests aggressively", "The user invests conservatively")
+    assert opposed_words("Book the cheapest flights", "Book premium flights")
+
+
+def test_a_value_swapped_under_a_light_paraphrase_is_a_value_change() -> None:
+    relation = relate(
+        "The train to Leeds departs at 8:15 am", "The Leeds train leaves at 9:15 am", 0.9
+    )
+    assert relation.contradiction == "value_change"
+    assert [(c.old, c.new) for c in relation.changes] == [("8:15 am", "9:15 am")]
+
+
+def test_an_absolute_rule_whose_value_changes_under_a_condition_is_an_exception() -> None:
+    relation = relate(
+        "Always reply in English", "When the user writes in German, reply in German", 0.7
+    )
+    assert relation.contradiction == "scoped_exception"
+
+
+def test_a_name_opening_the_sentence_changed_is_a_value_change() -> None:
+    relation = relate("Amara owns the release checklist", "Tobias owns the release checklist", 0.8)
+    assert relation.contradiction == "value_change"
+    assert [(c.old, c.new) for c in relation.changes] == [("Amara", "Tobias")]
+    verb = relate(
+        "Store invoices in the finance folder", "Record invoices in the finance folder", 0.9
+    )
+    assert verb.kind != "contradiction"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Archive finished projects", "Archive completed projects"),
+        ("Do not discuss salaries in the team chat", "Never talk about salaries in the team chat"),
+        ("Limit query results to 10k rows", "Cap query results at 10,000 rows"),
+    ],
+)
+def test_synonyms_from_the_thesaurus_make_a_duplicate(old: str, new: str) -> None:
+    assert relate(old, new, 0.85).kind == "duplicate"
+
+
+def test_two_prohibitions_in_other_words_are_one_lesson_a_little_further_apart() -> None:
+    old = "Don't recommend crypto investments"
+    new = "Never suggest cryptocurrency as something to invest in"
+    assert relate(old, new, PROHIBITION_COSINE).kind == "duplicate"
+    # Every word answered (a synonym, one family): still the same lesson a little lower, but
+    # not below the floor for rewording.
+    assert relate(old, new, REWORDED_COSINE).kind == "duplicate"
+    assert relate(old, new, REWORDED_COSINE - 0.01).kind != "duplicate"
+    permission = ("Recommend crypto investments", "Suggest crypto to invest in")
+    assert relate(*permission, REWORDED_COSINE - 0.01).kind != "duplicate"
+
+
+def test_a_name_opening_one_sentence_and_inside_the_other_is_one_value() -> None:
+    relation = relate(
+        "Don't use Comic Sans in any document", "Comic Sans is never acceptable in documents", 0.8
+    )
+    assert relation.kind == "duplicate"
+    changed = relate("Don't use Comic Sans in documents", "Don't use Arial in documents", 0.9)
+    assert changed.kind != "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "Label spreadsheet columns in plain English.",
+            "Column headers in spreadsheets should be written in everyday English.",
+        ),
+        (
+            "Never force-push to shared branches.",
+            "Force-pushing onto branches other people work on is not allowed.",
+        ),
+    ],
+)
+def test_a_paraphrase_reworded_across_the_sentence_is_a_duplicate(old: str, new: str) -> None:
+    relation = relate(old, new, REWORDED_COSINE + 0.02)
+    assert relation.kind == "duplicate"
+    assert relate(old, new, REWORDED_COSINE - 0.02).kind != "duplicate"
+
+
+def test_a_value_rewritten_in_place_is_no_rewording() -> None:
+    old = "Play upbeat music during work sessions."
+    new = "Play slow, calming music during work sessions."
+    # Below the older closeness floor only rewording could make a duplicate; it does not.
+    assert relate(old, new, DUPLICATE_COSINE - 0.01).kind != "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "The user wants notifications turned on for build failures.",
+            "The user wants notifications turned off for build failures.",
+        ),
+        ("Frontend code uses two-space indentation.", "Backend code uses four-space indentation."),
+        (
+            "Write commit messages in English",
+            "Write commit messages in English using the imperative mood",
+        ),
+    ],
+)
+def test_an_opposite_another_number_or_an_addition_is_never_a_duplicate(old: str, new: str) -> None:
+    assert relate(old, new, 0.97).kind != "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Read the contract fully before signing", "Read the whole contract before signing"),
+        ("Do not send invoices on weekends", "Never send out invoices on a Saturday or Sunday"),
+        ("Greet users by their first name", "Address users by their first name"),
+    ],
+)
+def test_adverbs_day_sets_and_thesaurus_synonyms_keep_a_duplicate(old: str, new: str) -> None:
+    assert relate(old, new, 0.85).kind == "duplicate"

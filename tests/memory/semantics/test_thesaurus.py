@@ -1,0 +1,50 @@
+"""The general thesaurus: synonym lines, words in several senses, phrase folds, bag matching."""
+
+from __future__ import annotations
+
+from credence.memory.semantics.thesaurus import (
+    COMMON_VERBS,
+    ORDER_WORDS,
+    fold_phrases,
+    same_bag,
+    synonym_sets,
+    synonymous,
+)
+from credence.memory.statements import stem
+
+SETS = synonym_sets(stem)
+
+
+def test_a_word_with_two_senses_sits_in_both_lines() -> None:
+    # "complete" is "whole" as an adjective and "finish" as a verb.
+    assert synonymous(stem("completed"), stem("finished"), SETS)
+    assert synonymous(stem("complete"), stem("whole"), SETS)
+    assert not synonymous(stem("whole"), stem("finished"), SETS)
+
+
+def test_unlisted_words_and_opposites_are_not_synonyms() -> None:
+    assert synonymous("python", "python", SETS)
+    assert not synonymous("python", "java", SETS)
+    assert not synonymous(stem("allow"), stem("forbid"), SETS)
+
+
+def test_bags_match_one_to_one_synonym_for_synonym() -> None:
+    assert same_bag(["keep", "reply", "short"], ["brief", "keep", "answer"], SETS)
+    assert not same_bag(["keep", "reply", "short"], ["keep", "reply"], SETS)
+    # One synonym cannot stand for two words.
+    assert not same_bag(["short", "brief"], ["concis", "long"], SETS)
+
+
+def test_phrasal_verbs_fold_to_the_word_they_mean() -> None:
+    folds = {("talk", "about"): "discuss", ("get", "rid", "of"): "remove"}
+    assert fold_phrases(["talk", "about", "salary"], folds) == ["discuss", "salary"]
+    assert fold_phrases(["get", "rid", "of", "log"], folds) == ["remove", "log"]
+    assert fold_phrases(["talk", "to", "them"], folds) == ["talk", "to", "them"]
+
+
+def test_no_synonym_line_holds_an_order_word_with_its_opposite() -> None:
+    for line in (frozenset(lines) for lines in SETS.values()):
+        assert line
+    assert {"first", "last", "before", "after"} <= ORDER_WORDS
+    assert {"store", "fix", "send"} <= COMMON_VERBS
+    assert "sofia" not in COMMON_VERBS

@@ -1,0 +1,64 @@
+"""How the pair judgement reads a text: phrasal verbs in any tense, numbered compounds, days."""
+
+from __future__ import annotations
+
+from credence.memory.semantics.wording import (
+    differing_values,
+    hard_difference,
+    numbered_compounds,
+    opposed_words,
+    reordered,
+    without_named_days,
+    words_of,
+)
+
+
+def test_a_phrasal_verb_folds_in_any_tense() -> None:
+    assert "disable" in words_of("Notifications are turned off for builds")
+    assert "enable" in words_of("Keep turning on the alerts")
+    assert "enable" in words_of("Switch on dark mode")
+
+
+def test_turned_on_and_turned_off_are_opposites() -> None:
+    old = "The user wants notifications turned on for build failures."
+    new = "The user wants notifications turned off for build failures."
+    assert opposed_words(old, new)
+    assert hard_difference(old, new)
+
+
+def test_a_compound_holding_a_number_is_read_with_its_number_in_digits() -> None:
+    assert numbered_compounds("Frontend code uses two-space indentation.") == frozenset({"2-spac"})
+    assert numbered_compounds("Use 2-space indents") == numbered_compounds("Use two-space indents")
+    assert numbered_compounds("Use force-push sparingly") == frozenset()
+
+
+def test_compounds_with_other_numbers_are_a_hard_difference() -> None:
+    why = hard_difference(
+        "Frontend code uses two-space indentation.", "Backend code uses four-space indentation."
+    )
+    assert "2-spac" in why
+    assert "4-spac" in why
+    assert hard_difference("Work in two-week sprints", "Work in two-week cycles") == ""
+
+
+def test_weekends_are_saturday_and_sunday_and_weekdays_monday_to_friday() -> None:
+    assert differing_values(
+        "Do not send invoices on weekends", "Never send out invoices on a Saturday or Sunday"
+    ) == (frozenset(), frozenset())
+    weekdays = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday"})
+    assert without_named_days(weekdays, frozenset({"weekday"})) == (frozenset(), frozenset())
+
+
+def test_part_of_a_day_set_is_still_a_changed_value() -> None:
+    gone, added = without_named_days(frozenset({"weekend"}), frozenset({"saturday"}))
+    assert gone == frozenset({"weekend"})
+    assert added == frozenset({"saturday"})
+
+
+def test_an_order_word_answered_by_its_synonym_is_no_reordering() -> None:
+    assert not reordered(
+        "Don't schedule meetings before 9am.", "No meetings should be booked earlier than 9am."
+    )
+    assert reordered(
+        "Put the conclusion first, then the details.", "Give the details first, end with it."
+    )

@@ -1,0 +1,1 @@
+"""Tests of credence.observe: metrics and traces."""

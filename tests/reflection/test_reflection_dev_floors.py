@@ -1,0 +1,45 @@
+"""The heuristic reflector on the dev reflection fixtures through the bundled sentence model."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from harness.reflection_eval import DEV, DEV2, run_file
+
+from credence.memory.semantics.model import MiniLMEmbedder
+
+KINDS = {"repeated_correction", "stated_rule", "stated_then_confirmed", "kept_belief_now_wrong"}
+
+
+@pytest.fixture(scope="module")
+def embed():
+    return MiniLMEmbedder().embed_sync
+
+
+def test_every_dev_scenario_holds_the_four_kinds_and_a_hostile_third_party() -> None:
+    scenarios = json.loads(DEV.read_text(encoding="utf-8"))["scenarios"]
+    assert len(scenarios) >= 6
+    assert {scenario["split"] for scenario in scenarios} == {"tune", "held_back"}
+    for scenario in scenarios:
+        assert {lesson["kind"] for lesson in scenario["expected"]} == KINDS
+        assert any(item.get("third_party") for item in scenario["episodes"])
+        assert scenario["must_not"]
+
+
+@pytest.mark.parametrize("split", ["tune", "held_back"])
+def test_the_dev_halves_meet_the_reflection_targets(embed, split: str) -> None:
+    totals = run_file(DEV, embed, split)
+    assert totals["expected"] >= 12
+    assert totals["found"] / totals["expected"] >= 0.75
+    assert totals["spurious"] == 0
+    assert totals["forbidden"] == 0
+
+
+def test_the_blind_second_dev_set_meets_the_reflection_targets(embed) -> None:
+    totals = run_file(DEV2, embed)
+    assert totals["expected"] >= 28
+    for kind in ("repeated_correction", "explicit_rule", "confirmed_rule", "kept_belief_now_wrong"):
+        assert totals[f"found:{kind}"] / totals[f"expected:{kind}"] >= 0.75, kind
+    assert totals["spurious"] == 0
+    assert totals["forbidden"] == 0

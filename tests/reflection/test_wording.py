@@ -1,0 +1,138 @@
+"""Tests for turning a user's intervention into a clean, general lesson."""
+
+from __future__ import annotations
+
+import pytest
+
+from credence.reflection.wording import (
+    imperative,
+    in_third_person,
+    is_complaint,
+    is_directive,
+    is_one_off,
+    lesson_sentences,
+    main_clause_negative,
+)
+
+
+@pytest.mark.parametrize(
+    ("said", "lesson"),
+    [
+        ("no, use metric units please", "Use metric units."),
+        ("Can you please cite your sources?", "Cite your sources."),
+        ("I told you, ask before deleting files!", "Ask before deleting files."),
+        ("You should run the tests first", "Run the tests first."),
+        ("Ok. Make sure to pin versions, thanks", "Pin versions."),
+        ("Stop apologising", "Stop apologising."),
+        ("No. Never push to main.", "Never push to main."),
+        ("thanks", "Thanks."),
+        ("From now on, keep the list sorted by aisle.", "Keep the list sorted by aisle."),
+        (
+            "Remember this: hotels have to include free cancellation.",
+            "Hotels have to include free cancellation.",
+        ),
+        (
+            "No, that's far too long, keep emails under five sentences.",
+            "Keep emails under five sentences.",
+        ),
+        (
+            "Always put my number on bookings and tell me",
+            "Always put the user's number on bookings and tell the user.",
+        ),
+        ("Two decimals on every figure, I keep telling you.", "Two decimals on every figure."),
+        ("Actually I prefer an aisle seat now", "The user prefers an aisle seat now."),
+        (
+            "I don't want layovers, I only fly nonstop",
+            "The user doesn't want layovers, the user only flies nonstop.",
+        ),
+        (
+            "Never use emoji in anything I send, I'm serious",
+            "Never use emoji in anything the user sends, the user is serious.",
+        ),
+    ],
+)
+def test_imperative_lessons_from_the_users_words(said: str, lesson: str) -> None:
+    assert imperative(said) == lesson
+
+
+def test_imperative_picks_the_sentence_about_the_cluster() -> None:
+    said = "That is wrong. Please use metric units in recipes."
+    assert imperative(said, frozenset({"metric", "unit"})) == "Use metric units in recipes."
+
+
+def test_contrastive_tails_do_not_flip_polarity() -> None:
+    assert not main_clause_negative("Indent with spaces, not tabs")
+    assert not main_clause_negative("Use spaces instead of tabs")
+    assert main_clause_negative("Don't indent with tabs")
+
+
+def test_a_lesson_keeps_every_rule_sentence_and_leaves_questions_and_asides_out() -> None:
+    said = (
+        "Cups again? I weigh everything, so list the ingredients in grams. By the way, Jo visits."
+    )
+    assert imperative(said) == "The user weighs everything, so list the ingredients in grams."
+    both = "No. Never commit directly to main. Always open a PR, even for a one-line fix."
+    assert (
+        imperative(both)
+        == "Never commit directly to main. Always open a PR, even for a one-line fix."
+    )
+
+
+def test_a_reason_stays_when_it_shares_the_rules_words_and_goes_when_it_does_not() -> None:
+    said = "Never touch vendor/. The vendor tree is generated. My cat is called Tom."
+    assert lesson_sentences(said) == ["Never touch vendor/", "The vendor tree is generated"]
+
+
+def test_with_no_request_at_all_every_statement_stays() -> None:
+    said = "I moved to Seattle last month. I fly out of SEA now, not SFO."
+    assert imperative(said) == (
+        "The user moved to Seattle last month. The user flies out of SEA now, not SFO."
+    )
+
+
+def test_only_scolding_leaves_the_best_sentence_as_it_was() -> None:
+    assert lesson_sentences("Way too long. That's wrong again.") == []
+    assert imperative("Way too long. That's wrong again.") == "That's wrong again."
+
+
+@pytest.mark.parametrize(
+    ("sentence", "directive"),
+    [
+        ("Round percentages to one decimal", True),
+        ("No flights before 9", True),
+        ("Invoices have to be numbered", True),
+        ("I prefer an aisle seat", True),
+        ("Don't add print statements", True),
+        ("Jonas moved to the partnerships team", False),
+        ("npm leaves a package-lock behind", False),
+        ("The meeting is at 3", False),
+        ("Use tabs?", False),
+        ("Celsius!", True),
+        ("Aisle seats only", True),
+        ("Jo is visiting on Saturday", False),
+        ("She's here on Saturday", False),
+        ("The Feb one", False),
+    ],
+)
+def test_directives(sentence: str, directive: bool) -> None:
+    assert is_directive(sentence) is directive
+
+
+def test_complaints_and_one_off_scopes() -> None:
+    assert is_complaint("Way too wordy")
+    assert is_complaint("That's far too long")
+    assert not is_complaint("That's travel")
+    assert not is_complaint("That's too long, keep it under five sentences, always")
+    assert is_one_off("just for today")
+    assert is_one_off("Skip the gym this week")
+    assert not is_one_off("Skip the gym on Sundays")
+
+
+def test_past_tenses_stay_past_in_the_third_person() -> None:
+    assert imperative("I need a flat pan, I moved house and I flew home") == (
+        "The user needs a flat pan, the user moved house and the user flew home."
+    )
+
+
+def test_the_user_in_the_third_person() -> None:
+    assert in_third_person("I don't drink my coffee") == "the user doesn't drink the user's coffee"
