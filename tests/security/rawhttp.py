@@ -42,6 +42,31 @@ def read_all(conn: socket.socket) -> bytes:
     return b"".join(chunks)
 
 
+def read_message(conn: socket.socket) -> tuple[bytes, bytes] | None:
+    """One whole HTTP/1.1 message (head, body by Content-Length) off ``conn``; None if it closed.
+
+    A message can arrive in several reads on a loaded machine, so one ``recv`` is not enough.
+    """
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = conn.recv(65536)
+        if not chunk:
+            return None
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    while len(body) < length:
+        chunk = conn.recv(65536)
+        if not chunk:
+            break
+        body += chunk
+    return head, body
+
+
 def status_of(answer: bytes) -> int:
     """The status code of a raw HTTP/1.1 answer."""
     return int(answer.split(b" ", 2)[1])
@@ -89,24 +114,10 @@ class RecordingListener:
                 self._answer(conn)
 
     def _answer(self, conn: socket.socket) -> None:
-        data = b""
-        while b"\r\n\r\n" not in data:
-            chunk = conn.recv(65536)
-            if not chunk:
-                return
-            data += chunk
-        head, _, rest = data.partition(b"\r\n\r\n")
-        self.heads.append(head)
-        length = 0
-        for line in head.split(b"\r\n")[1:]:
-            name, _, value = line.partition(b":")
-            if name.strip().lower() == b"content-length":
-                length = int(value)
-        while len(rest) < length:
-            chunk = conn.recv(65536)
-            if not chunk:
-                break
-            rest += chunk
+        message = read_message(conn)
+        if message is None:
+            return
+        self.heads.append(message[0])
         conn.sendall(
             b"HTTP/1.1 %d X\r\ncontent-type: text/plain\r\ncontent-length: %d\r\n"
             b"connection: close\r\n\r\n%s" % (self.status, len(self.body), self.body)
