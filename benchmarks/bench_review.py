@@ -127,7 +127,7 @@ async def _setup(store: Any, clock: Clock) -> tuple[dict[str, str], dict[str, An
         for name, spec in REVIEWERS.items():
             _, info = await create_key(conn, scope="reviewer", agents=None, label=name, clock=clock)
             principal = principal_from_row(
-                next(k for k in await db_keys.all_keys(conn) if k["id"] == info["id"])
+                next(k for k in await db_keys.all_keys(conn) if k.id == info["id"])
             )
             principals[name] = principal
             await preferences.save_settings(conn, principal, spec["policy"], clock)

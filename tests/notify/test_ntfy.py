@@ -9,12 +9,14 @@ import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from harness.fakes.ntfy import FakeNtfy, tap
 
 from credence.clock import system_clock
+from credence.db.notices import NoticeItem
 from credence.notify import ntfy
 from credence.settings import Settings
 from tests.livesrv import LiveServer, cli_key, running
@@ -265,16 +267,28 @@ def test_a_bad_topic_url_is_refused_naming_url(settings, url):
         assert admin.get("/api/v1/push/channels").json()["items"] == []
 
 
-def _row(**extra) -> dict:
-    return {
-        "belief_id": "b_01m8tq6hxs6vv99hbm2rt6qz95",
-        "agent_name": "Coder",
-        "content": "Keep **PDFs** small, see https://wiki.example-corp.org/x",
-        "provenance": "clean",
-        "op": "add",
-        "review_reasons": "[]",
-        **extra,
-    }
+def _row(**extra: Any) -> NoticeItem:
+    """A ledger row as the store reads it (review reasons stored as JSON text)."""
+    return NoticeItem.from_row(
+        {
+            "belief_id": "b_01m8tq6hxs6vv99hbm2rt6qz95",
+            "agent_id": "coder",
+            "urgency": "normal",
+            "escalation": 0,
+            "escalate_at": None,
+            "created_at": "2026-01-01T00:00:00Z",
+            "told_at": None,
+            "reminded_at": None,
+            "content": "Keep **PDFs** small, see https://wiki.example-corp.org/x",
+            "provenance": "clean",
+            "op": "add",
+            "review_reasons": "[]",
+            "target_belief_id": None,
+            "version": 1,
+            "agent_name": "Coder",
+            **extra,
+        }
+    )
 
 
 def test_a_belief_that_changes_another_only_opens_its_card_at_high_priority() -> None:
@@ -288,6 +302,14 @@ def test_a_belief_that_changes_another_only_opens_its_card_at_high_priority() ->
     assert ntfy.labels(message) == ["Open"] and message["priority"] == 5
     assert message["actions"][0]["url"] == message["click"]
     assert message["message"] == "Keep PDFs small, see\nWeakens: PDFs are fine"
+
+
+def test_a_stored_contradiction_only_opens_the_card() -> None:
+    row = _row(review_reasons=json.dumps(["contradicts:b_old"]))
+    message = ntfy.belief_message(
+        row=row, urgency="high", base_url="https://c", token="t", changes=None
+    )
+    assert ntfy.labels(message) == ["Open"]
 
 
 def test_untrusted_content_never_reaches_the_lock_screen_nor_gets_keep() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from credence.models.reasons import decode_all
 from credence.notify.payload import (
     EMPTY_BODY,
     MAX_CHANGES_BYTES,
@@ -225,12 +226,13 @@ def test_test_payload_opens_the_app_without_actions():
     ],
 )
 def test_only_a_plain_add_may_be_decided_from_the_lock_screen(op, reasons, expected):
-    assert opens_only(op, reasons) is expected
+    assert opens_only(op, decode_all(reasons)) is expected
 
 
 def test_the_changed_belief_is_the_target_or_the_first_contradiction():
-    assert changed_id("forget", "b_t", ["contradicts:b_c"]) == "b_t"
-    assert changed_id("add", None, ["changes:x", "contradicts:b_c", "contradicts:b_d"]) == "b_c"
+    assert changed_id("forget", "b_t", decode_all(["contradicts:b_c"])) == "b_t"
+    flagged = decode_all(["changes:x", "contradicts:b_c", "contradicts:b_d"])
+    assert changed_id("add", None, flagged) == "b_c"
     assert changed_id("add", None, []) is None
 
 
@@ -288,4 +290,4 @@ def test_an_untrusted_contradiction_keeps_its_body_neutral():
 def test_one_rule_says_which_taps_must_open_the_card(
     op: str, reasons: list[str], provenance: str, action: str, refusal: str | None
 ) -> None:
-    assert tap_refusal(op, reasons, provenance, action) == refusal
+    assert tap_refusal(op, decode_all(reasons), provenance, action) == refusal

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from credence.errors import Unprocessable
+from credence.models.reasons import Reason
 from credence.notify import policy
 from credence.notify.policy import Item, Policy, QuietHours, Send
 
@@ -210,7 +211,7 @@ def test_the_json_form_round_trips() -> None:
 
 def test_urgency_tiers() -> None:
     assert policy.urgency_of("supersede", []) == "high"
-    assert policy.urgency_of("add", ["contradicts:b_1"]) == "high"
+    assert policy.urgency_of("add", [Reason("contradicts", "b_1")]) == "high"
     assert policy.urgency_of("add", []) == "normal"
     assert policy.urgency_of("strengthen", []) == "low"
 

@@ -59,7 +59,7 @@ class Team:
                 conn, scope="reviewer", agents=None, label="phone", clock=self.clock
             )
             self.principal = principal_from_row(
-                next(k for k in await db_keys.all_keys(conn) if k["id"] == info["id"])
+                next(k for k in await db_keys.all_keys(conn) if k.id == info["id"])
             )
             await conn.run(
                 "INSERT INTO push_subscriptions(id, key_id, endpoint, p256dh, auth, created_at,"

@@ -2,17 +2,26 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from credence.db import channels as channels_db
+from credence.db import notices as notices_db
 from credence.db import outbox as outbox_db
 from credence.db import push as push_db
-from credence.db.channels import NewChannel
+from credence.db.channels import Channel
 from credence.db.engine import Database
 from credence.db.push import NewSubscription
 from credence.errors import Conflict, NotFound
 from credence.ids import new_id
-from tests.notify.rows import insert_agent, insert_key
+from credence.models.reasons import Reason
+from tests.notify.rows import (
+    insert_agent,
+    insert_key,
+    insert_pending_belief,
+    insert_subscription,
+)
 
 NOW = "2026-03-01T12:00:00.000Z"
 
@@ -73,8 +82,17 @@ async def test_subscribers_and_channels_follow_the_keys_agent_lists(store: Datab
     found = await store.read(lambda conn: push_db.subscribers(conn, "coder"))
     assert {r.key_id for r in found} == {keys["admin"], keys["coder"]}
 
-    def channel(url: str, agents: list[str] | None) -> NewChannel:
-        return NewChannel(new_id("chn"), "admin", url, url, "json://…", "", agents, NOW)
+    def channel(url: str, agents: list[str] | None) -> Channel:
+        return Channel(
+            id=new_id("chn"),
+            source="admin",
+            url=url,
+            url_hash=url,
+            masked_url="json://…",
+            label="",
+            agents=agents,
+            created_at=NOW,
+        )
 
     everyone = await store.write(lambda conn: channels_db.create_channel(conn, channel("a", None)))
     coder = await store.write(
@@ -96,9 +114,50 @@ async def test_subscribers_and_channels_follow_the_keys_agent_lists(store: Datab
 
 async def test_an_env_channel_cannot_be_deleted_through_the_api(store: Database):
     url = "json://127.0.0.1:9/env"
-    env = NewChannel(new_id("chn"), "env", url, "h", "json://…", "CREDENCE_APPRISE_URLS", None, NOW)
+    env = Channel(
+        id=new_id("chn"),
+        source="env",
+        url=url,
+        url_hash="h",
+        masked_url="json://…",
+        label="CREDENCE_APPRISE_URLS",
+        agents=None,
+        created_at=NOW,
+    )
     await store.write(lambda conn: channels_db.sync_env_channels(conn, {"h": env}))
     await store.write(lambda conn: channels_db.sync_env_channels(conn, {"h": env}))
     [row] = await store.read(channels_db.list_channels)
     with pytest.raises(Conflict):
         await store.write(lambda conn: channels_db.delete_admin_channel(conn, row.id))
+
+
+async def test_ledger_reads_are_records_with_review_reasons_decoded(store: Database):
+    async def work(conn):
+        await insert_agent(conn, "coder", "Coder", NOW)
+        key_id = await insert_key(conn, "reviewer", ["coder"], NOW)
+        await conn.run(
+            "INSERT INTO reviewers(id, name, created_at) VALUES ('rvw_1', '', ?)", (NOW,)
+        )
+        await conn.run("UPDATE api_keys SET reviewer_id = 'rvw_1' WHERE id = ?", (key_id,))
+        await insert_subscription(conn, key_id, "https://push.example-push.org/9", "p", "a", NOW)
+        belief = await insert_pending_belief(conn, "coder", "Use bun", NOW)
+        await conn.run(
+            "UPDATE beliefs SET review_reasons = ? WHERE id = ?",
+            (json.dumps(["contradicts:b_old", "untrusted_source"]), belief["id"]),
+        )
+        await notices_db.insert(conn, [("rvw_1", belief["id"], "coder", 1, "high", 0, None, NOW)])
+        return key_id, belief["id"]
+
+    key_id, belief_id = await store.write(work)
+    reasons = [Reason("contradicts", "b_old"), Reason("untrusted_source")]
+    pending = await store.read(lambda conn: outbox_db.pending_belief(conn, belief_id))
+    assert pending is not None and pending.review_reasons == reasons and pending.version == 1
+    assert await store.read(lambda conn: outbox_db.pending_belief(conn, "b_nope")) is None
+    [item] = await store.read(lambda conn: notices_db.items(conn, "rvw_1"))
+    assert item.belief_id == belief_id and item.review_reasons == reasons
+    assert item.agent_name == "Coder" and item.urgency == "high" and not item.escalation
+    [sub] = await store.read(lambda conn: notices_db.reviewer_subscriptions(conn, "rvw_1"))
+    assert sub.key_id == key_id and sub.scope == "reviewer" and sub.agents == ["coder"]
+    await store.write(lambda conn: notices_db.wake(conn, "rvw_1", NOW))
+    schedule = await store.write(lambda conn: notices_db.lock_schedule(conn, "rvw_1"))
+    assert schedule is not None and schedule.due_at == NOW and schedule.last_push_at is None

@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from credence.access.principal import Principal, agents_of, principal_from_row
+from credence.access.principal import Principal, principal_from_row
 from credence.clock import Clock, rfc3339
 from credence.db import agents as db_agents
 from credence.db import keys as db_keys
@@ -57,18 +57,18 @@ async def require_agents(conn: Connection, agents: list[str] | None) -> None:
         raise NotFound(f"agent {absent[0]!r} not found")
 
 
-def key_info(row: Any) -> dict[str, Any]:
-    """An api_keys row as the ApiKey fields (never the digest)."""
+def key_info(key: db_keys.KeyRecord) -> dict[str, Any]:
+    """A stored key as the ApiKey fields (never the digest)."""
     return {
-        "id": row["id"],
-        "scope": row["scope"],
-        "agents": agents_of(row["agents"]),
-        "label": row["label"],
-        "created_at": row["created_at"],
-        "revoked_at": row["revoked_at"],
-        "may_write": _may_write(row["scope"], bool(row["may_write"])),
-        "write_grant_at": row["write_grant_at"],
-        "write_grant_by": row["write_grant_by"],
+        "id": key.id,
+        "scope": key.scope,
+        "agents": key.agents,
+        "label": key.label,
+        "created_at": key.created_at,
+        "revoked_at": key.revoked_at,
+        "may_write": _may_write(key.scope, bool(key.may_write)),
+        "write_grant_at": key.write_grant_at,
+        "write_grant_by": key.write_grant_by,
     }
 
 
@@ -144,7 +144,7 @@ async def revoke_key(store: Database, key_id: str, clock: Clock) -> dict[str, An
     """Revoke a key (again is harmless); its ApiKey fields, NotFound for an unknown id."""
     now = rfc3339(clock())
 
-    async def work(conn: Connection) -> Any:
+    async def work(conn: Connection) -> db_keys.KeyRecord | None:
         return await db_keys.revoke_key(conn, key_id, now)
 
     row = await store.write(work)
@@ -163,15 +163,18 @@ async def set_may_write(
     """
     now = rfc3339(clock())
 
-    async def work(conn: Connection) -> Any:
-        row = await db_keys.get_key(conn, key_id)
-        if row is None:
+    async def work(conn: Connection) -> db_keys.KeyRecord:
+        key = await db_keys.get_key(conn, key_id)
+        if key is None:
             raise NotFound(f"key {key_id!r} not found")
-        if row["scope"] != "reviewer":
+        if key.scope != "reviewer":
             raise Unprocessable(WRITE_GRANT_SCOPE)
-        if row["revoked_at"] is not None:
+        if key.revoked_at is not None:
             raise Conflict(f"key {key_id!r} is revoked")
-        return await db_keys.set_may_write(conn, key_id, may_write, now, by)
+        granted = await db_keys.set_may_write(conn, key_id, may_write, now, by)
+        if granted is None:  # keys are never deleted, so this is only for the type checker
+            raise NotFound(f"key {key_id!r} not found")
+        return granted
 
     info = key_info(await store.write(work))
     audit_log.info(
@@ -233,13 +236,13 @@ class KeyRing:
         if cached is not None and cached[0] == generation and now - cached[1] < CACHE_SECONDS:
             return cached[2]
 
-        async def lookup(conn: Connection) -> Any:
+        async def lookup(conn: Connection) -> db_keys.KeyRecord | None:
             return await db_keys.active_key(conn, digest)
 
-        row = await self._store.read(lookup)
+        key = await self._store.read(lookup)
         principal = None
-        if row is not None and hmac.compare_digest(row["key_hash"], digest):
-            principal = principal_from_row(row)
+        if key is not None and hmac.compare_digest(key.key_hash, digest):
+            principal = principal_from_row(key)
         if len(self._cache) > MAX_CACHED:
             self._cache.clear()
         # Tagged with the generation seen before the lookup: if keys changed meanwhile, the

@@ -8,7 +8,6 @@ from datetime import timedelta
 from typing import Any
 
 from credence.access.keys import create_key, hash_secret, refuse_empty, require_agents
-from credence.access.principal import agents_of
 from credence.clock import Clock, parse_rfc3339, rfc3339
 from credence.db import keys as db_keys
 from credence.db import reviewers as db_reviewers
@@ -74,15 +73,15 @@ async def redeem_pairing_code(
         if await db_keys.get_pairing_code(conn, code_hash) is None:
             raise PairingRefused("this pairing code is not valid")
         raise PairingRefused("this pairing code was already used; run `credence pair` again")
-    if parse_rfc3339(claimed["expires_at"]) <= now:
+    if parse_rfc3339(claimed.expires_at) <= now:
         raise PairingRefused("this pairing code has expired; run `credence pair` again")
     secret, info = await create_key(
         conn,
         scope="reviewer",
-        agents=agents_of(claimed["agents"]),
-        label=claimed["label"],
+        agents=claimed.agents,
+        label=claimed.label,
         clock=clock,
-        reviewer_id=claimed["reviewer_id"],
+        reviewer_id=claimed.reviewer_id,
     )
     await db_keys.link_pairing_key(conn, code_hash, info["id"])
     return secret, info

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-import json
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
 from credence.errors import Forbidden, NotFound
 from credence.models import Scope
+
+if TYPE_CHECKING:
+    from credence.db.keys import KeyRecord
 
 
 class Principal(msgspec.Struct, frozen=True):
@@ -68,20 +70,14 @@ class Principal(msgspec.Struct, frozen=True):
         return f"key:{self.key_id}"
 
 
-def agents_of(stored: str | None) -> list[str] | None:
-    """The agent list stored with a key or pairing code: None means every agent."""
-    return json.loads(stored) if stored else None
-
-
-def principal_from_row(row: Any) -> Principal:
-    """The principal an ``api_keys`` row stands for."""
-    agents = agents_of(row["agents"])
+def principal_from_row(key: KeyRecord) -> Principal:
+    """The principal a stored key stands for."""
     return Principal(
-        key_id=row["id"],
-        scope=row["scope"],
-        agents=frozenset(agents) if agents is not None else None,
-        label=row["label"],
-        may_write=bool(row["may_write"]),
+        key_id=key.id,
+        scope=key.scope,
+        agents=frozenset(key.agents) if key.agents is not None else None,
+        label=key.label,
+        may_write=bool(key.may_write),
     )
 
 

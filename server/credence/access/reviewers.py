@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from credence.access.principal import Principal, agents_of
+from credence.access.principal import Principal
 from credence.clock import Clock, rfc3339
 from credence.db import agents as db_agents
 from credence.db import reviewers as db_reviewers
@@ -90,14 +90,14 @@ async def devices_by_reviewer(
 ) -> dict[str, list[Device]]:
     """Each reviewer's unrevoked devices."""
     grouped: dict[str, list[Device]] = {}
-    for row in await db_reviewers.devices(conn, reviewer_ids):
-        grouped.setdefault(row["reviewer_id"], []).append(
+    for key in await db_reviewers.devices(conn, reviewer_ids):
+        grouped.setdefault(key.reviewer_id, []).append(
             Device(
-                key_id=row["id"],
-                label=row["label"],
-                scope=row["scope"],
-                agents=agents_of(row["agents"]),
-                created_at=row["created_at"],
+                key_id=key.id,
+                label=key.label,
+                scope=key.scope,
+                agents=key.agents,
+                created_at=key.created_at,
             )
         )
     return grouped

@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
 from typing import Literal
 
 from credence.db.engine import Connection, for_update, placeholders
@@ -14,7 +13,8 @@ from credence.errors import Conflict, NotFound
 
 
 class Channel(Record, frozen=True, kw_only=True):
-    """One push_channels row; ``url`` holds the service's credentials, never shown."""
+    """One push_channels row, read or to add; ``url`` holds the service's credentials, never
+    shown. ``agents`` None covers every agent."""
 
     JSON_FIELDS = frozenset({"agents"})
 
@@ -26,30 +26,13 @@ class Channel(Record, frozen=True, kw_only=True):
     label: str
     agents: list[str] | None
     created_at: str
-    kind: Literal["apprise", "ntfy"]
-    access_token: str | None
-    key_id: str | None
-
-
-CHANNEL_COLUMNS = Channel.columns()
-
-
-@dataclass(frozen=True)
-class NewChannel:
-    """A channel to add: the raw URL (it holds the service's credentials) and its identity."""
-
-    id: str
-    source: Literal["env", "admin"]
-    url: str
-    url_hash: str
-    masked_url: str
-    label: str
-    agents: Sequence[str] | None
-    created_at: str
     kind: Literal["apprise", "ntfy"] = "apprise"
     # ntfy: the server's access token, and the admin key its Keep/Forget actions decide as.
     access_token: str | None = None
     key_id: str | None = None
+
+
+CHANNEL_COLUMNS = Channel.columns()
 
 
 async def list_channels(conn: Connection) -> list[Channel]:
@@ -69,7 +52,7 @@ async def channels_for_agent(conn: Connection, agent_id: str) -> list[str]:
     return [row["id"] for row in found]
 
 
-async def _insert(conn: Connection, channel: NewChannel) -> bool:
+async def _insert(conn: Connection, channel: Channel) -> bool:
     inserted = await conn.run(
         f"INSERT INTO push_channels({CHANNEL_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
         " ON CONFLICT (url_hash) DO NOTHING",
@@ -90,7 +73,7 @@ async def _insert(conn: Connection, channel: NewChannel) -> bool:
     return bool(inserted)
 
 
-async def create_channel(conn: Connection, channel: NewChannel) -> Channel:
+async def create_channel(conn: Connection, channel: Channel) -> Channel:
     """Add an admin channel and return its row; NotFound for an unknown agent, Conflict for a URL
     that is configured already."""
     agents = sorted(set(channel.agents or ()))
@@ -119,7 +102,7 @@ async def delete_admin_channel(conn: Connection, channel_id: str) -> None:
     await conn.run("DELETE FROM push_channels WHERE id = ?", (channel_id,))
 
 
-async def sync_env_channels(conn: Connection, wanted: Mapping[str, NewChannel]) -> None:
+async def sync_env_channels(conn: Connection, wanted: Mapping[str, Channel]) -> None:
     """Make the 'env' channels exactly ``wanted`` (by URL hash); replicas may run this at once."""
     existing = {
         row["url_hash"]: row["id"]

@@ -2,16 +2,55 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from credence.db import state
 from credence.db.engine import Connection
+from credence.db.records import Record
+from credence.models.common import Scope
 
-KEY_COLUMNS = (
-    "id, key_hash, scope, agents, label, created_at, revoked_at, reviewer_id, may_write,"
-    " write_grant_at, write_grant_by"
-)
-PAIRING_COLUMNS = "code_hash, agents, label, created_at, expires_at, used_at, key_id, reviewer_id"
+
+class KeyRecord(Record, frozen=True, kw_only=True):
+    """One api_keys row; ``agents`` None covers every agent, ``may_write`` is 0 or 1."""
+
+    JSON_FIELDS = frozenset({"agents"})
+
+    id: str
+    key_hash: str
+    scope: Scope
+    agents: list[str] | None
+    label: str
+    created_at: str
+    revoked_at: str | None
+    reviewer_id: str | None
+    may_write: int
+    write_grant_at: str | None
+    write_grant_by: str | None
+
+
+class PairingRecord(Record, frozen=True, kw_only=True):
+    """One pairing_codes row; ``agents`` None covers every agent."""
+
+    JSON_FIELDS = frozenset({"agents"})
+
+    code_hash: str
+    agents: list[str] | None
+    label: str
+    created_at: str
+    expires_at: str
+    used_at: str | None
+    key_id: str | None
+    reviewer_id: str | None
+
+
+KEY_COLUMNS = KeyRecord.columns()
+PAIRING_COLUMNS = PairingRecord.columns()
+
+
+def _key(row: object) -> KeyRecord | None:
+    return None if row is None else KeyRecord.from_row(row)
+
+
+def _pairing(row: object) -> PairingRecord | None:
+    return None if row is None else PairingRecord.from_row(row)
 
 
 async def insert_key(
@@ -47,25 +86,27 @@ async def insert_key(
     await state.bump(conn, state.KEY_CHANGES)
 
 
-async def active_key(conn: Connection, key_hash: str) -> Any:
-    """The unrevoked key row with this digest, or None."""
-    return await conn.one(
-        f"SELECT {KEY_COLUMNS} FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
-        (key_hash,),
+async def active_key(conn: Connection, key_hash: str) -> KeyRecord | None:
+    """The unrevoked key with this digest, or None."""
+    return _key(
+        await conn.one(
+            f"SELECT {KEY_COLUMNS} FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL",
+            (key_hash,),
+        )
     )
 
 
-async def get_key(conn: Connection, key_id: str) -> Any:
-    """The key row with this id (revoked or not), or None."""
-    return await conn.one(f"SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?", (key_id,))
+async def get_key(conn: Connection, key_id: str) -> KeyRecord | None:
+    """The key with this id (revoked or not), or None."""
+    return _key(await conn.one(f"SELECT {KEY_COLUMNS} FROM api_keys WHERE id = ?", (key_id,)))
 
 
-async def all_keys(conn: Connection) -> list[Any]:
-    """Every key row, by id."""
-    return await conn.rows(f"SELECT {KEY_COLUMNS} FROM api_keys ORDER BY id")
+async def all_keys(conn: Connection) -> list[KeyRecord]:
+    """Every key, by id."""
+    return KeyRecord.from_rows(await conn.rows(f"SELECT {KEY_COLUMNS} FROM api_keys ORDER BY id"))
 
 
-async def revoke_key(conn: Connection, key_id: str, now: str) -> Any:
+async def revoke_key(conn: Connection, key_id: str, now: str) -> KeyRecord | None:
     """Revoke the key (a second revocation keeps the first time); its row, None if unknown."""
     row = await conn.one(
         "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?"
@@ -74,10 +115,12 @@ async def revoke_key(conn: Connection, key_id: str, now: str) -> Any:
     )
     if row is not None:
         await state.bump(conn, state.KEY_CHANGES)
-    return row
+    return _key(row)
 
 
-async def set_may_write(conn: Connection, key_id: str, may_write: bool, now: str, by: str) -> Any:
+async def set_may_write(
+    conn: Connection, key_id: str, may_write: bool, now: str, by: str
+) -> KeyRecord | None:
     """Grant or withdraw a key's writing, recording when and by whom; its row, None if unknown.
 
     Every key cache drops its entries, so the change holds on every replica within a poll.
@@ -89,7 +132,7 @@ async def set_may_write(conn: Connection, key_id: str, may_write: bool, now: str
     )
     if row is not None:
         await state.bump(conn, state.KEY_CHANGES)
-    return row
+    return _key(row)
 
 
 async def key_changes(conn: Connection) -> int:
@@ -115,23 +158,27 @@ async def insert_pairing_code(
     )
 
 
-async def claim_pairing_code(conn: Connection, code_hash: str, now: str) -> Any:
-    """Mark the code used, atomically: its row for exactly one caller, None for every other.
+async def claim_pairing_code(conn: Connection, code_hash: str, now: str) -> PairingRecord | None:
+    """Mark the code used, atomically: its record for exactly one caller, None for every other.
 
     The claim is one conditional UPDATE, so two replicas redeeming the same code at once
     cannot both win: the second finds ``used_at`` set and changes nothing.
     """
-    return await conn.one(
-        "UPDATE pairing_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL"
-        f" RETURNING {PAIRING_COLUMNS}",
-        (now, code_hash),
+    return _pairing(
+        await conn.one(
+            "UPDATE pairing_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL"
+            f" RETURNING {PAIRING_COLUMNS}",
+            (now, code_hash),
+        )
     )
 
 
-async def get_pairing_code(conn: Connection, code_hash: str) -> Any:
-    """The pairing code row, or None."""
-    return await conn.one(
-        f"SELECT {PAIRING_COLUMNS} FROM pairing_codes WHERE code_hash = ?", (code_hash,)
+async def get_pairing_code(conn: Connection, code_hash: str) -> PairingRecord | None:
+    """The pairing code, or None."""
+    return _pairing(
+        await conn.one(
+            f"SELECT {PAIRING_COLUMNS} FROM pairing_codes WHERE code_hash = ?", (code_hash,)
+        )
     )
 
 

@@ -3,11 +3,51 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, Self
 
 import msgspec
 
 from credence.db.engine import Connection, for_update, placeholders
+from credence.db.outbox import stored_reasons
+from credence.db.push import Subscriber
+from credence.db.records import Record
+from credence.models.common import BeliefOp, Provenance
+from credence.models.reasons import Reason
+
+
+class Schedule(Record, frozen=True, kw_only=True):
+    """One review_schedule row: when the policy next looks at a recipient, and its last sends."""
+
+    recipient_id: str
+    due_at: str | None
+    last_push_at: str | None
+    last_reminder_at: str | None
+
+
+class NoticeItem(Record, frozen=True, kw_only=True):
+    """A recipient's ledger row of a pending belief, with what a message about it needs."""
+
+    belief_id: str
+    agent_id: str
+    urgency: Literal["high", "normal", "low"]
+    escalation: int
+    escalate_at: str | None
+    created_at: str
+    told_at: str | None
+    reminded_at: str | None
+    content: str
+    provenance: Provenance
+    op: BeliefOp
+    review_reasons: list[Reason]
+    target_belief_id: str | None
+    version: int
+    agent_name: str
+
+    @classmethod
+    def from_row(cls, row: Any) -> Self:
+        """The record of an ``items`` row, its review reasons decoded."""
+        record = super().from_row(row)
+        return msgspec.structs.replace(record, review_reasons=stored_reasons(row["review_reasons"]))
 
 
 async def insert(conn: Connection, rows: Sequence[tuple[Any, ...]]) -> None:
@@ -49,13 +89,14 @@ async def next_due(conn: Connection) -> str | None:
     return row["due"] if row is not None else None
 
 
-async def lock_schedule(conn: Connection, recipient_id: str) -> Any:
-    """The recipient's schedule row, held for this transaction (None if absent)."""
-    return await conn.one(
-        "SELECT recipient_id, due_at, last_push_at, last_reminder_at FROM review_schedule"
+async def lock_schedule(conn: Connection, recipient_id: str) -> Schedule | None:
+    """The recipient's schedule, held for this transaction (None if absent)."""
+    row = await conn.one(
+        f"SELECT {Schedule.columns()} FROM review_schedule"
         f" WHERE recipient_id = ?{for_update(conn)}",
         (recipient_id,),
     )
+    return None if row is None else Schedule.from_row(row)
 
 
 async def set_schedule(
@@ -84,9 +125,9 @@ async def drop_settled(conn: Connection, recipient_id: str) -> None:
     )
 
 
-async def items(conn: Connection, recipient_id: str) -> list[Any]:
+async def items(conn: Connection, recipient_id: str) -> list[NoticeItem]:
     """The recipient's ledger rows of pending beliefs, with what a message about them needs."""
-    return await conn.rows(
+    rows = await conn.rows(
         "SELECT n.belief_id, n.agent_id, n.urgency, n.escalation, n.escalate_at, n.created_at,"
         " n.told_at, n.reminded_at, b.content, b.provenance, b.op, b.review_reasons,"
         " b.target_belief_id, b.version, a.name AS agent_name FROM review_notices n"
@@ -94,6 +135,7 @@ async def items(conn: Connection, recipient_id: str) -> list[Any]:
         " WHERE n.recipient_id = ? AND b.status = 'pending' ORDER BY n.created_at, n.belief_id",
         (recipient_id,),
     )
+    return NoticeItem.from_rows(rows)
 
 
 async def mark(
@@ -109,15 +151,16 @@ async def mark(
     )
 
 
-async def reviewer_subscriptions(conn: Connection, reviewer_id: str) -> list[Any]:
+async def reviewer_subscriptions(conn: Connection, reviewer_id: str) -> list[Subscriber]:
     """The push subscriptions of a reviewer's unrevoked devices, with each key's scope."""
-    return await conn.rows(
+    rows = await conn.rows(
         "SELECT s.id AS subscription_id, k.id AS key_id, k.scope AS scope, k.agents AS agents"
         " FROM push_subscriptions s JOIN api_keys k ON k.id = s.key_id"
         " WHERE k.reviewer_id = ? AND k.revoked_at IS NULL AND k.scope IN ('admin', 'reviewer')"
         " ORDER BY s.id",
         (reviewer_id,),
     )
+    return Subscriber.from_rows(rows)
 
 
 async def subscribed_keys_without_reviewer(conn: Connection) -> list[str]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from credence.db.engine import Connection, for_update, placeholders
 from credence.db.records import Record
+from credence.models.common import Scope
 
 
 class ReviewerRecord(Record, frozen=True, kw_only=True):
@@ -17,6 +18,19 @@ class ReviewerRecord(Record, frozen=True, kw_only=True):
     id: str
     name: str
     notifications: dict[str, Any]
+    created_at: str
+
+
+class DeviceRecord(Record, frozen=True, kw_only=True):
+    """An unrevoked admin or reviewer key of a reviewer; ``agents`` None covers every agent."""
+
+    JSON_FIELDS = frozenset({"agents"})
+
+    reviewer_id: str
+    id: str
+    scope: Scope
+    agents: list[str] | None
+    label: str
     created_at: str
 
 
@@ -68,9 +82,10 @@ async def link_key(conn: Connection, key_id: str, reviewer_id: str) -> None:
     await conn.run("UPDATE api_keys SET reviewer_id = ? WHERE id = ?", (reviewer_id, key_id))
 
 
-async def devices(conn: Connection, reviewer_ids: Sequence[str] | None = None) -> list[Any]:
-    """Unrevoked admin and reviewer keys that belong to a reviewer (all, or these reviewers):
-    reviewer_id, id, scope, agents, label, created_at."""
+async def devices(
+    conn: Connection, reviewer_ids: Sequence[str] | None = None
+) -> list[DeviceRecord]:
+    """Unrevoked admin and reviewer keys that belong to a reviewer (all, or these reviewers)."""
     where = "revoked_at IS NULL AND reviewer_id IS NOT NULL AND scope IN ('admin', 'reviewer')"
     params: tuple[Any, ...] = ()
     if reviewer_ids is not None:
@@ -78,11 +93,12 @@ async def devices(conn: Connection, reviewer_ids: Sequence[str] | None = None) -
             return []
         where += f" AND reviewer_id IN ({placeholders(len(reviewer_ids))})"
         params = tuple(reviewer_ids)
-    return await conn.rows(
-        "SELECT reviewer_id, id, scope, agents, label, created_at FROM api_keys"
+    rows = await conn.rows(
+        f"SELECT {DeviceRecord.columns()} FROM api_keys"
         f" WHERE {where} ORDER BY reviewer_id, created_at, id",
         params,
     )
+    return DeviceRecord.from_rows(rows)
 
 
 async def assignments(conn: Connection, agent_id: str | None = None) -> list[Any]:

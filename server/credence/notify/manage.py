@@ -11,11 +11,10 @@ from credence.clock import rfc3339
 from credence.db import channels as channels_db
 from credence.db import push as push_db
 from credence.db.beliefs import BeliefRecord
-from credence.db.channels import Channel, NewChannel
+from credence.db.channels import Channel
 from credence.db.push import NewSubscription, Subscription
 from credence.ids import new_id
 from credence.models import PushChannel, PushSubscription
-from credence.models.reasons import encode_all
 from credence.notify import webpush
 from credence.notify.channels import scheme_and_host
 from credence.notify.outbox import url_hash
@@ -91,7 +90,7 @@ async def action_principal(store: Database, key_id: str) -> Principal | None:
 
 def tap_refusal_of(belief: BeliefRecord, action: str) -> str | None:
     """Why a notification's ``action`` may not decide ``belief`` (the card must), or None."""
-    return tap_refusal(belief.op, encode_all(belief.review_reasons), belief.provenance, action)
+    return tap_refusal(belief.op, belief.review_reasons, belief.provenance, action)
 
 
 async def action_used(store: Database, key_id: str, idem_keys: Sequence[str]) -> bool:
@@ -133,7 +132,7 @@ async def add_channel(
     now: datetime,
 ) -> PushChannel:
     """Add an admin channel; NotFound for an unknown agent, Conflict for a known URL."""
-    channel = NewChannel(
+    channel = Channel(
         id=new_id("chn"),
         source="admin",
         url=url,

@@ -6,7 +6,7 @@ import json
 import re
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlsplit
 
 import httpx
@@ -21,6 +21,9 @@ from credence.notify.payload import (
 )
 from credence.notify.payload import truncate_to_bytes as _cut
 from credence.notify.webpush import Outcome, SendResult
+
+if TYPE_CHECKING:
+    from credence.db.notices import NoticeItem
 
 KIND = "ntfy"
 # ntfy's own topic rule; a topic is a capability (whoever knows it reads the notifications).
@@ -59,7 +62,7 @@ def _priority(urgency: str) -> int:
 
 def belief_message(
     *,
-    row: Any,
+    row: NoticeItem,
     urgency: str,
     base_url: str,
     token: str,
@@ -72,16 +75,14 @@ def belief_message(
     only opens its card; untrusted or unsourced content gets no Keep from the lock screen.
     """
     base = base_url.rstrip("/")
-    link = f"{base}/?belief={quote(row['belief_id'], safe='')}"
-    provenance = row["provenance"]
-    body = UNTRUSTED_BODY if provenance == "untrusted" else to_plain_text(row["content"])
+    link = f"{base}/?belief={quote(row.belief_id, safe='')}"
+    provenance = row.provenance
+    body = UNTRUSTED_BODY if provenance == "untrusted" else to_plain_text(row.content)
     if changes:
         body = f"{body}\n{changes}"
-    agent = " ".join(strip_control(row["agent_name"]).split())[:60]
+    agent = " ".join(strip_control(row.agent_name).split())[:60]
     actions: list[dict[str, Any]] = []
-    reasons = row["review_reasons"]
-    reasons = json.loads(reasons or "[]") if isinstance(reasons, str) else list(reasons or [])
-    if opens_only(row["op"] or "add", reasons):
+    if opens_only(row.op, row.review_reasons):
         actions.append({"action": "view", "label": "Open", "url": link, "clear": True})
     else:
         choices = ("forget",) if keep_opens_card(provenance) else ("keep", "forget")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -14,8 +13,10 @@ from credence.clock import Clock, rfc3339
 from credence.db import channels as channels_db
 from credence.db import outbox as outbox_db
 from credence.db import push as push_db
-from credence.db.channels import NewChannel
+from credence.db.channels import Channel
+from credence.db.outbox import PendingBelief
 from credence.ids import new_id
+from credence.models.reasons import Reason
 from credence.notify import tokens
 from credence.notify.payload import (
     TITLE,
@@ -74,25 +75,26 @@ def channel_message(
     return TITLE, f"{text}\n\n{name} · review it in Credence: {link}"
 
 
-async def _changes(conn: Connection, belief: dict[str, Any]) -> str | None:
+async def changes_of(
+    conn: Connection,
+    *,
+    agent_id: str,
+    op: str,
+    target_belief_id: str | None,
+    review_reasons: Sequence[Reason],
+) -> str | None:
     """The "Replaces: …"-style line of a belief that changes another one, else None."""
-    reasons = belief.get("review_reasons") or "[]"
-    reasons = json.loads(reasons) if isinstance(reasons, str) else list(reasons)
-    op = belief.get("op") or "add"
-    if not opens_only(op, reasons):
+    if not opens_only(op, review_reasons):
         return None
-    target_id = changed_id(op, belief.get("target_belief_id"), reasons)
+    target_id = changed_id(op, target_belief_id, review_reasons)
     target = None
     if target_id is not None:
-        target = await outbox_db.changed_belief(conn, target_id, belief["agent_id"])
+        target = await outbox_db.changed_belief(conn, target_id, agent_id)
     return changes_line(
         op,
-        target["content"] if target is not None else None,
-        target["provenance"] if target is not None else None,
+        target.content if target is not None else None,
+        target.provenance if target is not None else None,
     )
-
-
-changes_of = _changes
 
 
 async def _pending_count(conn: Connection, scope: str, agents: list[str] | None) -> int:
@@ -108,51 +110,57 @@ async def pending_count(conn: Connection, agents: frozenset[str] | None) -> int:
 
 
 async def enqueue_pending(
-    conn: Connection, belief: dict[str, Any], config: OutboxConfig
+    conn: Connection, belief: PendingBelief, config: OutboxConfig
 ) -> tuple[int, int]:
     """Queue the notifications for one new pending belief; returns (push rows, channel rows).
 
     Runs inside the transaction that inserts the belief, so the belief and its notifications
     commit or roll back together.
     """
-    agent_id = belief["agent_id"]
-    version = int(belief.get("version") or 1)
+    agent_id = belief.agent_id
+    version = belief.version
     now = config.clock()
     expires = now + timedelta(seconds=config.ttl_seconds)
     now_text, expires_text = rfc3339(now), rfc3339(expires)
     agent_name = await outbox_db.agent_name(conn, agent_id) or agent_id
     subscribers = await push_db.subscribers(conn, agent_id)
     counts: dict[str, int] = {}
-    topic = topic_for(belief["id"])
-    changes = await _changes(conn, belief)
+    topic = topic_for(belief.id)
+    changes = await changes_of(
+        conn,
+        agent_id=agent_id,
+        op=belief.op,
+        target_belief_id=belief.target_belief_id,
+        review_reasons=belief.review_reasons,
+    )
     push_rows = []
     for sub in subscribers:
         if sub.key_id not in counts:
             counts[sub.key_id] = await _pending_count(conn, sub.scope, sub.agents)
         token = tokens.issue(
             config.secret,
-            belief_id=belief["id"],
+            belief_id=belief.id,
             version=version,
             key_id=sub.key_id,
             expires_at=expires,
         )
         payload = build_payload(
-            belief_id=belief["id"],
+            belief_id=belief.id,
             agent_id=agent_id,
             agent_name=agent_name,
-            content=belief["content"],
-            provenance=belief["provenance"],
+            content=belief.content,
+            provenance=belief.provenance,
             pending_count=counts[sub.key_id],
             token=token,
             ttl_seconds=config.ttl_seconds,
-            op=belief.get("op") or "add",
+            op=belief.op,
             changes=changes,
         )
         push_rows.append(
             (
                 new_id("msg"),
                 sub.subscription_id,
-                belief["id"],
+                belief.id,
                 version,
                 KIND_BELIEF,
                 payload,
@@ -168,10 +176,10 @@ async def enqueue_pending(
     channel_ids = await channels_db.channels_for_agent(conn, agent_id)
     if channel_ids:
         title, body = channel_message(
-            belief_id=belief["id"],
+            belief_id=belief.id,
             agent_name=agent_name,
-            content=belief["content"],
-            provenance=belief["provenance"],
+            content=belief.content,
+            provenance=belief.provenance,
             base_url=config.base_url,
             changes=changes,
         )
@@ -181,7 +189,7 @@ async def enqueue_pending(
                 (
                     new_id("cmsg"),
                     channel_id,
-                    belief["id"],
+                    belief.id,
                     version,
                     KIND_BELIEF,
                     title,
@@ -204,7 +212,10 @@ def pending_hook(config: OutboxConfig, on_enqueue: Callable[[], None] | None = N
     """
 
     async def hook(conn: Connection, belief: dict[str, Any]) -> None:
-        queued = await enqueue_pending(conn, belief, config)
+        pending = await outbox_db.pending_belief(conn, belief["id"])
+        if pending is None:
+            return
+        queued = await enqueue_pending(conn, pending, config)
         if on_enqueue is not None and any(queued):
             on_enqueue()
 
@@ -225,7 +236,7 @@ async def sync_env_channels(
     """Mirror CREDENCE_APPRISE_URLS into the channels table: add new ones, drop removed ones."""
     created = rfc3339(now)
     wanted = {
-        url_hash(url): NewChannel(
+        url_hash(url): Channel(
             id=new_id("chn"),
             source="env",
             url=url.strip(),

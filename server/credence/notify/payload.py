@@ -12,7 +12,7 @@ from urllib.parse import quote
 
 import msgspec
 
-from credence.models.reasons import decode_all, targets
+from credence.models.reasons import Reason, targets
 
 # RFC 8291 with one 4096-byte aes128gcm record: 4096 - 86 header - 16 tag - 1 delimiter.
 MAX_PAYLOAD_BYTES = 3993
@@ -149,12 +149,12 @@ def _fit(message: dict[str, Any], body: str) -> bytes:
     return _encode(message)
 
 
-def contradicted_ids(review_reasons: Sequence[str]) -> list[str]:
-    """The belief ids a belief's stored review reasons flag as ``contradicts``, in order."""
-    return targets(decode_all(review_reasons), "contradicts")
+def contradicted_ids(review_reasons: Sequence[Reason]) -> list[str]:
+    """The belief ids a belief's review reasons flag as ``contradicts``, in order."""
+    return targets(review_reasons, "contradicts")
 
 
-def opens_only(op: str, review_reasons: Sequence[str]) -> bool:
+def opens_only(op: str, review_reasons: Sequence[Reason]) -> bool:
     """Whether deciding this belief changes another one, so only the full card may decide it.
 
     A lock-screen tap must never retire, weaken or forget an active belief the reviewer did not
@@ -177,7 +177,9 @@ TAP_UNTRUSTED_KEEP = (
 )
 
 
-def tap_refusal(op: str, review_reasons: Sequence[str], provenance: str, action: str) -> str | None:
+def tap_refusal(
+    op: str, review_reasons: Sequence[Reason], provenance: str, action: str
+) -> str | None:
     """Why a notification's ``action`` (keep or forget) may not decide this belief, or None.
 
     The one rule for every channel's buttons (Web Push and ntfy): a belief that changes another
@@ -190,7 +192,9 @@ def tap_refusal(op: str, review_reasons: Sequence[str], provenance: str, action:
     return None
 
 
-def changed_id(op: str, target_belief_id: str | None, review_reasons: Sequence[str]) -> str | None:
+def changed_id(
+    op: str, target_belief_id: str | None, review_reasons: Sequence[Reason]
+) -> str | None:
     """The belief a pending belief would change: its target, else the first it contradicts."""
     if op != "add":
         return target_belief_id

@@ -10,7 +10,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from credence.errors import Unprocessable
-from credence.models.reasons import decode_all
+from credence.models.reasons import Reason
 
 Mode = Literal["digest", "each"]
 Urgency = Literal["high", "normal", "low"]
@@ -221,9 +221,9 @@ def to_json(policy: Policy) -> dict[str, Any]:
     }
 
 
-def urgency_of(op: str, review_reasons: Sequence[str]) -> Urgency:
+def urgency_of(op: str, review_reasons: Sequence[Reason]) -> Urgency:
     """High for a proposal that contradicts, replaces, weakens or forgets a kept belief."""
-    kinds = {reason.kind for reason in decode_all(review_reasons)}
+    kinds = {reason.kind for reason in review_reasons}
     if op in CHANGING_OPS or kinds & {"contradicts", "contradicts_in_batch"}:
         return "high"
     return "low" if op == "strengthen" else "normal"

@@ -9,12 +9,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from credence.access import reviewers as access_reviewers
-from credence.access.principal import agents_of
 from credence.clock import parse_rfc3339, rfc3339
 from credence.db import notices as notices_db
 from credence.db import outbox as outbox_db
 from credence.db import reviewers as db_reviewers
 from credence.db.channels import channel_kind, channels_for_agent
+from credence.db.notices import NoticeItem
+from credence.db.outbox import PendingBelief
 from credence.ids import new_id
 from credence.notify import ntfy, policy, tokens
 from credence.notify.outbox import OutboxConfig, changes_of, channel_message, pending_count
@@ -31,12 +32,6 @@ POLL_SECONDS = 1.0
 BATCH = 50
 
 
-def _json_list(value: Any) -> list[str]:
-    if isinstance(value, str):
-        return list(json.loads(value or "[]"))
-    return list(value or [])
-
-
 def _recipient_policy(raw: dict[str, Any] | None) -> policy.Policy:
     try:
         return policy.parse(raw or {})
@@ -47,7 +42,7 @@ def _recipient_policy(raw: dict[str, Any] | None) -> policy.Policy:
 # --- the ledger, written with the belief -----------------------------------------------------
 
 
-async def record_pending(conn: Connection, belief: dict[str, Any], now: datetime) -> int:
+async def record_pending(conn: Connection, belief: PendingBelief, now: datetime) -> int:
     """Put a new pending belief in its recipients' ledgers; how many recipients it reaches.
 
     Runs inside the transaction that makes the belief pending, so the belief and the promise to
@@ -57,8 +52,8 @@ async def record_pending(conn: Connection, belief: dict[str, Any], now: datetime
     for key_id in await notices_db.subscribed_keys_without_reviewer(conn):
         reviewer_id = await access_reviewers.new_reviewer(conn, name="", clock=lambda: now)
         await db_reviewers.link_key(conn, key_id, reviewer_id)
-    agent_id = belief["agent_id"]
-    urgency = policy.urgency_of(belief.get("op") or "add", _json_list(belief.get("review_reasons")))
+    agent_id = belief.agent_id
+    urgency = policy.urgency_of(belief.op, belief.review_reasons)
     devices = await access_reviewers.devices_by_reviewer(conn)
     owners = await access_reviewers.owners_of(conn, agent_id)
     others = [
@@ -72,9 +67,8 @@ async def record_pending(conn: Connection, belief: dict[str, Any], now: datetime
         remind = min(_recipient_policy(r.notifications).remind_after for r in rows if r)
     now_text = rfc3339(now)
     escalate_at = rfc3339(now + 2 * remind)
-    version = int(belief.get("version") or 1)
     channels = await channels_for_agent(conn, agent_id)
-    base = (belief["id"], agent_id, version, urgency)
+    base = (belief.id, agent_id, belief.version, urgency)
     await notices_db.insert(
         conn,
         [(rid, *base, 0, None, now_text) for rid in [*owners, *channels]]
@@ -91,7 +85,10 @@ def pending_hook(clock: Callable[[], datetime], on_record: Callable[[], None] | 
     """A ``BeliefHooks.in_txn_pending`` hook: every new pending belief enters the ledger."""
 
     async def hook(conn: Connection, belief: dict[str, Any]) -> None:
-        if await record_pending(conn, belief, clock()) and on_record is not None:
+        pending = await outbox_db.pending_belief(conn, belief["id"])
+        if pending is None:
+            return
+        if await record_pending(conn, pending, clock()) and on_record is not None:
             on_record()
 
     return hook
@@ -115,7 +112,7 @@ async def plan_recipient(
     ledger, set its next look. None when another worker (or replica) already did."""
     schedule = await notices_db.lock_schedule(conn, recipient_id)
     now_text = rfc3339(now)
-    if schedule is None or schedule["due_at"] is None or schedule["due_at"] > now_text:
+    if schedule is None or schedule.due_at is None or schedule.due_at > now_text:
         return None
     is_channel = not recipient_id.startswith("rvw_")
     if is_channel:
@@ -128,14 +125,14 @@ async def plan_recipient(
         await notices_db.forget_recipient(conn, recipient_id)
         return None
     await notices_db.drop_settled(conn, recipient_id)
-    rows = {row["belief_id"]: row for row in await notices_db.items(conn, recipient_id)}
+    rows = {row.belief_id: row for row in await notices_db.items(conn, recipient_id)}
     chosen = _recipient_policy(raw)
     plan = policy.plan(
         chosen,
         [_item(row) for row in rows.values()],
         now,
-        last_reminder_at=_time(schedule["last_reminder_at"]),
-        last_push_at=_time(schedule["last_push_at"]),
+        last_reminder_at=_time(schedule.last_reminder_at),
+        last_push_at=_time(schedule.last_push_at),
     )
     for send in plan.sends:
         beliefs = [rows[belief_id] for belief_id in send.belief_ids]
@@ -151,8 +148,8 @@ async def plan_recipient(
         conn,
         recipient_id,
         due_at=rfc3339(plan.next_check) if plan.next_check else None,
-        last_push_at=now_text if plan.sends else schedule["last_push_at"],
-        last_reminder_at=now_text if plan.reminded else schedule["last_reminder_at"],
+        last_push_at=now_text if plan.sends else schedule.last_push_at,
+        last_reminder_at=now_text if plan.reminded else schedule.last_reminder_at,
     )
     return Planned(recipient_id, tuple((s.kind, s.belief_ids + s.reminded_ids) for s in plan.sends))
 
@@ -161,33 +158,33 @@ def _time(value: str | None) -> datetime | None:
     return parse_rfc3339(value) if value else None
 
 
-def _item(row: Any) -> policy.Item:
+def _item(row: NoticeItem) -> policy.Item:
     return policy.Item(
-        belief_id=row["belief_id"],
-        agent_id=row["agent_id"],
-        urgency=row["urgency"],
-        created_at=parse_rfc3339(row["created_at"]),
-        told_at=_time(row["told_at"]),
-        reminded_at=_time(row["reminded_at"]),
-        escalation=bool(row["escalation"]),
-        escalate_at=_time(row["escalate_at"]),
+        belief_id=row.belief_id,
+        agent_id=row.agent_id,
+        urgency=row.urgency,
+        created_at=parse_rfc3339(row.created_at),
+        told_at=_time(row.told_at),
+        reminded_at=_time(row.reminded_at),
+        escalation=bool(row.escalation),
+        escalate_at=_time(row.escalate_at),
     )
 
 
 def digest_text(
-    kind: str, beliefs: Sequence[Any], now: datetime, waiting: Sequence[Any] = ()
+    kind: str, beliefs: Sequence[NoticeItem], now: datetime, waiting: Sequence[NoticeItem] = ()
 ) -> str:
     """The words of a digest or reminder: how many, from which agents, what they change, and
     (a reminder folded in) how many still wait."""
     count = len(beliefs)
     noun = "belief" if count == 1 else "beliefs"
-    names = sorted({" ".join(strip_control(b["agent_name"]).split())[:60] for b in beliefs})
+    names = sorted({" ".join(strip_control(b.agent_name).split())[:60] for b in beliefs})
     source = names[0] if len(names) == 1 else f"{len(names)} agents"
     if kind == "reminder":
-        oldest = min(parse_rfc3339(b["created_at"]) for b in beliefs)
+        oldest = min(parse_rfc3339(b.created_at) for b in beliefs)
         since = "yesterday" if now - oldest < timedelta(hours=48) else oldest.strftime("%d %b")
         return f"{count} {noun} from {source} waiting since {since}"
-    high = sum(1 for b in beliefs if b["urgency"] == "high")
+    high = sum(1 for b in beliefs if b.urgency == "high")
     text = f"{count} new {noun} from {source}"
     if high:
         text += f" — {high} {'changes' if high == 1 else 'change'} a kept one"
@@ -200,8 +197,8 @@ async def _queue_push(
     conn: Connection,
     reviewer_id: str,
     send: policy.Send,
-    beliefs: Sequence[Any],
-    waiting: Sequence[Any],
+    beliefs: Sequence[NoticeItem],
+    waiting: Sequence[NoticeItem],
     config: OutboxConfig,
     now: datetime,
 ) -> None:
@@ -213,16 +210,16 @@ async def _queue_push(
     single = beliefs[0] if len(beliefs) == 1 and send.kind != "reminder" and not waiting else None
     push_rows = []
     for sub in subscriptions:
-        covered = agents_of(sub["agents"])
+        covered = sub.agents
         count = await pending_count(
-            conn, None if sub["scope"] == "admin" or covered is None else frozenset(covered)
+            conn, None if sub.scope == "admin" or covered is None else frozenset(covered)
         )
         if single is not None:
-            if not access_reviewers.covers(sub["scope"], covered, single["agent_id"]):
+            if not access_reviewers.covers(sub.scope, covered, single.agent_id):
                 continue
-            payload = await _belief_payload(conn, single, sub["key_id"], count, config, expires)
-            belief_id, version, kind = single["belief_id"], single["version"], KIND_BELIEF
-            topic = topic_for(single["belief_id"])
+            payload = await _belief_payload(conn, single, sub.key_id, count, config, expires)
+            belief_id, version, kind = single.belief_id, single.version, KIND_BELIEF
+            topic = topic_for(single.belief_id)
         else:
             payload = _digest_payload(send.kind, beliefs, waiting, count, config, now)
             belief_id, version, kind = None, None, KIND_BELIEF
@@ -230,7 +227,7 @@ async def _queue_push(
         push_rows.append(
             (
                 new_id("msg"),
-                sub["subscription_id"],
+                sub.subscription_id,
                 belief_id,
                 version,
                 kind,
@@ -246,35 +243,49 @@ async def _queue_push(
     await outbox_db.insert_push_rows(conn, push_rows)
 
 
+async def _changes(conn: Connection, row: NoticeItem) -> str | None:
+    return await changes_of(
+        conn,
+        agent_id=row.agent_id,
+        op=row.op,
+        target_belief_id=row.target_belief_id,
+        review_reasons=row.review_reasons,
+    )
+
+
 async def _belief_payload(
-    conn: Connection, row: Any, key_id: str, count: int, config: OutboxConfig, expires: datetime
+    conn: Connection,
+    row: NoticeItem,
+    key_id: str,
+    count: int,
+    config: OutboxConfig,
+    expires: datetime,
 ) -> bytes:
-    belief = {**dict(row), "id": row["belief_id"]}
     token = tokens.issue(
         config.secret,
-        belief_id=row["belief_id"],
-        version=int(row["version"]),
+        belief_id=row.belief_id,
+        version=row.version,
         key_id=key_id,
         expires_at=expires,
     )
     return build_payload(
-        belief_id=row["belief_id"],
-        agent_id=row["agent_id"],
-        agent_name=row["agent_name"],
-        content=row["content"],
-        provenance=row["provenance"],
+        belief_id=row.belief_id,
+        agent_id=row.agent_id,
+        agent_name=row.agent_name,
+        content=row.content,
+        provenance=row.provenance,
         pending_count=count,
         token=token,
         ttl_seconds=config.ttl_seconds,
-        op=row["op"] or "add",
-        changes=await changes_of(conn, belief),
+        op=row.op,
+        changes=await _changes(conn, row),
     )
 
 
 def _digest_payload(
     kind: str,
-    beliefs: Sequence[Any],
-    waiting: Sequence[Any],
+    beliefs: Sequence[NoticeItem],
+    waiting: Sequence[NoticeItem],
     count: int,
     config: OutboxConfig,
     now: datetime,
@@ -285,7 +296,7 @@ def _digest_payload(
         "body": truncate_to_bytes(digest_text(kind, beliefs, now, waiting), 600),
         "url": "/",
         "pending_count": int(count),
-        "belief_ids": [b["belief_id"] for b in beliefs][:20],
+        "belief_ids": [b.belief_id for b in beliefs][:20],
         "actions": [],
         "ttl_seconds": int(config.ttl_seconds),
     }
@@ -296,8 +307,8 @@ async def _queue_channel(
     conn: Connection,
     channel_id: str,
     send: policy.Send,
-    beliefs: Sequence[Any],
-    waiting: Sequence[Any],
+    beliefs: Sequence[NoticeItem],
+    waiting: Sequence[NoticeItem],
     config: OutboxConfig,
     now: datetime,
 ) -> None:
@@ -311,14 +322,14 @@ async def _queue_channel(
     elif len(beliefs) == 1 and send.kind != "reminder" and not waiting:
         row = beliefs[0]
         title, body = channel_message(
-            belief_id=row["belief_id"],
-            agent_name=row["agent_name"],
-            content=row["content"],
-            provenance=row["provenance"],
+            belief_id=row.belief_id,
+            agent_name=row.agent_name,
+            content=row.content,
+            provenance=row.provenance,
             base_url=config.base_url,
-            changes=await changes_of(conn, {**dict(row), "id": row["belief_id"]}),
+            changes=await _changes(conn, row),
         )
-        belief_id, version = row["belief_id"], row["version"]
+        belief_id, version = row.belief_id, row.version
     else:
         title = DIGEST_TITLE
         body = f"{digest_text(send.kind, beliefs, now, waiting)}\n\nReview them in Credence: "
@@ -346,8 +357,8 @@ async def _queue_channel(
 async def _ntfy_message(
     conn: Connection,
     send: policy.Send,
-    beliefs: Sequence[Any],
-    waiting: Sequence[Any],
+    beliefs: Sequence[NoticeItem],
+    waiting: Sequence[NoticeItem],
     key_id: str | None,
     config: OutboxConfig,
     now: datetime,
@@ -359,16 +370,16 @@ async def _ntfy_message(
         row = beliefs[0]
         token = tokens.issue(
             config.secret,
-            belief_id=row["belief_id"],
-            version=int(row["version"]),
+            belief_id=row.belief_id,
+            version=row.version,
             key_id=key_id,
             expires_at=expires,
         )
-        changes = await changes_of(conn, {**dict(row), "id": row["belief_id"]})
+        changes = await _changes(conn, row)
         message = ntfy.belief_message(
             row=row, urgency=send.urgency, base_url=config.base_url, token=token, changes=changes
         )
-        return message["title"], ntfy.encode(message), row["belief_id"], int(row["version"])
+        return message["title"], ntfy.encode(message), row.belief_id, row.version
     text = digest_text(send.kind, beliefs, now, waiting)
     message = ntfy.digest_message(text=text, urgency=send.urgency, base_url=config.base_url)
     return DIGEST_TITLE, ntfy.encode(message), None, None

@@ -11,7 +11,6 @@ from urllib.parse import quote
 from zoneinfo import ZoneInfo
 
 from credence.access import reviewers as access_reviewers
-from credence.access.principal import agents_of
 from credence.clock import parse_rfc3339, rfc3339
 from credence.db import notices as notices_db
 from credence.db import outbox as outbox_db
@@ -272,16 +271,16 @@ async def _queue(
     now_text, expires_text = rfc3339(now), rfc3339(expires)
     rows = []
     for sub in await notices_db.reviewer_subscriptions(conn, reviewer_id):
-        covered = agents_of(sub["agents"])
-        seen = [w for w in weeks if access_reviewers.covers(sub["scope"], covered, w.agent_id)]
+        covered = sub.agents
+        seen = [w for w in weeks if access_reviewers.covers(sub.scope, covered, w.agent_id)]
         if all(week.quiet for week in seen):
             continue
-        visible = None if sub["scope"] == "admin" or covered is None else frozenset(covered)
+        visible = None if sub.scope == "admin" or covered is None else frozenset(covered)
         message = compose(seen, await pending_count(conn, visible), config.ttl_seconds)
         rows.append(
             (
                 new_id("msg"),
-                sub["subscription_id"],
+                sub.subscription_id,
                 None,
                 None,
                 outbox_db.KIND_BELIEF,
