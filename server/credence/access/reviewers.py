@@ -11,7 +11,7 @@ from credence.clock import Clock, rfc3339
 from credence.db import agents as db_agents
 from credence.db import reviewers as db_reviewers
 from credence.db.engine import Connection
-from credence.db.reviewers import ReviewerRecord
+from credence.db.reviewers import Assignment, ReviewerRecord
 from credence.errors import NotFound, Unprocessable
 from credence.ids import new_id
 
@@ -40,21 +40,21 @@ def reviewer_sees(devices: Iterable[Device], agent_id: str) -> bool:
 
 
 def effective_owners(
-    devices: dict[str, list[Device]], assignments: Iterable[Any], agent_id: str
+    devices: dict[str, list[Device]], assignments: Iterable[Assignment], agent_id: str
 ) -> list[str]:
     """The agent's reviewers: those whose keys cover it, plus assigned, minus unassigned.
 
     An assignment never reaches a reviewer who cannot see the agent (scoping is unchanged).
     """
     owners = {rid for rid, own in devices.items() if reviewer_sees(own, agent_id)}
-    for row in assignments:
-        if row["agent_id"] != agent_id:
+    for choice in assignments:
+        if choice.agent_id != agent_id:
             continue
-        if row["assigned"]:
-            if reviewer_sees(devices.get(row["reviewer_id"], []), agent_id):
-                owners.add(row["reviewer_id"])
+        if choice.assigned:
+            if reviewer_sees(devices.get(choice.reviewer_id, []), agent_id):
+                owners.add(choice.reviewer_id)
         else:
-            owners.discard(row["reviewer_id"])
+            owners.discard(choice.reviewer_id)
     return sorted(owners)
 
 
@@ -155,7 +155,7 @@ async def agent_reviewers(conn: Connection, agent_id: str) -> list[dict[str, Any
         raise NotFound(f"agent {agent_id!r} not found")
     devices = await devices_by_reviewer(conn)
     rows = await db_reviewers.assignments(conn, agent_id)
-    explicit = {row["reviewer_id"]: bool(row["assigned"]) for row in rows}
+    explicit = {choice.reviewer_id: bool(choice.assigned) for choice in rows}
     owners = set(effective_owners(devices, rows, agent_id))
     people = {row.id: row for row in await db_reviewers.all_reviewers(conn)}
     listed = []

@@ -34,6 +34,14 @@ class DeviceRecord(Record, frozen=True, kw_only=True):
     created_at: str
 
 
+class Assignment(Record, frozen=True, kw_only=True):
+    """An admin's choice for one agent: this reviewer reviews it (``assigned`` 1) or not (0)."""
+
+    agent_id: str
+    reviewer_id: str
+    assigned: int
+
+
 COLUMNS = ReviewerRecord.columns()
 
 
@@ -101,16 +109,17 @@ async def devices(
     return DeviceRecord.from_rows(rows)
 
 
-async def assignments(conn: Connection, agent_id: str | None = None) -> list[Any]:
-    """Admins' assignment rows (agent_id, reviewer_id, assigned), of one agent or all."""
+async def assignments(conn: Connection, agent_id: str | None = None) -> list[Assignment]:
+    """Admins' assignments, of one agent or all."""
     if agent_id is None:
-        return await conn.rows(
-            "SELECT agent_id, reviewer_id, assigned FROM agent_reviewers ORDER BY agent_id"
+        rows = await conn.rows(
+            f"SELECT {Assignment.columns()} FROM agent_reviewers ORDER BY agent_id"
         )
-    return await conn.rows(
-        "SELECT agent_id, reviewer_id, assigned FROM agent_reviewers WHERE agent_id = ?",
-        (agent_id,),
-    )
+    else:
+        rows = await conn.rows(
+            f"SELECT {Assignment.columns()} FROM agent_reviewers WHERE agent_id = ?", (agent_id,)
+        )
+    return Assignment.from_rows(rows)
 
 
 async def set_assignment(
