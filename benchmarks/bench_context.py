@@ -40,9 +40,9 @@ from benchmarks.figures import figure
 from credence.clock import rfc3339, system_clock
 from credence.db.store import Store
 from credence.ids import new_id
-from credence.memory.context import ContextService, recall_episode_search
+from credence.memory.read.context import ContextService, recall_episode_search
 from credence.memory.semantics.model import MiniLMEmbedder
-from credence.memory.text import normalise
+from credence.memory.semantics.tokens import normalise
 
 SEED = 20261201
 AGENT = "bench"

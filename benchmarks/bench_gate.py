@@ -23,7 +23,7 @@ from harness.gate_corpus import (
 from harness.gate_eval import SETS, TARGETS, halves, load, per_phenomenon, report, run, summary
 
 from benchmarks.figures import figure
-from credence.memory.gate import BeliefIndex, LiveBelief, Proposal, gate
+from credence.memory.semantics.gate import BeliefIndex, LiveBelief, Proposal, gate
 from credence.memory.semantics.model import MINILM_DIM, MiniLMEmbedder
 
 BELIEFS = 10_000

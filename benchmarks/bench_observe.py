@@ -26,8 +26,8 @@ from credence.clock import rfc3339, system_clock
 from credence.components import context_component
 from credence.db.store import Store
 from credence.ids import new_id
-from credence.memory.report import memory_report
-from credence.memory.text import normalise
+from credence.memory.lifecycle.report import memory_report
+from credence.memory.semantics.tokens import normalise
 from credence.observe import metrics
 from credence.settings import Settings
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from credence.db.store import Store
 from credence.embed import normalize_rows
-from credence.memory import recall
+from credence.memory.read import recall
 from credence.memory.semantics.model import MINILM_DIM, MiniLMEmbedder
 
 SEED = 20261202

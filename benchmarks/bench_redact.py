@@ -8,7 +8,7 @@ import statistics
 import time
 from collections.abc import Callable
 
-from credence.memory import redact as redaction
+from credence.memory.ingest import redact as redaction
 
 MB = 1_000_000
 RUNS = 7

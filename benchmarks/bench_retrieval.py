@@ -21,7 +21,7 @@ from harness import eval_sets, recall_eval, retrieval_eval
 
 from benchmarks.figures import figure
 from credence.db.store import Store
-from credence.memory.context import CacheEntry, rank_notes
+from credence.memory.read.context import CacheEntry, rank_notes
 from credence.memory.semantics.model import MINILM_DIM, MiniLMEmbedder
 
 ANSWER_TARGET = 0.8

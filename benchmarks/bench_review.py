@@ -29,8 +29,8 @@ from credence.db import notices as notices_db
 from credence.db import push as push_db
 from credence.db.push import NewSubscription
 from credence.errors import DomainError
-from credence.memory.beliefs import BeliefHooks, BeliefService
-from credence.memory.decisions import Forget, Keep
+from credence.memory.lifecycle.beliefs import BeliefHooks, BeliefService
+from credence.memory.lifecycle.decisions import Forget, Keep
 from credence.memory.semantics.embedders import make_embedder
 from credence.models import ProposalIn, ProposedBy
 from credence.notify import policy, preferences, review, tokens

@@ -77,7 +77,7 @@ async def spread_load(
 def copy_to_database(data_dir: Path, pg: PostgresServer, prefix: str) -> str:
     """Copy the seeded SQLite installation into a new database on ``pg``; return its URL."""
     from credence.db.copy import copy_to_postgres
-    from credence.memory import audit
+    from credence.memory.lifecycle import audit
 
     url = pg.url(pg.create_database(prefix))
     asyncio.run(copy_to_postgres(data_dir / "credence.sqlite3", url, audit.verify_rows))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Set as AbstractSet
 
-from credence.memory.text import jaccard
+from credence.memory.semantics.tokens import jaccard
 
 EXACT_DUPLICATE = "exact_duplicate"
 PARAPHRASE_DUPLICATE = "paraphrase_duplicate"
@@ -393,7 +393,7 @@ def run_corpus(embed) -> list[tuple[str, str, str, str, tuple[str, ...]]]:
     """
     from datetime import UTC, datetime
 
-    from credence.memory.gate import BeliefIndex, LiveBelief, Proposal, gate
+    from credence.memory.semantics.gate import BeliefIndex, LiveBelief, Proposal, gate
     from credence.models.reasons import encode
 
     now = datetime(2026, 6, 1, tzinfo=UTC)

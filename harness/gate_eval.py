@@ -136,7 +136,7 @@ def classify(gate_verdict: str, reasons: Sequence[str]) -> str:
 
 def run(cases: Sequence[Case], embed: Callable[[list[str]], numpy.ndarray]) -> list[Outcome]:
     """Gate every case's proposal (an add) against its old belief held active in memory."""
-    from credence.memory.gate import BeliefIndex, LiveBelief, Proposal, gate
+    from credence.memory.semantics.gate import BeliefIndex, LiveBelief, Proposal, gate
     from credence.models.reasons import encode
 
     texts = sorted({case.old for case in cases} | {case.new for case in cases})

@@ -408,7 +408,7 @@ async def _seed(data_dir: Path, agent_count: int, per_agent: int) -> Seeded:
     from credence.access.keys import create_key
     from credence.clock import rfc3339, system_clock
     from credence.db.store import Store
-    from credence.memory.beliefs import BeliefHooks, BeliefService
+    from credence.memory.lifecycle.beliefs import BeliefHooks, BeliefService
     from credence.models import ProposalIn, ProposedBy, ReflectionSettings
 
     store = Store(data_dir / "credence.sqlite3")

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from credence.clock import system_clock
 from credence.db.engine import Database
 from credence.embed import Embedder
-from credence.memory import recall
-from credence.memory.episodes import EpisodeService
+from credence.memory.ingest.episodes import EpisodeService
+from credence.memory.read import recall
 from credence.models import EpisodeIn
 
 AGENT = "chat"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy
 
-from credence.memory.gate import LiveBelief, Proposal
+from credence.memory.semantics.gate import LiveBelief, Proposal
 from credence.reflection.heuristic import (
     intervention_texts,
     reflect,

@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from credence.clock import rfc3339
-from credence.memory.prompt_block import block_nonce, parse_prompt_block
+from credence.memory.read.prompt_block import block_nonce, parse_prompt_block
 from credence.memory.semantics.model import TOKENIZER_FILE
-from credence.memory.text import normalise
+from credence.memory.semantics.tokens import normalise
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer

@@ -186,6 +186,39 @@ def test_only_reflection_crosses_into_another_domain_package(found: Import) -> N
     assert allowed, f"{found}: {importer} may not import {imported}"
 
 
+# memory/'s sub-domains in order: each imports only those before it (DESIGN §1).
+MEMORY_ORDER = ("ingest", "semantics", "lifecycle", "read")
+
+
+def memory_part(dotted: str) -> str | None:
+    """The memory sub-package a module is in (``semantics`` of credence.memory.semantics.gate)."""
+    parts = dotted.split(".")
+    return parts[2] if parts[:2] == ["credence", "memory"] and len(parts) > 3 else None
+
+
+MEMORY_IMPORTS = [
+    i for i in ALL_IMPORTS if memory_part(i.module) and memory_part(i.target) and not i.type_only
+]
+
+
+def test_memory_is_only_sub_packages() -> None:
+    """Every memory module sits in one of the four sub-domains; none is left at the top."""
+    top = sorted(path.name for path in (ROOT / "memory").glob("*.py"))
+    assert top == ["__init__.py"]
+    parts = sorted(p.name for p in (ROOT / "memory").iterdir() if (p / "__init__.py").is_file())
+    assert parts == sorted(MEMORY_ORDER)
+    assert len(MEMORY_IMPORTS) > 20
+
+
+@pytest.mark.parametrize("found", MEMORY_IMPORTS, ids=_ids(MEMORY_IMPORTS))
+def test_memory_sub_packages_import_only_earlier_ones(found: Import) -> None:
+    """ingest → semantics → lifecycle → read: the read path builds on the rest, never back."""
+    importer, imported = memory_part(found.module), memory_part(found.target)
+    assert importer is not None and imported is not None
+    order = MEMORY_ORDER.index
+    assert order(imported) <= order(importer), f"{found}: {importer} may not import {imported}"
+
+
 @pytest.mark.parametrize("found", LAYER_IMPORTS, ids=_ids(LAYER_IMPORTS))
 def test_layers_import_only_layers_and_shared_modules(found: Import) -> None:
     """A layer never reaches for a composition module (openapi_doc, serving, mcp_bridge...)."""
@@ -241,7 +274,7 @@ def test_the_one_way_check_sees_a_breach() -> None:
     typed = "import typing\nif typing.TYPE_CHECKING:\n    from credence.services import Services\n"
     lazy = "def f():\n    from credence.db import push as push_db\n"
     breaches = {
-        "from credence.services import Services\n": "credence.memory.context",
+        "from credence.services import Services\n": "credence.memory.read.context",
         typed: "credence.notify.component",
         "import credence.services\n": "credence.reflection.jobs",
         "from credence.db.health import check_writable\n": "credence.api.health",

@@ -54,7 +54,7 @@ from credence.embed import Embedder
 from credence.errors import DomainError, StoreUnavailable
 from credence.files import warn_if_exposed
 from credence.logs import quiet_noisy_loggers
-from credence.memory.report import week_report
+from credence.memory.lifecycle.report import week_report
 from credence.notify.endpoints import Resolver, policy_from
 from credence.notify.tokens import SECRET_FILENAME
 from credence.notify.vapid import VAPID_KEY_FILENAME

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from credence.memory.context import ContextService, flushing_injections
+from credence.memory.read.context import ContextService, flushing_injections
 from credence.memory.semantics.backfill import Backfill, running_backfill
 from credence.notify import weekly
 from credence.notify.component import running_push

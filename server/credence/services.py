@@ -14,9 +14,9 @@ from credence.clock import Clock, system_clock
 from credence.db import make_store
 from credence.db.engine import Database
 from credence.embed import Embedder
-from credence.memory.beliefs import BeliefHooks, BeliefService
-from credence.memory.context import ContextService, new_context_service
-from credence.memory.episodes import EpisodeService
+from credence.memory.ingest.episodes import EpisodeService
+from credence.memory.lifecycle.beliefs import BeliefHooks, BeliefService
+from credence.memory.read.context import ContextService, new_context_service
 from credence.memory.semantics.embedders import make_embedder
 from credence.memory.semantics.judge import JUDGE_TIMEOUT_S, LLMJudge
 from credence.notify.endpoints import EndpointPolicy, push_client

@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from credence.memory import live
+from credence.memory.semantics import live
 from tests.helpers import decide, make_agent, pending_belief, propose
 from tests.rawdb import REFUSED, raw_db
 

@@ -8,7 +8,7 @@ import httpx
 import pytest
 
 from credence.api.context import simple_context_params
-from credence.memory.prompt_block import EPISODES, NOTES, block_nonce, parse_prompt_block
+from credence.memory.read.prompt_block import EPISODES, NOTES, block_nonce, parse_prompt_block
 from tests.helpers import decide, make_agent, pending_belief, post_episode
 from tests.livesrv import cli_key
 

@@ -11,8 +11,8 @@ import pytest
 
 from credence.access.principal import Principal
 from credence.clock import fixed_clock
-from credence.memory.beliefs import BeliefHooks, BeliefService
-from credence.memory.decisions import Decision, etag
+from credence.memory.lifecycle.beliefs import BeliefHooks, BeliefService
+from credence.memory.lifecycle.decisions import Decision, etag
 from credence.models import ProposalIn, ProposedBy
 from tests.helpers import make_agent
 from tests.livesrv import LiveServer, cli_key

@@ -238,7 +238,7 @@ def test_a_deeply_nested_body_is_400_not_500(admin) -> None:
 
 
 def test_the_documented_role_names_are_the_ones_the_reader_knows() -> None:
-    from credence.memory.turns import _ROLE_ALIASES
+    from credence.memory.ingest.turns import _ROLE_ALIASES
     from credence.models import ROLE_NAMES
 
     assert set(ROLE_NAMES) == set(_ROLE_ALIASES)

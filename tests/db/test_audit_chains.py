@@ -17,7 +17,7 @@ from credence.db import pg_migrate
 from credence.db.audit import APPEND, GENESIS, row_hash
 from credence.db.store import Store
 from credence.db.store import migrations as sqlite_migrations
-from credence.memory import audit
+from credence.memory.lifecycle import audit
 
 NOW = "2026-12-02T08:00:00.000Z"
 PER_AGENT = 46

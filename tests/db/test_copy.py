@@ -13,7 +13,7 @@ import pytest
 
 from credence.cli import main
 from credence.db.pgstore import PostgresStore
-from credence.memory import audit
+from credence.memory.lifecycle import audit
 from credence.settings import Settings
 from tests.helpers import decide, make_agent, pending_belief, post_episode, propose
 from tests.livesrv import cli_key, running

@@ -14,8 +14,8 @@ from credence.db import beliefs as rows_of
 from credence.db import make_store, pg_migrate
 from credence.db.engine import Database
 from credence.db.store import migrations, split_statements
-from credence.memory.beliefs import belief_from_row
-from credence.memory.feedback import ON_FORGET_REQUEST, recent_feedback
+from credence.memory.lifecycle.beliefs import belief_from_row
+from credence.memory.lifecycle.feedback import ON_FORGET_REQUEST, recent_feedback
 
 COLUMNS_ADDED = 65
 NOW = "2026-01-01T00:00:00.000000Z"

@@ -18,7 +18,7 @@ from psycopg.rows import dict_row
 from credence.db import pg_migrate
 from credence.db.pg_migrate import Migration, MigrationError
 from credence.db.store import migrations as sqlite_migrations
-from credence.memory import audit
+from credence.memory.lifecycle import audit
 
 NOW = "2026-12-01T20:00:00.000Z"
 HOSTILE = [

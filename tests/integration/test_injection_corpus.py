@@ -12,8 +12,8 @@ import httpx
 import pytest
 from harness.fakes.llm import FakeLLM
 
-from credence.memory.prompt_block import block_nonce, close_fence, parse_prompt_block
-from credence.memory.redact import redact_value
+from credence.memory.ingest.redact import redact_value
+from credence.memory.read.prompt_block import block_nonce, close_fence, parse_prompt_block
 from credence.settings import Settings
 from tests.integration.corpus import CORPUS, HOSTILE_LESSONS, SECRETS
 from tests.livesrv import cli_key

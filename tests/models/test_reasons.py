@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from credence.memory.gate import BeliefIndex, LiveBelief, Proposal, gate
+from credence.memory.semantics.gate import BeliefIndex, LiveBelief, Proposal, gate
 from credence.models.reasons import (
     REJECTING,
     Reason,

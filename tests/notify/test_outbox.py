@@ -12,8 +12,8 @@ import pytest
 from credence.clock import fixed_clock, parse_rfc3339, rfc3339
 from credence.db.engine import Database
 from credence.ids import new_id
-from credence.memory.beliefs import BeliefHooks, BeliefService
-from credence.memory.episodes import EpisodeService
+from credence.memory.ingest.episodes import EpisodeService
+from credence.memory.lifecycle.beliefs import BeliefHooks, BeliefService
 from credence.memory.semantics.embedders import make_embedder
 from credence.models import EpisodeIn, ProposalIn, ProposedBy
 from credence.notify import tokens

@@ -15,7 +15,7 @@ from credence.clock import rfc3339
 from credence.db import keys as db_keys
 from credence.db import make_store
 from credence.db.engine import Database
-from credence.memory.beliefs import BeliefHooks, BeliefService
+from credence.memory.lifecycle.beliefs import BeliefHooks, BeliefService
 from credence.memory.semantics.embedders import make_embedder
 from credence.models import ProposalIn, ProposedBy
 from credence.notify import preferences, review, tokens

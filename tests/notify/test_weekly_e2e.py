@@ -22,7 +22,7 @@ from credence.db import keys as db_keys
 from credence.db import make_store
 from credence.db.engine import Database
 from credence.ids import new_id
-from credence.memory.report import week_report
+from credence.memory.lifecycle.report import week_report
 from credence.notify import preferences, tokens, weekly
 from credence.notify.outbox import OutboxConfig
 from credence.notify.vapid import VapidKeys

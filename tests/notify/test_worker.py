@@ -18,8 +18,8 @@ from credence.access.principal import Principal
 from credence.clock import rfc3339
 from credence.db.engine import Database
 from credence.ids import new_id
-from credence.memory.beliefs import BeliefHooks, BeliefService
-from credence.memory.decisions import Forget
+from credence.memory.lifecycle.beliefs import BeliefHooks, BeliefService
+from credence.memory.lifecycle.decisions import Forget
 from credence.memory.semantics.embedders import make_embedder
 from credence.notify import tokens
 from credence.notify.outbox import OutboxConfig, pending_hook

@@ -13,8 +13,8 @@ import pytest
 from credence.clock import rfc3339
 from credence.db import make_store
 from credence.db.engine import Database
-from credence.memory import gate, live
-from credence.memory.gate import BeliefIndex, Proposal
+from credence.memory.semantics import gate, live
+from credence.memory.semantics.gate import BeliefIndex, Proposal
 from credence.memory.semantics.model import MiniLMEmbedder
 
 EMBEDDER = MiniLMEmbedder()

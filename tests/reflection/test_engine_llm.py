@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from harness.fakes.llm import FakeLLM
 
-from credence.memory.gate import LiveBelief
+from credence.memory.semantics.gate import LiveBelief
 from credence.reflection.llm import (
     ChatClient,
     LLMError,

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy
 import pytest
 
-from credence.memory.gate import LiveBelief, Proposal
+from credence.memory.semantics.gate import LiveBelief, Proposal
 from credence.reflection.heuristic import (
     drop_refused,
     intervention_texts,

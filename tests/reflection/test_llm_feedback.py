@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from harness.fakes.llm import FakeLLM
 
-from credence.memory.feedback import Refusal, ReviewerFeedback, Rewrite
+from credence.memory.lifecycle.feedback import Refusal, ReviewerFeedback, Rewrite
 from credence.memory.semantics.model import count_tokens
 from credence.reflection.prompt import (
     FEEDBACK_TOKEN_BUDGET,

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from credence.memory.gate import Proposal
+from credence.memory.semantics.gate import Proposal
 from credence.reflection.parse import Dropped, ParseError, ParseResult, parse_proposals
 
 SOURCES = frozenset({"ep_1", "ep_2", "ep_3"})

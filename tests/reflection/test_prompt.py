@@ -6,7 +6,7 @@ import json
 import re
 from datetime import UTC, datetime
 
-from credence.memory.gate import LiveBelief
+from credence.memory.semantics.gate import LiveBelief
 from credence.reflection.prompt import (
     build_messages,
     is_trusted,

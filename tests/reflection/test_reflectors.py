@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from credence.clock import fixed_clock
-from credence.memory.feedback import ReviewerFeedback
+from credence.memory.lifecycle.feedback import ReviewerFeedback
 from credence.memory.semantics.embedders import make_embedder
 from credence.reflection import reflectors
 from credence.reflection.pulled import PulledEpisode

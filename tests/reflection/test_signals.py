@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 import numpy
 import pytest
 
-from credence.memory.gate import LiveBelief
+from credence.memory.semantics.gate import LiveBelief
 from credence.reflection.signals import (
     BELIEF_COSINE,
     confirms,

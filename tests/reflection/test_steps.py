@@ -10,10 +10,10 @@ import msgspec
 import pytest
 
 from credence.clock import fixed_clock, rfc3339
-from credence.memory.beliefs import belief_from_row
-from credence.memory.decay import Decayed
-from credence.memory.gate import GateResult, Proposal
-from credence.memory.text import normalise
+from credence.memory.lifecycle.beliefs import belief_from_row
+from credence.memory.semantics.decay import Decayed
+from credence.memory.semantics.gate import GateResult, Proposal
+from credence.memory.semantics.tokens import normalise
 from credence.models import EpisodeIn, JobInput, JobOutput, JobResult, JobUsage, ReflectionSettings
 from credence.models.reasons import Reason, decode
 from credence.reflection import steps

@@ -20,7 +20,7 @@ from psycopg.rows import dict_row
 from credence.access.keys import create_key
 from credence.clock import system_clock
 from credence.db import make_store
-from credence.memory.episodes import EpisodeService
+from credence.memory.ingest.episodes import EpisodeService
 from credence.memory.semantics.embedders import make_embedder
 from credence.models import EpisodeIn, InterventionIn
 

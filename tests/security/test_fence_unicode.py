@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from credence.memory.prompt_block import (
+from credence.memory.read.prompt_block import (
     BlockEpisode,
     BlockNote,
     build_prompt_block,

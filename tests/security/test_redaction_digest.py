@@ -6,7 +6,7 @@ import hashlib
 import re
 import sqlite3
 
-from credence.memory.redact import redact
+from credence.memory.ingest.redact import redact
 from credence.settings import Settings
 from tests.helpers import make_agent, post_episode
 from tests.livesrv import cli_key, running

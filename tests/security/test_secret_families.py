@@ -7,7 +7,7 @@ import string
 
 import pytest
 
-from credence.memory.redact import redact
+from credence.memory.ingest.redact import redact
 
 _RNG = random.Random(20261213)
 _ALNUM = string.ascii_letters + string.digits

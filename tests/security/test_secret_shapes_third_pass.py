@@ -7,8 +7,8 @@ import base64
 
 import pytest
 
-from credence.memory.episodes import prepare
-from credence.memory.redact import redact
+from credence.memory.ingest.episodes import prepare
+from credence.memory.ingest.redact import redact
 from credence.models import EpisodeIn
 
 KEY = b"k" * 32

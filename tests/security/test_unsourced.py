@@ -11,7 +11,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from credence.memory.provenance import RECENT_THIRD_PARTY, UNSOURCED_WINDOW
+from credence.memory.ingest.provenance import RECENT_THIRD_PARTY, UNSOURCED_WINDOW
 from credence.notify.payload import build_payload
 from credence.settings import Settings
 from tests.api.test_push import _act, _key_id, _token

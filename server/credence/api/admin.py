@@ -12,7 +12,7 @@ from credence.api.deps import SharedServices, principal_of
 from credence.api.errors import errors
 from credence.api.params import KeyIdPath
 from credence.api.reviewers import me_of
-from credence.memory import audit
+from credence.memory.lifecycle import audit
 from credence.memory.semantics.backfill import status as embedding_status
 from credence.models import (
     ApiKey,

@@ -18,9 +18,9 @@ from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath, BeliefIdPath, Cursor, IdempotencyKey, IfMatch, Limit
 from credence.db.idempotency import Remembered
-from credence.memory import audit
-from credence.memory.beliefs import belief_from_row
-from credence.memory.decisions import Decision, Edit, Forget, Keep, Reopen, etag
+from credence.memory.lifecycle import audit
+from credence.memory.lifecycle.beliefs import belief_from_row
+from credence.memory.lifecycle.decisions import Decision, Edit, Forget, Keep, Reopen, etag
 from credence.models import (
     END,
     SLUG_PATTERN,

@@ -25,11 +25,11 @@ from credence.api.agents import load_agent
 from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath
-from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, memory_context
-from credence.memory.episodes import AgentMissing, EpisodeRejected, episode_from_row
-from credence.memory.export import export_memory, render_markdown
-from credence.memory.report import memory_report
-from credence.memory.turns import ExtractedTurn, Intervention, TurnError, extract_turn
+from credence.memory.ingest.episodes import AgentMissing, EpisodeRejected, episode_from_row
+from credence.memory.ingest.turns import ExtractedTurn, Intervention, TurnError, extract_turn
+from credence.memory.lifecycle.report import memory_report
+from credence.memory.read.context import DEFAULT_LIMIT, MAX_LIMIT, memory_context
+from credence.memory.read.export import export_memory, render_markdown
 from credence.models import (
     NO_NUL,
     SLUG_PATTERN,

@@ -13,8 +13,8 @@ from credence.clock import rfc3339
 from credence.db import idempotency
 from credence.db.idempotency import Remembered
 from credence.errors import DomainError, Unprocessable
-from credence.memory.beliefs import ACTION_OF, BeliefService, belief_of
-from credence.memory.decisions import Decision, Transition, etag
+from credence.memory.lifecycle.beliefs import ACTION_OF, BeliefService, belief_of
+from credence.memory.lifecycle.decisions import Decision, Transition, etag
 from credence.observe import tracing
 
 if TYPE_CHECKING:

@@ -15,7 +15,7 @@ from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath, EpisodeIdPath, Limit
 from credence.clock import rfc3339
-from credence.memory.episodes import AgentMissing, EpisodeRejected, episode_from_row
+from credence.memory.ingest.episodes import AgentMissing, EpisodeRejected, episode_from_row
 from credence.models import (
     END,
     Episode,

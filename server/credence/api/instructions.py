@@ -17,8 +17,8 @@ from credence.api.errors import errors
 from credence.api.params import AgentIdPath
 from credence.integrations.managed_block import BlockBelief, render_block
 from credence.integrations.memory_files import MemoryFileError, Rule, parse_memory_file
-from credence.memory.episodes import AgentMissing
-from credence.memory.export import export_memory
+from credence.memory.ingest.episodes import AgentMissing
+from credence.memory.read.export import export_memory
 from credence.models import ProposalIn, ProposedBy
 from credence.models.instructions import (
     MAX_IMPORT_RULES,

@@ -15,7 +15,7 @@ from credence.api.errors import errors
 from credence.api.params import Cursor, Limit
 from credence.clock import rfc3339
 from credence.errors import NotFound
-from credence.memory.redact import REDACTION_SECRET
+from credence.memory.ingest.redact import REDACTION_SECRET
 from credence.models import ID_PATTERN, SLUG_PATTERN, Job, JobIn, JobPage, JobStatus
 from credence.reflection import jobs
 from credence.reflection.engine import runner_of

@@ -28,8 +28,8 @@ from credence.api.context import record_turn
 from credence.api.ratelimit import RateLimitMiddleware
 from credence.api.search import search_memory
 from credence.errors import DomainError
-from credence.memory.context import DEFAULT_LIMIT, MAX_LIMIT, memory_context
-from credence.memory.episodes import AgentMissing
+from credence.memory.ingest.episodes import AgentMissing
+from credence.memory.read.context import DEFAULT_LIMIT, MAX_LIMIT, memory_context
 from credence.models import END, NO_NUL, SLUG_PATTERN, ProposalIn, SearchIn, TurnIn
 from credence.ratelimit import RateLimiter
 from credence.services import Services

@@ -20,7 +20,7 @@ from credence.api.decisions import Decisions
 from credence.api.deps import SharedServices, principal_of
 from credence.api.errors import errors
 from credence.errors import NotFound
-from credence.memory.decisions import Forget, Keep, etag
+from credence.memory.lifecycle.decisions import Forget, Keep, etag
 from credence.models import (
     ID_PATTERN,
     Belief,

@@ -11,8 +11,8 @@ from litestar.params import QueryParameter
 from credence.api.deps import SharedServices, principal_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath
-from credence.memory.episodes import AgentMissing
-from credence.memory.report import DEFAULT_DAYS, DEFAULT_THRESHOLD, memory_report
+from credence.memory.ingest.episodes import AgentMissing
+from credence.memory.lifecycle.report import DEFAULT_DAYS, DEFAULT_THRESHOLD, memory_report
 from credence.models.report import MemoryReport
 
 Days = Annotated[

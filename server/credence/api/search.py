@@ -12,8 +12,8 @@ from credence.api.deps import SharedServices
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath
 from credence.clock import rfc3339
-from credence.memory import recall
-from credence.memory.episodes import episode_from_row
+from credence.memory.ingest.episodes import episode_from_row
+from credence.memory.read import recall
 from credence.models import Problem, SearchHit, SearchIn, SearchResult
 from credence.observe import tracing
 from credence.services import Services

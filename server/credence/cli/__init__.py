@@ -300,7 +300,7 @@ def audit_command(args: argparse.Namespace) -> int:
     """Print {ok, rows, first_broken} for the audit chain; exit 1 when it is broken."""
     import json
 
-    from credence.memory import audit
+    from credence.memory.lifecycle import audit
 
     ok, rows, first_broken = with_store(settings_from(args), audit.verify)
     print(json.dumps({"ok": ok, "rows": rows, "first_broken": first_broken}))

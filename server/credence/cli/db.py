@@ -165,7 +165,7 @@ def db_command(args: argparse.Namespace) -> int:
 def _copy(settings: Settings, url: str) -> int:
     from credence.db.copy import copy_to_postgres
     from credence.db.pgstore import PostgresStore
-    from credence.memory import audit
+    from credence.memory.lifecycle import audit
 
     async def nothing(store: object) -> None:
         return None

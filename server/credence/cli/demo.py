@@ -13,8 +13,8 @@ from credence.access.principal import Principal
 from credence.clock import fixed_clock, rfc3339
 from credence.db import demo as db_demo
 from credence.db.engine import Connection
-from credence.memory.beliefs import BeliefHooks, BeliefService
-from credence.memory.decisions import Keep, etag
+from credence.memory.lifecycle.beliefs import BeliefHooks, BeliefService
+from credence.memory.lifecycle.decisions import Keep, etag
 from credence.models import AgentIn, EpisodeIn, JobIn, JobInputIn, ProposalIn, ProposedBy
 from credence.reflection.seed import Manifest, apply_manifest, strip_comments
 from credence.services import Services
@@ -118,7 +118,7 @@ async def seed_beliefs(services: Services, manifest: DemoManifest) -> int:
 
 async def reflect_all(services: Services, agent_ids: list[str]) -> list[str]:
     """Run one reflection job per agent with the default reflector; one summary line each."""
-    from credence.memory.redact import REDACTION_SECRET
+    from credence.memory.ingest.redact import REDACTION_SECRET
     from credence.reflection import jobs
     from credence.reflection.engine import runner_of
 

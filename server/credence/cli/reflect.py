@@ -95,7 +95,7 @@ async def _reflect(settings: Settings, args: argparse.Namespace) -> tuple[int, J
     from credence.app import create_app
     from credence.clock import rfc3339
     from credence.db import jobs as db_jobs
-    from credence.memory.redact import REDACTION_SECRET
+    from credence.memory.ingest.redact import REDACTION_SECRET
     from credence.reflection import jobs
     from credence.reflection.engine import runner_of
 

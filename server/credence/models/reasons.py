@@ -22,7 +22,7 @@ TARGETED: Final = frozenset(
         "unsettled",
         "contradicts_in_batch",
         "op",
-        # Why a proposal was refused before the gate's verdict counted (memory/pending.py).
+        # Why a proposal was refused before the gate verdict counted (lifecycle/pending.py).
         "unknown_source_episode",
         "target_not_allowed",
         "missing_target",

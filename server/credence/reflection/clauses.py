@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from credence.memory.text import analyse, jaccard
+from credence.memory.semantics.tokens import analyse, jaccard
 from credence.reflection.wording import is_complaint, is_one_off, main_clause_negative, tidied
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")

@@ -9,7 +9,7 @@ import httpx
 from credence.clock import Clock
 from credence.db.engine import Database
 from credence.embed import Embedder
-from credence.memory.beliefs import BeliefHooks, BeliefService
+from credence.memory.lifecycle.beliefs import BeliefHooks, BeliefService
 from credence.settings import Settings
 
 

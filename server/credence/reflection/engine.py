@@ -17,7 +17,7 @@ import msgspec
 
 from credence.clock import fixed_clock, parse_rfc3339, rfc3339
 from credence.ids import new_id
-from credence.memory import live
+from credence.memory.semantics import live
 from credence.models import Job
 from credence.observe import tracing
 from credence.reflection import jobs, wakes

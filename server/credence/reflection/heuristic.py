@@ -7,9 +7,9 @@ from collections.abc import Sequence
 import msgspec
 import numpy
 
-from credence.memory.gate import NEAR_DUPLICATE_COSINE, LiveBelief, Proposal
+from credence.memory.semantics.gate import NEAR_DUPLICATE_COSINE, LiveBelief, Proposal
 from credence.memory.semantics.relation import relate
-from credence.memory.text import analyse, is_negative, jaccard, normalise
+from credence.memory.semantics.tokens import analyse, is_negative, jaccard, normalise
 from credence.reflection import clauses
 from credence.reflection.pulled import PulledEpisode
 from credence.reflection.signals import (

@@ -14,7 +14,7 @@ from credence.db import jobs as db_jobs
 from credence.db import lease
 from credence.errors import Unprocessable
 from credence.ids import new_id
-from credence.memory.redact import REDACTION_SECRET, redact
+from credence.memory.ingest.redact import REDACTION_SECRET, redact
 from credence.models import Job, JobIn, JobInput, JobOutput, JobStep
 from credence.models.reasons import decode, decode_all, structured
 from credence.reflection.checkpoints import AnswerMeta, Checkpoint, SubmitCheckpoint, encode

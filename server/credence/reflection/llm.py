@@ -15,8 +15,8 @@ import httpx
 import numpy as np
 
 from credence.clock import Clock
-from credence.memory.feedback import ReviewerFeedback
-from credence.memory.gate import LiveBelief
+from credence.memory.lifecycle.feedback import ReviewerFeedback
+from credence.memory.semantics.gate import LiveBelief
 from credence.memory.semantics.model import count_tokens
 from credence.observe import metrics, tracing
 from credence.reflection.cluster import greedy_clusters

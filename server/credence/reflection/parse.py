@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import msgspec
 
-from credence.memory.gate import OPS, Proposal
+from credence.memory.semantics.gate import OPS, Proposal
 
 if TYPE_CHECKING:
     from credence.models import BeliefOp

@@ -10,8 +10,8 @@ from importlib import resources
 
 import msgspec
 
-from credence.memory.feedback import ReviewerFeedback
-from credence.memory.gate import LiveBelief
+from credence.memory.lifecycle.feedback import ReviewerFeedback
+from credence.memory.semantics.gate import LiveBelief
 from credence.reflection.pulled import PulledEpisode
 
 # Only episodes known to be free of third-party content may show their summary; any other

@@ -12,8 +12,8 @@ import numpy as np
 
 from credence.clock import Clock
 from credence.embed import Embedder
-from credence.memory.feedback import ReviewerFeedback
-from credence.memory.gate import LiveBelief, Proposal
+from credence.memory.lifecycle.feedback import ReviewerFeedback
+from credence.memory.semantics.gate import LiveBelief, Proposal
 from credence.models import JobPartial, JobUsage, ReflectorName
 from credence.reflection import heuristic
 from credence.reflection.llm import ChatClient, LLMError, Sleep, plan_prompt

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import numpy
 
-from credence.memory.gate import LiveBelief
+from credence.memory.semantics.gate import LiveBelief
 from credence.memory.semantics.relation import relate
-from credence.memory.text import analyse
+from credence.memory.semantics.tokens import analyse
 from credence.reflection.clauses import sentences_of
 from credence.reflection.wording import (
     in_third_person,

@@ -13,12 +13,13 @@ import numpy as np
 from credence.clock import Clock, parse_rfc3339, rfc3339
 from credence.db import jobs as db_jobs
 from credence.embed import EmbeddingUnavailable
-from credence.memory import gate as gate_module
-from credence.memory import live, recall
-from credence.memory.feedback import ReviewerFeedback, recent_feedback
-from credence.memory.gate import Decayed, GateResult, LiveBelief, Proposal
-from credence.memory.redact import REDACTION_SECRET, redact
-from credence.memory.text import normalise
+from credence.memory.ingest.redact import REDACTION_SECRET, redact
+from credence.memory.lifecycle.feedback import ReviewerFeedback, recent_feedback
+from credence.memory.read import recall
+from credence.memory.semantics import gate as gate_module
+from credence.memory.semantics import live
+from credence.memory.semantics.gate import Decayed, GateResult, LiveBelief, Proposal
+from credence.memory.semantics.tokens import normalise
 from credence.models import (
     JobDecayed,
     JobDropped,

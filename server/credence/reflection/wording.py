@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from credence.memory.text import analyse, is_negative
+from credence.memory.semantics.tokens import analyse, is_negative
 
 MAX_LESSON_CHARS = 200
 

@@ -13,13 +13,13 @@ import pytest
 from credence import cli
 from credence.clock import fixed_clock
 from credence.db.engine import Database
-from credence.memory import recall
+from credence.memory.read import recall
 from credence.memory.semantics import backfill as bf
 from credence.memory.semantics.model import MiniLMEmbedder
 from credence.models import EpisodeIn, InterventionIn
 from credence.services import Services
 from tests.memory.engine_store import engine_services, engines, opened_store, url_for
-from tests.memory.test_context import add_agent, kept
+from tests.memory.read.test_context import add_agent, kept
 
 T0 = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
 BELIEFS = [f"Deploys of service {n} need a green canary for ten minutes" for n in range(7)]

@@ -12,8 +12,8 @@ from credence.memory.semantics.coverage import (
     reworded,
     unanswered,
 )
+from credence.memory.semantics.statements import stem
 from credence.memory.semantics.wording import SYNONYMS, meaning
-from credence.memory.statements import stem
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import httpx
 
-from credence.memory.gate import BeliefIndex, GateResult, LiveBelief, Proposal
+from credence.memory.semantics.gate import BeliefIndex, GateResult, LiveBelief, Proposal
 from credence.memory.semantics.judge import LLMJudge, parse_verdict, settle_unsettled
 from credence.memory.semantics.relation import relate
 from credence.models.reasons import Reason

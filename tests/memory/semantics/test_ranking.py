@@ -78,7 +78,7 @@ def test_query_vectors_are_an_lru_per_model() -> None:
 def test_decayed_matches_the_scalar_rule() -> None:
     from datetime import UTC, datetime, timedelta
 
-    from credence.memory.decay import decayed_confidence
+    from credence.memory.semantics.decay import decayed_confidence
 
     now = datetime(2026, 12, 1, tzinfo=UTC)
     anchors = [now - timedelta(days=d) for d in (0, 10, 400)] + [now + timedelta(days=3)]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from credence.memory.semantics.slots import opening_swap, synonyms_agree, value_swap
+from credence.memory.semantics.statements import statement, stem
 from credence.memory.semantics.thesaurus import synonym_sets
 from credence.memory.semantics.wording import words_of
-from credence.memory.statements import statement, stem
 
 
 def _swap(old: str, new: str):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from credence.memory.semantics.statements import stem
 from credence.memory.semantics.thesaurus import (
     COMMON_VERBS,
     ORDER_WORDS,
@@ -10,7 +11,6 @@ from credence.memory.semantics.thesaurus import (
     synonym_sets,
     synonymous,
 )
-from credence.memory.statements import stem
 
 SETS = synonym_sets(stem)
 

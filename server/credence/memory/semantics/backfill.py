@@ -17,7 +17,7 @@ from credence.clock import Clock, rfc3339
 from credence.db import reembed
 from credence.embed import EmbeddingUnavailable
 from credence.ids import new_id
-from credence.memory.episodes import embedding_text
+from credence.memory.ingest.episodes import embedding_text
 
 if TYPE_CHECKING:
     from credence.db.engine import Database

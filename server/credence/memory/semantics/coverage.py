@@ -6,8 +6,8 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 
+from credence.memory.semantics.statements import stem
 from credence.memory.semantics.thesaurus import synonymous
-from credence.memory.statements import stem
 
 # One word family by a shared opening ("allergic" / "allergy"): the shared part must be a
 # real stem, most of the shorter word, and the longer must end soon after it, so "internal"

@@ -10,8 +10,8 @@ from typing import Final
 import httpx
 import msgspec
 
-from credence.memory.belief_index import BeliefIndex
-from credence.memory.gate_terms import GateResult, Proposal
+from credence.memory.semantics.belief_index import BeliefIndex
+from credence.memory.semantics.gate_terms import GateResult, Proposal
 from credence.memory.semantics.relation import Relation, relate
 from credence.models import GateVerdict
 from credence.models.reasons import Reason

@@ -6,7 +6,7 @@ from functools import lru_cache
 from typing import Final
 
 from credence.memory.semantics.lexicon import PREFERENCE_MARKERS
-from credence.memory.statements import stem
+from credence.memory.semantics.statements import stem
 
 # Words skipped when looking for what a preference marker sets against what.
 FLANK_SKIP: Final = frozenset({"a", "an", "the", "using", "use", "with", "for", "prefer"})

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from credence.memory.text import NEGATION_WORDS, STOP_WORDS
+from credence.memory.semantics.tokens import NEGATION_WORDS, STOP_WORDS
 
 _TERM = re.compile(r"[^\W_]+", re.UNICODE)
 BM25_K1 = 1.2

@@ -9,6 +9,17 @@ import msgspec
 from credence.memory.semantics.coverage import answers, reworded
 from credence.memory.semantics.preference import sides_exchanged
 from credence.memory.semantics.slots import opening_swap, synonyms_agree, value_swap
+from credence.memory.semantics.statements import (
+    Change,
+    Statement,
+    Word,
+    aligned_spans,
+    holds_value_change,
+    is_negation,
+    shares_core,
+    statement,
+    value_changes,
+)
 from credence.memory.semantics.thesaurus import synonymous
 from credence.memory.semantics.wording import (
     MIN_PREFIXED_STEM,
@@ -31,17 +42,6 @@ from credence.memory.semantics.wording import (
     spelling,
     swapped_preference,
     words_of,
-)
-from credence.memory.statements import (
-    Change,
-    Statement,
-    Word,
-    aligned_spans,
-    holds_value_change,
-    is_negation,
-    shares_core,
-    statement,
-    value_changes,
 )
 
 RelationKind = Literal["duplicate", "contradiction", "refinement", "compatible", "unrelated"]

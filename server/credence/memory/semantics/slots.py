@@ -6,9 +6,9 @@ from collections.abc import Sequence
 from collections.abc import Set as AbstractSet
 from typing import Final
 
-from credence.memory.lexicon import KIN
+from credence.memory.semantics.statement_words import KIN
+from credence.memory.semantics.statements import Change, Statement, Word
 from credence.memory.semantics.thesaurus import COMMON_VERBS, same_bag
-from credence.memory.statements import Change, Statement, Word
 
 # Words after a sentence's subject that show it is one ("Sofia is …", "Jira has …").
 _FINITE_TEXT: Final = (

@@ -7,7 +7,6 @@ import unicodedata
 from functools import lru_cache
 from typing import Final
 
-from credence.memory.lexicon import NUMBER_WORDS
 from credence.memory.semantics.lexicon import (
     ABSOLUTE_WORDS,
     ENGLISH_FUNCTION_WORDS,
@@ -20,6 +19,8 @@ from credence.memory.semantics.lexicon import (
     antonym_table,
 )
 from credence.memory.semantics.preference import swapped
+from credence.memory.semantics.statement_words import NUMBER_WORDS
+from credence.memory.semantics.statements import statement, stem
 from credence.memory.semantics.thesaurus import (
     COMMON_VERBS,
     LIGHT_WORDS,
@@ -30,8 +31,7 @@ from credence.memory.semantics.thesaurus import (
     synonym_sets,
     synonymous,
 )
-from credence.memory.statements import statement, stem
-from credence.memory.tokens import NEGATION_WORDS, normalise
+from credence.memory.semantics.tokens import NEGATION_WORDS, normalise
 
 # "in" + "put" is not a negation: a negating prefix needs a stem of at least this length.
 MIN_PREFIXED_STEM: Final = 4

@@ -1,0 +1,1 @@
+"""Ingest: episodes and turns, secret redaction and provenance."""

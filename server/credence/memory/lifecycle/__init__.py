@@ -1,0 +1,1 @@
+"""The belief lifecycle: proposals, decisions, the audit chains and the quality report."""

@@ -1,0 +1,1 @@
+"""The read path: context, recall, the prompt block, export and the injection log."""

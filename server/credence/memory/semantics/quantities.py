@@ -1,0 +1,276 @@
+"""Quantities in canonical form: numbers in any spelling, units, clock times, periods, rates."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+from credence.memory.semantics.statement_words import (
+    BARE_CLOCK,
+    CLOCK,
+    FRACTIONS,
+    MAGNITUDES,
+    MULTIPLES,
+    NUMBER_SCALES,
+    NUMBER_WORDS,
+    ONE_LETTER_UNITS,
+    ORDINAL,
+    PERIOD_LEADS,
+    PERIOD_NOUNS,
+    PERIODS,
+    PREFIX_UNITS,
+    QUANTITY,
+    RANGE,
+    THOUSANDS,
+    TIMES,
+    UNITS,
+)
+from credence.memory.semantics.tokens import fold_plural
+
+
+def _format_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _number_words(lowered: list[str], start: int) -> tuple[float, int] | None:
+    """Parse "five", "twenty five", "two hundred" at ``start``: (value, tokens used)."""
+    total, current, used = 0.0, 0.0, 0
+    for word in lowered[start:]:
+        if word in NUMBER_WORDS:
+            current += NUMBER_WORDS[word]
+        elif word in NUMBER_SCALES and (current or used == 0):
+            scale = NUMBER_SCALES[word]
+            current = (current or 1.0) * scale
+            if scale >= 1000:
+                total, current = total + current, 0.0
+        elif word == "and" and used and start + used + 1 < len(lowered):
+            if lowered[start + used + 1] not in NUMBER_WORDS:
+                break
+        else:
+            break
+        used += 1
+    if not used or lowered[start] == "and":
+        return None
+    return total + current, used
+
+
+def _quantity(value: float, unit: str | None) -> tuple[str, str]:
+    """Canonical token and kind for a number with an optional unit."""
+    if unit is None:
+        return f"#{_format_number(value)}", "number"
+    dimension, factor = UNITS[unit]
+    return f"#{_format_number(round(value * factor, 6))}{dimension}", f"quantity:{dimension}"
+
+
+def _clock(hour: int, minute: int, half: str | None) -> str | None:
+    if half:
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if half == "p" else 0)
+    if not (0 <= hour <= 23 and 0 <= minute <= 59):
+        return None
+    return f"@{hour:02d}:{minute:02d}"
+
+
+def _read_clock_word(low: str) -> str | None:
+    """The canonical clock time one lowered token spells ("14:00", "2pm", "noon"), if any."""
+    clock = CLOCK.match(low) or BARE_CLOCK.match(low)
+    if clock:
+        half = clock.group(3) if clock.re is CLOCK else None
+        canon = _clock(int(clock.group(1)), int(clock.group(2) or 0), half)
+        if canon:
+            return canon
+    if low in ("noon", "midday", "midnight"):
+        return "@12:00" if low != "midnight" else "@00:00"
+    return None
+
+
+def read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None:
+    """A number, quantity or clock time at ``position``: (canonical, kind, tokens used)."""
+    low = lowered[position]
+    clock_time = _read_clock_word(low)
+    if clock_time:
+        return clock_time, "time", 1
+    spoken = _spoken_number(lowered, position)
+    if spoken is not None:
+        return spoken
+    prefix_unit = None
+    start = position
+    if low in PREFIX_UNITS and position + 1 < len(lowered):
+        prefix_unit, position = low, position + 1
+        low = lowered[position]
+    unit = None
+    used = 1
+    ranged = RANGE.match(low)
+    if ranged:
+        return _range(ranged, lowered, position, start, prefix_unit)
+    match = QUANTITY.match(low.replace(",", ""))
+    if match:
+        value = float(match.group(1))
+        attached = match.group(2)
+        if attached == THOUSANDS or attached in MAGNITUDES:
+            value, attached = value * MAGNITUDES[attached], None
+        elif attached in ("am", "pm"):
+            canon = _clock(int(value), 0, attached[0]) if value.is_integer() else None
+            return (canon, "time", 1) if canon else None
+        elif attached is not None and attached not in UNITS:
+            return None
+        unit = attached
+    else:
+        said = _said_number(lowered, position)
+        if said is None:
+            return None
+        value, used = said
+    return _with_unit(lowered, start, position + used, value, unit, prefix_unit)
+
+
+def _with_unit(
+    lowered: list[str],
+    start: int,
+    after: int,
+    value: float,
+    unit: str | None,
+    prefix_unit: str | None,
+) -> tuple[str, str, int]:
+    """The value read so far completed by what follows it: "and a half", "times", a unit word,
+    "am"/"pm" or "per cent"."""
+    if lowered[after : after + 3] == ["and", "a", "half"]:
+        value, after = value + 0.5, after + 3  # "one and a half hours"
+    if unit is None and prefix_unit is None and _word_at(lowered, after) == TIMES:
+        return f"#{_format_number(value)}x", "number", after + 1 - start
+    said_clock = _said_clock(lowered, after, value) if unit is None and not prefix_unit else None
+    if said_clock is not None:
+        return said_clock[0], "time", said_clock[1] - start
+    if unit is None and prefix_unit is None and after < len(lowered):
+        following = lowered[after]
+        if following in ("am", "pm", "a.m", "p.m") and value.is_integer():
+            canon = _clock(int(value), 0, following[0])
+            if canon:
+                return canon, "time", after + 1 - start
+        if following in UNITS and following not in ONE_LETTER_UNITS:
+            unit, after = following, after + 1
+        elif following == "per" and after + 1 < len(lowered) and lowered[after + 1] == "cent":
+            unit, after = "percent", after + 2
+    if (unit or prefix_unit) and lowered[after : after + 3] == ["and", "a", "half"]:
+        value, after = value + 0.5, after + 3  # "an hour and a half"
+    canon, kind = _quantity(value, unit or prefix_unit)
+    return canon, kind, after - start
+
+
+def _said_number(lowered: list[str], position: int) -> tuple[float, int] | None:
+    """A number in words at ``position`` ("twenty five", "a week", "a dozen"): (value, used)."""
+    spelled = _number_words(lowered, position)
+    if spelled is not None:
+        return spelled
+    if lowered[position] not in ("a", "an"):
+        return None
+    if _next_is_time_unit(lowered, position):
+        return 1.0, 1
+    if _word_at(lowered, position + 1) in NUMBER_SCALES:
+        return float(NUMBER_SCALES[lowered[position + 1]]), 2  # "a dozen", "a thousand"
+    return None
+
+
+# "nine in the morning" is 09:00, "seven in the evening" 19:00, "nine o'clock" 09:00.
+_DAY_HALVES: Final = {
+    ("in", "the", "morning"): "a",
+    ("in", "the", "afternoon"): "p",
+    ("in", "the", "evening"): "p",
+    ("at", "night"): "p",
+    ("oclock",): "",
+}
+
+
+def _said_clock(lowered: list[str], after: int, value: float) -> tuple[str, int] | None:
+    """A whole hour said with its half of the day: (canonical clock time, position after)."""
+    if not value.is_integer():
+        return None
+    for words, half in _DAY_HALVES.items():
+        if tuple(lowered[after : after + len(words)]) == words:
+            canon = _clock(int(value), 0, half or None)
+            return (canon, after + len(words)) if canon else None
+    return None
+
+
+def _word_at(lowered: list[str], position: int) -> str:
+    return lowered[position] if 0 <= position < len(lowered) else ""
+
+
+def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | None:
+    """Numbers said in words that are not counts: "twice" (two times), an ordinal ("14th"),
+    "half an hour", "half a dozen", "a quarter of an hour", "half of" (50 %)."""
+    low = lowered[position]
+    if low in MULTIPLES:
+        return f"#{MULTIPLES[low]}x", "number", 1
+    ordinal = ORDINAL.match(low)
+    if ordinal:
+        return f"#{ordinal.group(1)}th", "number", 1
+    start = position
+    if low in ("a", "an") and _word_at(lowered, position + 1) in FRACTIONS:
+        position += 1
+    fraction = FRACTIONS.get(lowered[position])
+    if fraction is None:
+        return None
+    after = position + 1
+    of = _word_at(lowered, after) == "of"
+    if _word_at(lowered, after + of) in ("a", "an"):
+        measure = _word_at(lowered, after + of + 1)
+        used = after + of + 2 - start
+        if measure in UNITS and measure not in ONE_LETTER_UNITS:
+            canon, kind = _quantity(fraction, measure)  # "half an hour"
+            return canon, kind, used
+        if measure in NUMBER_SCALES:  # "half a dozen"
+            return f"#{_format_number(fraction * NUMBER_SCALES[measure])}", "number", used
+    if of:  # "half of the budget", "a quarter of each paycheck": a share
+        canon, kind = _quantity(fraction * 100, "percent")
+        return canon, kind, after - start
+    return None
+
+
+def _range(
+    ranged: re.Match[str], lowered: list[str], position: int, start: int, prefix_unit: str | None
+) -> tuple[str, str, int]:
+    """A range "3-5 days" as one value token, both ends in the base unit."""
+    after = position + 1
+    unit = prefix_unit
+    if unit is None and after < len(lowered) and lowered[after] in UNITS:
+        unit, after = lowered[after], after + 1
+    low_end, _ = _quantity(float(ranged.group(1)), unit)
+    high_end, kind = _quantity(float(ranged.group(2)), unit)
+    return f"{low_end}..{high_end[1:]}", kind, after - start
+
+
+def _next_is_time_unit(lowered: list[str], position: int) -> bool:
+    if position + 1 >= len(lowered):
+        return False
+    following = lowered[position + 1]
+    previous = lowered[position - 1] if position else ""
+    # "twice a day" and "$600 a month" are rates, not one day or one month.
+    return following in UNITS and UNITS[following][0] == "time" and not _rate_lead(previous)
+
+
+def _rate_lead(previous: str) -> bool:
+    """Whether a word before "a <period>" makes it a rate: a count, an amount or a unit."""
+    return (
+        previous in ("once", "twice", "thrice", "times")
+        or previous[:1].isdigit()
+        or previous in NUMBER_WORDS
+        or previous in UNITS
+    )
+
+
+def read_period(lowered: list[str], position: int) -> tuple[str, int] | None:
+    """A recurrence: "daily", "every day", "once a day", "per day" -> one period token."""
+    low = lowered[position]
+    if low in PERIODS:
+        return f"/{PERIODS[low]}", 1
+    used = 0
+    while position + used < len(lowered) and lowered[position + used] in PERIOD_LEADS:
+        used += 1
+    if used and position + used < len(lowered):
+        noun = PERIOD_NOUNS.get(fold_plural(lowered[position + used]))
+        previous = lowered[position - 1] if position else ""
+        rate = low in ("a", "an") and _rate_lead(previous)
+        if noun is not None and (used > 1 or low in ("every", "each", "per") or rate):
+            return f"/{noun}", used + 1
+    return None

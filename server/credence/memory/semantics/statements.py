@@ -1,0 +1,357 @@
+"""Structural comparison: canonical statements, token alignment and value slots."""
+
+from __future__ import annotations
+
+import difflib
+import unicodedata
+from functools import lru_cache
+
+import msgspec
+
+from credence.memory.semantics.quantities import read_period, read_value
+from credence.memory.semantics.statement_words import (
+    ABBREVIATIONS,
+    CHOICE_WORDS,
+    DAY_PARTS,
+    FILLERS,
+    FORMATS,
+    GROUP_NOUNS,
+    HAS_DIGIT,
+    IDENTIFIER_SHAPE,
+    KIN,
+    LANGUAGES,
+    LONGEST_PHRASE,
+    MAX_SPAN,
+    MAX_SPANS,
+    MONTHS,
+    MOVE_WORDS,
+    PHRASES,
+    PLACES,
+    RAW_TOKEN,
+    REGION_SHAPE,
+    SUBORDINATORS,
+    WEEKDAYS,
+)
+from credence.memory.semantics.tokens import (
+    APOSTROPHES,
+    NEGATION_WORDS,
+    NO_LONGER,
+    STOP_WORDS,
+    fold_plural,
+)
+
+
+class Word(msgspec.Struct, frozen=True, array_like=True):
+    """One canonical token: what is compared, what the reader wrote, and its value kind."""
+
+    canon: str
+    surface: str
+    kind: str  # "word", "quantity:<dimension>", "number", "time", or "name"
+
+
+class Statement(msgspec.Struct, frozen=True):
+    """A lesson in canonical form: ordered words, their bag, content set and polarity.
+
+    ``canons`` are the canonical strings in order; ``bag`` the same sorted (equal bags are the
+    same lesson in other words); ``content`` the canonical tokens that carry topic;
+    ``values`` those that can hold a slot value (see :func:`slot_kind`).
+    """
+
+    words: tuple[Word, ...]
+    negative: bool
+    canons: tuple[str, ...]
+    bag: tuple[str, ...]
+    content: frozenset[str]
+    vocabulary: frozenset[str]  # every canonical token
+    values: frozenset[str]  # canonical tokens that can hold a slot value on their own
+
+
+class Change(msgspec.Struct, frozen=True):
+    """One aligned span that differs between two statements, with the slot kind of both."""
+
+    old: str
+    new: str
+    kind: str
+
+
+def _stem(word: str) -> str:
+    # Light and symmetric: "compressed", "compressing" and "compresses" meet at one stem.
+    if "-" in word and all(part.isalpha() for part in word.split("-")):
+        head, _, last = word.rpartition("-")
+        return f"{head}-{_stem(last)}"  # "force-pushing" meets "force-push"
+    if not word.isalpha() or len(word) <= 3:
+        return word
+    word = fold_plural(word)
+    if word.endswith("ied") and len(word) > 4:
+        word = word[:-3] + "y"
+    elif word.endswith("ing") and len(word) >= 5:
+        word = word[:-3]
+    elif word.endswith("ed") and len(word) > 4:
+        word = word[:-2]
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]
+    if len(word) > 3 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def stem(word: str) -> str:
+    """The light stem canonical statements compare words by ("compressed" -> "compress")."""
+    return _stem(word)
+
+
+def _raw_tokens(text: str) -> tuple[str, list[tuple[int, int]]]:
+    folded = APOSTROPHES.sub("", unicodedata.normalize("NFKC", text))
+    return folded, [match.span() for match in RAW_TOKEN.finditer(folded)]
+
+
+@lru_cache(maxsize=16384)
+def statement(text: str) -> Statement:
+    """Return ``text`` in canonical form for paraphrase and value-change comparison.
+
+    Numbers in any spelling ("5GB", "5 GB", "five gigabytes") become one quantity token in base
+    units; comparatives ("over", "more than", "larger than") one symbol; "every day", "daily"
+    and "per day" one period; frequency adverbs ("always", "reliably") and fillers vanish;
+    words are lightly stemmed; "Before X, do Y" is reordered to "do Y before X". Negation
+    markers leave the sequence and set the polarity by their parity: "Never refund without a
+    receipt" forbids what "Refund without a receipt" allows.
+    """
+    folded, spans = _raw_tokens(text)
+    raw = [folded[start:end] for start, end in spans]
+    lowered = [token.casefold() for token in raw]
+
+    def written(first: int, used: int) -> str:
+        return folded[spans[first][0] : spans[first + used - 1][1]]
+
+    words: list[Word] = []
+    negative = False
+    position = 0
+    count = len(raw)
+    while position < count:
+        low = lowered[position]
+        surface = raw[position]
+        # Phrases first: "no more than" is a bound, not a negation.
+        matched = _match_phrase(lowered, position)
+        if matched is not None:
+            symbol, used = matched
+            if symbol:
+                words.append(Word(symbol, written(position, used), "word"))
+            position += used
+            continue
+        if low == NO_LONGER and position and lowered[position - 1] == "no":
+            position += 1  # "no longer" is one negation, counted at its "no"
+            continue
+        if low in NEGATION_WORDS:
+            negative = not negative
+            position += 1
+            continue
+        parsed = read_value(lowered, position)
+        if parsed is not None:
+            canon, kind, used = parsed
+            words.append(Word(canon, written(position, used), kind))
+            position += used
+            continue
+        period = read_period(lowered, position)
+        if period is not None:
+            canon, used = period
+            words.append(Word(canon, written(position, used), "time"))
+            position += used
+            continue
+        if low in FILLERS:
+            position += 1
+            continue
+        if low in (",", ";"):
+            words.append(Word(low, low, "break"))
+            position += 1
+            continue
+        low = ABBREVIATIONS.get(low, low)
+        words.append(Word(_stem(low), surface, _shape_kind(surface, low, position)))
+        position += 1
+    ordered = _reorder_clauses(words)
+    canons = tuple(word.canon for word in ordered)
+    return Statement(
+        words=ordered,
+        negative=negative,
+        canons=canons,
+        bag=tuple(sorted(canons)),
+        content=frozenset(c for c in canons if c and c not in STOP_WORDS and c[0] not in "<>"),
+        vocabulary=frozenset(canons),
+        values=frozenset(
+            word.canon
+            for position, word in enumerate(ordered)
+            if slot_kind(ordered, position, position + 1) is not None
+        ),
+    )
+
+
+def _match_phrase(lowered: list[str], position: int) -> tuple[str, int] | None:
+    for length in range(min(LONGEST_PHRASE, len(lowered) - position), 0, -1):
+        symbol = PHRASES.get(tuple(lowered[position : position + length]))
+        if symbol is not None:
+            return symbol, length
+    return None
+
+
+def _shape_kind(surface: str, low: str, position: int) -> str:
+    """``name`` for tokens shaped like a proper noun, identifier or handle; else ``word``."""
+    if surface[:1] in "@#" and len(surface) > 1:
+        return "name"
+    if fold_plural(low) in WEEKDAYS or low in MONTHS or fold_plural(low) in DAY_PARTS:
+        return "time"
+    if low in LANGUAGES:
+        return "language"
+    if low in FORMATS or (low.startswith(".") and low[1:] in FORMATS):
+        return "format"
+    if low in PLACES or REGION_SHAPE.match(low):
+        return "place"
+    if (IDENTIFIER_SHAPE.search(low) and HAS_DIGIT.search(low)) or "." in low or "+" in low:
+        return "name"
+    if position and surface[:1].isupper():
+        return "name"
+    if len(surface) >= 2 and any(ch.isupper() for ch in surface[1:]):
+        return "name"  # PostgreSQL, GitHub, AWS
+    return "word"
+
+
+def _reorder_clauses(words: list[Word]) -> tuple[Word, ...]:
+    """Move a leading subordinate clause behind its main clause and drop clause breaks."""
+    if words and words[0].canon in SUBORDINATORS:
+        for position, word in enumerate(words):
+            if word.kind == "break":
+                words = words[position + 1 :] + words[:position]
+                break
+    return tuple(word for word in words if word.kind != "break")
+
+
+def slot_kind(words: tuple[Word, ...], start: int, end: int) -> str | None:
+    """The value kind of ``words[start:end]``, or None when the span is not one value.
+
+    A span is a value when its tokens are a number or quantity (kind names the dimension),
+    a time, a language, a file format, a place, or a name by shape; an ordinary word is a
+    name when the word before it makes it the chosen instrument ("use X", "with X") or the
+    word after it names a group ("the X team").
+    """
+    span = [word for word in words[start:end] if word.canon not in (">", "<", ">=", "<=")]
+    if not span or end - start > MAX_SPAN:
+        return None
+    kinds = {word.kind for word in span}
+    quantities = {kind for kind in kinds if kind.startswith("quantity:") or kind == "number"}
+    if quantities:
+        if len(quantities) > 1 or not kinds <= quantities | {"word"}:
+            return None
+        return quantities.pop()
+    if len(kinds) == 1 and (kind := next(iter(kinds))) != "word":
+        return kind
+    if len(span) == 1 and span[0].surface.isalpha() and span[0].canon not in STOP_WORDS - {"use"}:
+        before = words[start - 1].canon if start else ""
+        before_that = words[start - 2].canon if start > 1 else ""
+        after = words[end].canon if end < len(words) else ""
+        if after in GROUP_NOUNS or before in CHOICE_WORDS:
+            return "name"
+        if before == "to" and before_that in MOVE_WORDS:
+            return "name"
+    return None
+
+
+def aligned_spans(a: Statement, b: Statement) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The spans where ``a`` and ``b`` differ, as aligned ``((a_start, a_end), (b_start, b_end))``.
+
+    Alignment is difflib's longest-matching-block alignment over canonical tokens; an insertion
+    or deletion is a span that is empty on one side.
+    """
+    matcher = difflib.SequenceMatcher(None, a.canons, b.canons, autojunk=False)
+    return [
+        ((a_start, a_end), (b_start, b_end))
+        for tag, a_start, a_end, b_start, b_end in matcher.get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def value_changes(a: Statement, b: Statement) -> list[Change] | None:
+    """The value slots that differ between two statements saying the same thing, or None.
+
+    Both statements must have one polarity and agree everywhere except at most two short
+    aligned spans, each holding a value of one kind on both sides, with shared content around
+    them. ``a`` is the old statement, ``b`` the new one.
+    """
+    if a.negative != b.negative or not _may_hold_values(a, b):
+        return None
+    spans = aligned_spans(a, b)
+    if not spans or len(spans) > MAX_SPANS:
+        return None
+    changed = 0
+    changes = []
+    for (a_start, a_end), (b_start, b_end) in spans:
+        if not (a_end - a_start and b_end - b_start):
+            return None
+        kind = slot_kind(a.words, a_start, a_end)
+        if kind is None or not _same_kind(kind, slot_kind(b.words, b_start, b_end)):
+            return None
+        changed += max(a_end - a_start, b_end - b_start)
+        changes.append(
+            Change(
+                old=_surface(a.words[a_start:a_end]),
+                new=_surface(b.words[b_start:b_end]),
+                kind=kind,
+            )
+        )
+    shared = len(a.words) - sum(a_end - a_start for (a_start, a_end), _ in spans)
+    shared_content = a.content & b.content
+    if not shared_content or shared < changed:
+        return None
+    return changes
+
+
+def _may_hold_values(a: Statement, b: Statement) -> bool:
+    # Cheap necessary condition before aligning: each side owns a token that can be a value.
+    return _owns_value(a, b) and _owns_value(b, a)
+
+
+def _owns_value(a: Statement, b: Statement) -> bool:
+    return any(
+        value not in b.vocabulary or a.canons.count(value) > b.canons.count(value)
+        for value in a.values
+    )
+
+
+def holds_value_change(a: Statement, b: Statement) -> bool:
+    """True when any aligned differing span holds values of one kind on both sides.
+
+    Such a pair is never a near-duplicate, whatever its embedding cosine says.
+    """
+    if not _may_hold_values(a, b):
+        return False
+    for (a_start, a_end), (b_start, b_end) in aligned_spans(a, b):
+        if a_end - a_start and b_end - b_start:
+            kind = slot_kind(a.words, a_start, a_end)
+            if kind is not None and _same_kind(kind, slot_kind(b.words, b_start, b_end)):
+                return True
+    return False
+
+
+def is_negation(a: Statement, b: Statement) -> bool:
+    """True when two statements say the same thing with opposite polarity."""
+    return a.negative != b.negative and bool(a.words) and a.bag == b.bag
+
+
+def is_paraphrase(a: Statement, b: Statement) -> bool:
+    """True when both statements have one polarity and the same bag of canonical tokens."""
+    return a.negative == b.negative and bool(a.words) and a.bag == b.bag
+
+
+def shares_core(a: Statement, b: Statement) -> bool:
+    """True when two statements are about the same action on the same object.
+
+    Their content overlap must cover at least half of the smaller statement: sharing one word
+    ("refund … receipt" / "receipts are stored …") is a shared topic, not a shared action.
+    """
+    small = min(len(a.content), len(b.content))
+    return small > 0 and len(a.content & b.content) * 2 >= small
+
+
+def _same_kind(kind: str, other: str | None) -> bool:
+    return other is not None and KIN.get(kind, kind) == KIN.get(other, other)
+
+
+def _surface(words: tuple[Word, ...]) -> str:
+    return " ".join(word.surface for word in words)

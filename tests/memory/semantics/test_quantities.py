@@ -1,0 +1,64 @@
+"""Quantities in canonical form: spoken numbers, fractions, rates, ordinals and units."""
+
+from __future__ import annotations
+
+import pytest
+
+from credence.memory.semantics.quantities import read_period, read_value
+from credence.memory.semantics.statements import statement
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Standups last half an hour", "Standups last 30 minutes"),
+        ("Rest a minute and a half", "Rest 90 seconds"),
+        ("Meetings last an hour and a half", "Meetings last 90 minutes"),
+        ("Meetings last one and a half hours", "Meetings last 90 minutes"),
+        ("Cap it at half a dozen tickets", "Cap it at 6 tickets"),
+        ("Order a dozen eggs", "Order 12 eggs"),
+        ("Save a quarter of each paycheck", "Save 25% of each paycheck"),
+        ("Wait a quarter of an hour", "Wait 15 minutes"),
+        ("Feed the cat twice a day", "Feed the cat two times daily"),
+        ("Spend $600 a month", "Spend six hundred dollars every month"),
+        ("Run 5 km", "Run five kilometres"),
+        ("Import a thousand rows", "Import 1,000 rows"),
+    ],
+)
+def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -> None:
+    assert statement(first).canons == statement(second).canons
+
+
+def test_a_month_after_a_preposition_stays_a_length_of_time() -> None:
+    assert statement("Keep logs for a month").canons[-1] == "#2592000time"
+    assert statement("Pay $5 a month").canons[-1] == "/month"
+
+
+def test_ordinals_are_numbers_and_differ_by_value() -> None:
+    assert read_value(["14th"], 0) == ("#14th", "number", 1)
+    assert statement("on the 3rd").canons != statement("on the 10th").canons
+
+
+def test_miles_and_kilometres_are_one_dimension_with_different_values() -> None:
+    km, miles = read_value(["20", "km"], 0), read_value(["20", "miles"], 0)
+    assert km is not None and miles is not None
+    assert km[1] == miles[1] == "quantity:metre"
+    assert km[0] != miles[0]
+
+
+def test_a_bare_fraction_is_no_quantity() -> None:
+    assert read_value(["half", "the", "team"], 0) is None
+    assert read_period(["a", "day"], 0) is None
+    assert read_period(["twice", "a", "day"], 1) == ("/day", 2)
+
+
+@pytest.mark.parametrize(
+    ("said", "written"),
+    [
+        ("Start at nine in the morning", "Start at 9am"),
+        ("Stop at seven in the evening", "Stop at 19:00"),
+        ("Call at 9 o'clock", "Call at 09:00"),
+    ],
+)
+def test_an_hour_said_with_its_half_of_the_day_is_a_clock_time(said: str, written: str) -> None:
+    assert statement(said).canons == statement(written).canons
