@@ -187,7 +187,7 @@ async def pull(deps: ReflectionDeps, run: JobRun, resume: PullCheckpoint | None)
     stored = await deps.store.read(lambda conn: db_jobs.agent_settings(conn, agent_id))
     if stored is None:
         raise StepError(f"agent {agent_id!r} not found")
-    settings = msgspec.json.decode(stored, type=ReflectionSettings)
+    settings = msgspec.convert(stored, ReflectionSettings)
     dim = deps.embedder.dim
     if resume is not None:
         ids = resume.episode_ids
