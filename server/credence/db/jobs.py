@@ -7,6 +7,7 @@ from typing import Any
 
 from credence.db import lease
 from credence.db.engine import Connection, placeholders, skip_locked
+from credence.db.episodes import EpisodeRecord
 from credence.db.paging import newest_first, next_cursor
 from credence.db.records import Record
 from credence.models.reflection import JobStatus, JobTrigger, WorkflowId
@@ -48,7 +49,6 @@ class _AgentSettings(Record, frozen=True, kw_only=True):
 
 JOB_COLUMNS = JobRecord.columns()
 STEP_COLUMNS = "job_id, position, name, status, started_at, finished_at, duration_ms, error, output"
-EPISODE_COLUMNS = "id, seq, summary, interventions, origin, embedding"
 CHUNK = 500
 
 
@@ -305,17 +305,19 @@ async def agent_exists(conn: Connection, agent_id: str) -> bool:
     return await conn.one("SELECT 1 FROM agents WHERE id = ?", (agent_id,)) is not None
 
 
-async def episodes_by_id(conn: Connection, agent_id: str, ids: Sequence[str]) -> list[Any]:
-    """The agent's episodes among ``ids`` (id, seq, summary, interventions, origin, embedding)."""
+async def episodes_by_id(
+    conn: Connection, agent_id: str, ids: Sequence[str]
+) -> list[EpisodeRecord]:
+    """The agent's episodes among ``ids`` (any order)."""
     rows: list[Any] = []
     for start in range(0, len(ids), CHUNK):
         chunk = list(ids[start : start + CHUNK])
         rows += await conn.rows(
-            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE agent_id = ?"
+            f"SELECT {EpisodeRecord.columns()} FROM episodes WHERE agent_id = ?"
             f" AND id IN ({placeholders(len(chunk))})",
             (agent_id, *chunk),
         )
-    return rows
+    return EpisodeRecord.from_rows(rows)
 
 
 async def window_jobs(conn: Connection, wake_id: str | None = None) -> list[Any]:
