@@ -143,7 +143,7 @@ async def _measure_async(episodes: int, runs: int) -> list[dict]:
                 started = time.perf_counter()
                 hits = await recall.search(store, embedder, "bench", queries, 50, reflected=False)
                 pulls.append((time.perf_counter() - started) * 1000)
-                assert hits and all(not h.episode["reflected_at"] for h in hits)
+                assert hits and all(not h.episode.reflected_at for h in hits)
         finally:
             await store.close()
     deciles = statistics.quantiles(samples, n=10)

@@ -89,7 +89,7 @@ async def _one_run(services, engine: Engine, rng: random.Random, run: int) -> tu
         for _ in range(EPISODES)
     ]
     rows, _ = await services.episodes.ingest("bench", episodes)
-    ids = [row["id"] for row in rows]
+    ids = [row.id for row in rows]
     answer = [
         {
             "op": "add",

@@ -53,7 +53,7 @@ async def seed(
         rows, _ = await service.ingest(
             AGENT, [EpisodeIn(session_id="chat", summary=text) for _, text in chunk]
         )
-        by_episode |= {row["id"]: turn_id for row, (turn_id, _) in zip(rows, chunk, strict=True)}
+        by_episode |= {row.id: turn_id for row, (turn_id, _) in zip(rows, chunk, strict=True)}
     return by_episode
 
 
@@ -69,7 +69,7 @@ async def evidence_recall(
     found: dict[str, list[int]] = {}
     for question in questions:
         hits = await recall.search(store, embedder, AGENT, [question.text], k, weights=MODES[mode])
-        ids = {by_episode[hit.episode["id"]] for hit in hits}
+        ids = {by_episode[hit.episode.id] for hit in hits}
         got = sum(turn in ids for turn in question.evidence)
         for key in ("all", question.kind):
             tally = found.setdefault(key, [0, 0])

@@ -129,6 +129,6 @@ def test_a_job_with_unreadable_checkpoints_runs_those_steps_afresh(server, admin
     checkpoints = _checkpoints(server, job_id)
     assert sorted(checkpoints["pull"]["episode_ids"]) == sorted([first, second])
     assert checkpoints["propose"]["reused_answer"] is False
-    assert server.run(jobs.raw(server.services.store, job_id))[0]["answer"] == _answer(
+    assert server.run(jobs.raw(server.services.store, job_id))[0].answer == _answer(
         "Ask before deleting files.", second
     )

@@ -107,8 +107,8 @@ async def test_a_worker_that_lost_its_lease_is_fenced_out(store: Database) -> No
     assert not await jobs.heartbeat(store, job_id, "wrk_slow", T0, LEASE)
     assert await jobs.heartbeat(store, job_id, "wrk_new", T0 + timedelta(seconds=40), LEASE)
     row, _ = await jobs.raw(store, job_id)
-    assert row["lease_owner"] == "wrk_new"
-    assert row["lease_until"] == rfc3339(T0 + timedelta(seconds=40 + LEASE))
+    assert row.lease_owner == "wrk_new"
+    assert row.lease_until == rfc3339(T0 + timedelta(seconds=40 + LEASE))
 
 
 async def test_release_gives_the_job_back_without_using_an_attempt(store: Database) -> None:

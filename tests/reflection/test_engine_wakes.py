@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from credence.components import context_component
+from credence.db.wakes import WakeAgent, WakeRecord
 from credence.reflection.engine import reflection_component
 from credence.reflection.wakes import due_windows, latest_window, window_key
 from credence.settings import Settings
@@ -21,19 +22,28 @@ T0 = datetime(2030, 1, 1, 2, 59, tzinfo=UTC)
 
 
 def _wake(wake_id="nightly", cron="0 3 * * *", agent_ids=None, enabled=1, created=T0):
-    return {
-        "id": wake_id,
-        "kind": "cron",
-        "cron": cron,
-        "agent_ids": json.dumps(agent_ids) if agent_ids is not None else None,
-        "enabled": enabled,
-        "input_data": "{}",
-        "created_at": created.isoformat(),
-    }
+    return WakeRecord.from_row(
+        {
+            "id": wake_id,
+            "kind": "cron",
+            "workflow_id": "agent-reflection",
+            "cron": cron,
+            "event": None,
+            "agent_ids": json.dumps(agent_ids) if agent_ids is not None else None,
+            "enabled": enabled,
+            "input_data": "{}",
+            "description": "",
+            "created_at": created.isoformat(),
+            "updated_at": created.isoformat(),
+            "last_fired_at": None,
+        }
+    )
 
 
 def _agent(agent_id="ada", created=T0, **reflection):
-    return {"id": agent_id, "settings": json.dumps(reflection), "created_at": created.isoformat()}
+    return WakeAgent.from_row(
+        {"id": agent_id, "settings": json.dumps(reflection), "created_at": created.isoformat()}
+    )
 
 
 def test_latest_window_and_key() -> None:

@@ -211,4 +211,4 @@ async def test_the_lease_fence_holds_while_the_owner_commits(
     assert await writing == "committed"
     assert await jobs.recover(other, later, alive, "wrk_new") == [(job_id, "queued")]
     row, _ = await jobs.raw(other, job_id)
-    assert row["answer"] == "written under the lease" and row["status"] == "queued"
+    assert row.answer == "written under the lease" and row.status == "queued"

@@ -64,7 +64,7 @@ async def _seed(data_dir: Path, database_url: str | None) -> tuple[str, list[str
                 for n in range(4)
             ],
         )
-        return admin_key, [row["id"] for row in rows]
+        return admin_key, [row.id for row in rows]
     finally:
         await store.close()
 

@@ -15,7 +15,12 @@ from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath, EpisodeIdPath, Limit
 from credence.clock import rfc3339
-from credence.memory.ingest.episodes import AgentMissing, EpisodeRejected, episode_from_row
+from credence.memory.ingest.episodes import (
+    AgentMissing,
+    EpisodeRecord,
+    EpisodeRejected,
+    episode_from_row,
+)
 from credence.models import (
     END,
     Episode,
@@ -41,7 +46,9 @@ SeqCursor = Annotated[
 ]
 
 
-async def _ingest(request: Request, agent_id: str, items: list[EpisodeIn]):
+async def _ingest(
+    request: Request, agent_id: str, items: list[EpisodeIn]
+) -> tuple[list[EpisodeRecord], int]:
     await load_agent(request, agent_id)
     principal_of(request).require_writer()
     try:
@@ -77,7 +84,7 @@ class EpisodeController(Controller):
     ) -> EpisodeBatchCreated:
         """Store up to 500 episodes, all or nothing."""
         rows, redacted = await _ingest(request, agent_id, data.episodes)
-        return EpisodeBatchCreated(ids=[r["id"] for r in rows], redacted=redacted)
+        return EpisodeBatchCreated(ids=[r.id for r in rows], redacted=redacted)
 
     @get("/{episode_id:str}", operation_id="getEpisode", responses=errors(404))
     async def get_episode(

@@ -7,29 +7,44 @@ from dataclasses import dataclass
 from typing import Any
 
 from credence.db.engine import Connection, placeholders
+from credence.db.records import Record
+from credence.models.common import Origin
+
+
+class EpisodeRecord(Record, frozen=True, kw_only=True):
+    """One episodes row, its JSON columns decoded: ``interventions`` are trigger/text objects."""
+
+    JSON_FIELDS = frozenset({"interventions", "untrusted_reasons", "metadata"})
+
+    seq: int
+    id: str
+    agent_id: str
+    session_id: str
+    role_label: str | None
+    finished_at: str
+    summary: str
+    interventions: list[dict[str, Any]]
+    intervention_text: str
+    origin: Origin
+    untrusted_reasons: list[str]
+    metadata: dict[str, Any]
+    redactions: int
+    embedding: bytes | None
+    embedding_model: str | None
+    reflected_at: str | None
+    reflected_job: str | None
+    created_at: str
+
+    @classmethod
+    def inserted(cls, row: dict[str, Any]) -> EpisodeRecord:
+        """The record of a row ``insert_episodes`` just wrote. The seq the database gave it is
+        not read back (0 here): nothing shown of a new episode carries it."""
+        return cls.from_row({"seq": 0, "reflected_job": None, **row})
+
 
 # Every column the API reads, named: PostgreSQL's episodes also carry ``search_vector``.
-COLUMNS = (
-    "seq",
-    "id",
-    "agent_id",
-    "session_id",
-    "role_label",
-    "finished_at",
-    "summary",
-    "interventions",
-    "intervention_text",
-    "origin",
-    "untrusted_reasons",
-    "metadata",
-    "redactions",
-    "embedding",
-    "embedding_model",
-    "reflected_at",
-    "reflected_job",
-    "created_at",
-)
-SELECT_COLUMNS = ", ".join(COLUMNS)
+COLUMNS = EpisodeRecord.__struct_fields__
+SELECT_COLUMNS = EpisodeRecord.columns()
 # What an ingest writes: everything but the sequence the database assigns and reflection's marks.
 INSERT_COLUMNS = tuple(c for c in COLUMNS if c not in ("seq", "reflected_at", "reflected_job"))
 _INSERT = (
@@ -109,46 +124,49 @@ async def add_stored_bytes(conn: Connection, agent_id: str, added: int) -> None:
     )
 
 
-async def get_episode(conn: Connection, agent_id: str, episode_id: str) -> Any:
-    """One episode row of the agent, or None."""
-    return await conn.one(
+async def get_episode(conn: Connection, agent_id: str, episode_id: str) -> EpisodeRecord | None:
+    """One episode of the agent, or None."""
+    row = await conn.one(
         f"SELECT {SELECT_COLUMNS} FROM episodes WHERE id = ? AND agent_id = ?",
         (episode_id, agent_id),
     )
+    return None if row is None else EpisodeRecord.from_row(row)
 
 
 async def list_episodes(
     conn: Connection, agent_id: str, found: EpisodeFilter, *, after_seq: int | None, limit: int
-) -> list[Any]:
-    """Up to ``limit`` episode rows oldest first, after ``after_seq`` when given."""
+) -> list[EpisodeRecord]:
+    """Up to ``limit`` episodes oldest first, after ``after_seq`` when given."""
     clauses, params = filter_clause(agent_id, found)
     if after_seq is not None:
         clauses.append("seq > ?")
         params.append(after_seq)
-    return await conn.rows(
+    rows = await conn.rows(
         f"SELECT {SELECT_COLUMNS} FROM episodes WHERE {' AND '.join(clauses)} ORDER BY seq LIMIT ?",
         (*params, limit),
     )
+    return EpisodeRecord.from_rows(rows)
 
 
 async def newest_episodes(
     conn: Connection, agent_id: str, found: EpisodeFilter, limit: int
-) -> list[Any]:
-    """Up to ``limit`` of the agent's newest episode rows that pass the filter."""
+) -> list[EpisodeRecord]:
+    """Up to ``limit`` of the agent's newest episodes that pass the filter."""
     clauses, params = filter_clause(agent_id, found)
-    return await conn.rows(
+    rows = await conn.rows(
         f"SELECT {SELECT_COLUMNS} FROM episodes WHERE {' AND '.join(clauses)}"
         " ORDER BY seq DESC LIMIT ?",
         (*params, limit),
     )
+    return EpisodeRecord.from_rows(rows)
 
 
-async def episodes_by_seq(conn: Connection, seqs: Sequence[int]) -> dict[int, Any]:
-    """Episode rows by seq (missing seqs are left out)."""
+async def episodes_by_seq(conn: Connection, seqs: Sequence[int]) -> dict[int, EpisodeRecord]:
+    """Episodes by seq (missing seqs are left out)."""
     if not seqs:
         return {}
     rows = await conn.rows(
         f"SELECT {SELECT_COLUMNS} FROM episodes WHERE seq IN ({placeholders(len(seqs))})",
         tuple(seqs),
     )
-    return {row["seq"]: row for row in rows}
+    return {row["seq"]: EpisodeRecord.from_row(row) for row in rows}

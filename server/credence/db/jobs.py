@@ -7,27 +7,60 @@ from typing import Any
 
 from credence.db import lease
 from credence.db.engine import Connection, placeholders, skip_locked
+from credence.db.episodes import EpisodeRecord
 from credence.db.paging import newest_first, next_cursor
+from credence.db.records import Record
+from credence.models.reflection import JobStatus, JobTrigger, WorkflowId
 
-JOB_COLUMNS = (
-    "id, workflow_id, agent_id, trigger, window_key, wake_id, status, input_data, output_data,"
-    " error, answer, attempts, max_attempts, lease_owner, lease_until, heartbeat_at,"
-    " submitted_by, created_at, started_at, finished_at, updated_at"
-)
+
+class JobRecord(Record, frozen=True, kw_only=True):
+    """One jobs row; ``input_data`` and ``output_data`` decoded (output None until it ends)."""
+
+    JSON_FIELDS = frozenset({"input_data", "output_data"})
+
+    id: str
+    workflow_id: WorkflowId
+    agent_id: str
+    trigger: JobTrigger
+    window_key: str | None
+    wake_id: str | None
+    status: JobStatus
+    input_data: dict[str, Any]
+    output_data: dict[str, Any] | None
+    error: str | None
+    answer: str | None
+    attempts: int
+    max_attempts: int
+    lease_owner: str | None
+    lease_until: str | None
+    heartbeat_at: str | None
+    submitted_by: str
+    created_at: str
+    started_at: str | None
+    finished_at: str | None
+    updated_at: str
+
+
+class _AgentSettings(Record, frozen=True, kw_only=True):
+    JSON_FIELDS = frozenset({"settings"})
+
+    settings: dict[str, Any]
+
+
+JOB_COLUMNS = JobRecord.columns()
 STEP_COLUMNS = "job_id, position, name, status, started_at, finished_at, duration_ms, error, output"
-EPISODE_COLUMNS = "id, seq, summary, interventions, origin, embedding"
 CHUNK = 500
 
 
-async def fetch(conn: Connection, job_id: str) -> tuple[Any, list[Any]] | None:
-    """The jobs row and its step rows (by position), or None."""
+async def fetch(conn: Connection, job_id: str) -> tuple[JobRecord, list[Any]] | None:
+    """The job and its step rows (by position), or None."""
     row = await conn.one(f"SELECT {JOB_COLUMNS} FROM jobs WHERE id = ?", (job_id,))
     if row is None:
         return None
     steps = await conn.rows(
         f"SELECT {STEP_COLUMNS} FROM job_steps WHERE job_id = ? ORDER BY position", (job_id,)
     )
-    return row, steps
+    return JobRecord.from_row(row), steps
 
 
 async def submitted_by(conn: Connection, job_id: str) -> str | None:
@@ -97,8 +130,8 @@ async def page(
     status: str | None,
     limit: int,
     cursor: str | None,
-) -> tuple[list[tuple[Any, list[Any]]], str | None]:
-    """A page of jobs newest first with their steps; returns ([(row, steps)], next cursor)."""
+) -> tuple[list[tuple[JobRecord, list[Any]]], str | None]:
+    """A page of jobs newest first with their steps; returns ([(job, steps)], next cursor)."""
     where, params = newest_first(agent_ids=agent_ids, status=status, cursor=cursor)
     rows = await conn.rows(
         f"SELECT {JOB_COLUMNS} FROM jobs {where} ORDER BY id DESC LIMIT ?", (*params, limit + 1)
@@ -111,7 +144,7 @@ async def page(
             tuple(steps),
         ):
             steps[step["job_id"]].append(step)
-    return [(row, steps[row["id"]]) for row in shown], next_cursor(rows, limit)
+    return [(JobRecord.from_row(row), steps[row["id"]]) for row in shown], next_cursor(rows, limit)
 
 
 async def queued_for_wake(conn: Connection, agent_id: str, wake_id: str) -> str | None:
@@ -261,10 +294,10 @@ async def fail_running_steps(conn: Connection, job_id: str, at: str, error: str)
 # --- what the steps read --------------------------------------------------------------------
 
 
-async def agent_settings(conn: Connection, agent_id: str) -> str | None:
-    """An agent's reflection settings JSON, or None when there is no such agent."""
+async def agent_settings(conn: Connection, agent_id: str) -> dict[str, Any] | None:
+    """An agent's reflection settings (decoded), or None when there is no such agent."""
     row = await conn.one("SELECT settings FROM agents WHERE id = ?", (agent_id,))
-    return row["settings"] if row is not None else None
+    return _AgentSettings.from_row(row).settings if row is not None else None
 
 
 async def agent_exists(conn: Connection, agent_id: str) -> bool:
@@ -272,17 +305,19 @@ async def agent_exists(conn: Connection, agent_id: str) -> bool:
     return await conn.one("SELECT 1 FROM agents WHERE id = ?", (agent_id,)) is not None
 
 
-async def episodes_by_id(conn: Connection, agent_id: str, ids: Sequence[str]) -> list[Any]:
-    """The agent's episodes among ``ids`` (id, seq, summary, interventions, origin, embedding)."""
+async def episodes_by_id(
+    conn: Connection, agent_id: str, ids: Sequence[str]
+) -> list[EpisodeRecord]:
+    """The agent's episodes among ``ids`` (any order)."""
     rows: list[Any] = []
     for start in range(0, len(ids), CHUNK):
         chunk = list(ids[start : start + CHUNK])
         rows += await conn.rows(
-            f"SELECT {EPISODE_COLUMNS} FROM episodes WHERE agent_id = ?"
+            f"SELECT {EpisodeRecord.columns()} FROM episodes WHERE agent_id = ?"
             f" AND id IN ({placeholders(len(chunk))})",
             (agent_id, *chunk),
         )
-    return rows
+    return EpisodeRecord.from_rows(rows)
 
 
 async def window_jobs(conn: Connection, wake_id: str | None = None) -> list[Any]:

@@ -8,6 +8,7 @@ from typing import Any
 from credence.db import lease
 from credence.db.changes import bump_belief_changes
 from credence.db.engine import Connection
+from credence.db.records import Record
 
 LEASE = "embeddings"
 # A row is stale when no model or another model made its embedding.
@@ -35,12 +36,23 @@ async def stale_beliefs(conn: Connection, model: str, limit: int) -> list[Any]:
     )
 
 
-async def stale_episodes(conn: Connection, model: str, limit: int) -> list[Any]:
-    """(id, summary, interventions) of episodes whose embedding ``model`` did not make."""
-    return await conn.rows(
-        f"SELECT id, summary, interventions FROM episodes WHERE {_STALE} ORDER BY seq LIMIT ?",
+class StaleEpisode(Record, frozen=True, kw_only=True):
+    """An episode to re-embed: what its embedding text is made of."""
+
+    JSON_FIELDS = frozenset({"interventions"})
+
+    id: str
+    summary: str
+    interventions: list[dict[str, Any]]
+
+
+async def stale_episodes(conn: Connection, model: str, limit: int) -> list[StaleEpisode]:
+    """Episodes whose embedding ``model`` did not make, by seq."""
+    rows = await conn.rows(
+        f"SELECT {StaleEpisode.columns()} FROM episodes WHERE {_STALE} ORDER BY seq LIMIT ?",
         (model, limit),
     )
+    return StaleEpisode.from_rows(rows)
 
 
 async def rewrite_beliefs(

@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from credence.db.engine import Connection
+from credence.db.records import Record
 
 LISTED = 50  # beliefs listed by name in each of the report's lists
 
@@ -110,6 +111,16 @@ async def contents(conn: Connection, belief_ids: list[str]) -> dict[str, str]:
     return {row["id"]: row["content"] for row in rows}
 
 
-async def agent_lambda(conn: Connection, agent_id: str) -> Any:
-    """The agent's row (settings JSON), or None."""
-    return await conn.one("SELECT id, settings FROM agents WHERE id = ?", (agent_id,))
+class ReportAgent(Record, frozen=True, kw_only=True):
+    """The agent a report is of, with its reflection settings (``lambda_per_day``)."""
+
+    JSON_FIELDS = frozenset({"settings"})
+
+    id: str
+    settings: dict[str, Any] | None
+
+
+async def agent_lambda(conn: Connection, agent_id: str) -> ReportAgent | None:
+    """The agent with its settings, or None."""
+    row = await conn.one(f"SELECT {ReportAgent.columns()} FROM agents WHERE id = ?", (agent_id,))
+    return None if row is None else ReportAgent.from_row(row)

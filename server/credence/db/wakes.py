@@ -3,29 +3,94 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import msgspec
 
 from credence.db.engine import Connection, for_update, placeholders, skip_locked
+from credence.db.records import Record
+from credence.models.reflection import WakeKind, WorkflowId
 
-WAKE_COLUMNS = (
-    "id, kind, workflow_id, cron, event, agent_ids, enabled, input_data, description,"
-    " created_at, updated_at, last_fired_at"
-)
+
+class WakeRecord(Record, frozen=True, kw_only=True):
+    """One wakes row; ``agent_ids`` None means every agent."""
+
+    JSON_FIELDS = frozenset({"agent_ids", "input_data"})
+
+    id: str
+    kind: WakeKind
+    workflow_id: WorkflowId
+    cron: str | None
+    event: str | None
+    agent_ids: list[str] | None
+    enabled: int
+    input_data: dict[str, Any]
+    description: str
+    created_at: str
+    updated_at: str
+    last_fired_at: str | None
+
+
+class WakeAgent(Record, frozen=True, kw_only=True):
+    """An agent as wakes target it: its reflection settings and when it was created."""
+
+    JSON_FIELDS = frozenset({"settings"})
+
+    id: str
+    settings: dict[str, Any]
+    created_at: str
+
+
+class SeedAgent(Record, frozen=True, kw_only=True):
+    """What a manifest sets on an existing agent."""
+
+    JSON_FIELDS = frozenset({"roles", "settings"})
+
+    name: str
+    roles: list[str]
+    settings: dict[str, Any]
+
+
+R = TypeVar("R", bound=Record)
+
+
+@dataclass(frozen=True)
+class Readable(Generic[R]):
+    """The rows of a read that decoded, and the ids (with the error) of those that did not."""
+
+    records: list[R]
+    unreadable: dict[str, msgspec.DecodeError] = field(default_factory=dict)
+
+
+def _readable(kind: type[R], rows: list[Any]) -> Readable[R]:
+    # One row with JSON broken by hand (or by an older version) must not stop the others.
+    found = Readable[R]([])
+    for row in rows:
+        try:
+            found.records.append(kind.from_row(row))
+        except msgspec.DecodeError as exc:
+            found.unreadable[row["id"]] = exc
+    return found
+
+
+WAKE_COLUMNS = WakeRecord.columns()
 # The columns a wake definition sets (what create, replace and compare look at).
 DEFINITION = ("kind", "cron", "event", "agent_ids", "enabled", "input_data", "description")
 
 
-async def all_wakes(conn: Connection) -> list[Any]:
-    """Every wake row, by id."""
-    return await conn.rows(f"SELECT {WAKE_COLUMNS} FROM wakes ORDER BY id")
+async def all_wakes(conn: Connection) -> list[WakeRecord]:
+    """Every wake, by id."""
+    return WakeRecord.from_rows(await conn.rows(f"SELECT {WAKE_COLUMNS} FROM wakes ORDER BY id"))
 
 
-async def get(conn: Connection, wake_id: str, *, lock: bool = False) -> Any:
-    """One wake row or None; ``lock`` holds it (PostgreSQL) until the transaction ends."""
-    return await conn.one(
+async def get(conn: Connection, wake_id: str, *, lock: bool = False) -> WakeRecord | None:
+    """One wake or None; ``lock`` holds it (PostgreSQL) until the transaction ends."""
+    row = await conn.one(
         f"SELECT {WAKE_COLUMNS} FROM wakes WHERE id = ?" + (for_update(conn) if lock else ""),
         (wake_id,),
     )
+    return None if row is None else WakeRecord.from_row(row)
 
 
 async def insert(conn: Connection, wake_id: str, values: dict[str, Any], now: str) -> bool:
@@ -76,20 +141,22 @@ async def delete(conn: Connection, wake_id: str) -> bool:
     return await conn.run("DELETE FROM wakes WHERE id = ?", (wake_id,)) == 1
 
 
-async def enabled_cron(conn: Connection) -> list[Any]:
-    """Every enabled cron wake."""
-    return await conn.rows(
+async def enabled_cron(conn: Connection) -> Readable[WakeRecord]:
+    """Every enabled cron wake, by id (those whose JSON does not decode apart)."""
+    rows = await conn.rows(
         f"SELECT {WAKE_COLUMNS} FROM wakes WHERE kind = 'cron' AND enabled = 1 ORDER BY id"
     )
+    return _readable(WakeRecord, rows)
 
 
-async def enabled_event(conn: Connection, name: str) -> list[Any]:
+async def enabled_event(conn: Connection, name: str) -> list[WakeRecord]:
     """The enabled event wakes listening for ``name``, by id."""
-    return await conn.rows(
+    rows = await conn.rows(
         f"SELECT {WAKE_COLUMNS} FROM wakes WHERE kind = 'event' AND enabled = 1 AND event = ?"
         " ORDER BY id",
         (name,),
     )
+    return WakeRecord.from_rows(rows)
 
 
 async def claim_cron(conn: Connection, wake_ids: Sequence[str]) -> set[str]:
@@ -125,21 +192,24 @@ async def fired(conn: Connection, wake_id: str, at: str) -> None:
 # --- agents, as wakes target them and seed writes them --------------------------------------
 
 
-async def agents(conn: Connection) -> list[Any]:
-    """Every agent's id, reflection settings JSON and creation time."""
-    return await conn.rows("SELECT id, settings, created_at FROM agents ORDER BY id")
+async def agents(conn: Connection) -> Readable[WakeAgent]:
+    """Every agent's id, reflection settings and creation time (undecodable ones apart)."""
+    rows = await conn.rows(f"SELECT {WakeAgent.columns()} FROM agents ORDER BY id")
+    return _readable(WakeAgent, rows)
 
 
-async def agent(conn: Connection, agent_id: str) -> Any:
+async def agent(conn: Connection, agent_id: str) -> WakeAgent | None:
     """One agent's id, settings and creation time, or None."""
-    return await conn.one("SELECT id, settings, created_at FROM agents WHERE id = ?", (agent_id,))
+    row = await conn.one(f"SELECT {WakeAgent.columns()} FROM agents WHERE id = ?", (agent_id,))
+    return None if row is None else WakeAgent.from_row(row)
 
 
-async def seed_agent_row(conn: Connection, agent_id: str) -> Any:
+async def seed_agent_row(conn: Connection, agent_id: str) -> SeedAgent | None:
     """The name, roles and settings of an agent a manifest names, locked for the upsert."""
-    return await conn.one(
-        "SELECT name, roles, settings FROM agents WHERE id = ?" + for_update(conn), (agent_id,)
+    row = await conn.one(
+        f"SELECT {SeedAgent.columns()} FROM agents WHERE id = ?" + for_update(conn), (agent_id,)
     )
+    return None if row is None else SeedAgent.from_row(row)
 
 
 async def insert_agent(

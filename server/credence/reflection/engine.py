@@ -84,12 +84,12 @@ class Engine:
             clock = fixed_clock(parse_rfc3339(job_input.now))
         run = JobRun(
             job_id=job_id,
-            agent_id=row["agent_id"],
+            agent_id=row.agent_id,
             owner=self.owner,
             input=job_input,
             clock=clock,
             sleep=self.sleep,
-            stored_answer=row["answer"],
+            stored_answer=row.answer,
         )
         lost = asyncio.Event()
         beat = asyncio.create_task(self._heartbeat(job_id, lost, asyncio.current_task()))

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from credence.db.engine import Connection, Database
+    from credence.db.jobs import JobRecord
 
 WORKFLOW = "agent-reflection"
 STEPS = ("pull", "propose", "check", "submit")
@@ -96,22 +97,22 @@ def _structured(output: JobOutput) -> JobOutput:
     )
 
 
-def job_input(row: Any) -> JobInput:
-    """A jobs row's stored input; input stored before it was typed may omit the agent."""
-    return msgspec.convert({"agent_id": row["agent_id"], **json.loads(row["input_data"])}, JobInput)
+def job_input(row: JobRecord) -> JobInput:
+    """A job's stored input; input stored before it was typed may omit the agent."""
+    return msgspec.convert({"agent_id": row.agent_id, **row.input_data}, JobInput)
 
 
-def job_from_rows(row: Any, steps: Sequence[Any]) -> Job:
-    """Turn a jobs row and its step rows into the API's Job."""
-    output = row["output_data"]
+def job_from_rows(row: JobRecord, steps: Sequence[Any]) -> Job:
+    """Turn a stored job and its step rows into the API's Job."""
+    output = row.output_data
     return Job(
-        id=row["id"],
-        workflow_id=row["workflow_id"],
-        agent_id=row["agent_id"],
-        trigger=row["trigger"],
-        window_key=row["window_key"],
-        wake_id=row["wake_id"],
-        status=row["status"],
+        id=row.id,
+        workflow_id=row.workflow_id,
+        agent_id=row.agent_id,
+        trigger=row.trigger,
+        window_key=row.window_key,
+        wake_id=row.wake_id,
+        status=row.status,
         steps=[
             JobStep(
                 name=step["name"],
@@ -124,13 +125,13 @@ def job_from_rows(row: Any, steps: Sequence[Any]) -> Job:
             for step in sorted(steps, key=lambda s: s["position"])
         ],
         input_data=job_input(row),
-        output_data=_structured(msgspec.json.decode(output, type=JobOutput)) if output else None,
-        error=row["error"],
-        attempts=row["attempts"],
-        created_at=row["created_at"],
-        started_at=row["started_at"],
-        finished_at=row["finished_at"],
-        updated_at=row["updated_at"],
+        output_data=_structured(msgspec.convert(output, JobOutput)) if output is not None else None,
+        error=row.error,
+        attempts=row.attempts,
+        created_at=row.created_at,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        updated_at=row.updated_at,
     )
 
 
@@ -209,10 +210,10 @@ async def get(store: Database, job_id: str) -> Job | None:
     return await store.read(work)
 
 
-async def raw(store: Database, job_id: str) -> tuple[Any, dict[str, Any]] | None:
-    """The jobs row and its steps by name (the engine's view, including step outputs)."""
+async def raw(store: Database, job_id: str) -> tuple[JobRecord, dict[str, Any]] | None:
+    """The job and its steps by name (the engine's view, including step outputs)."""
 
-    async def work(conn: Connection) -> tuple[Any, dict[str, Any]] | None:
+    async def work(conn: Connection) -> tuple[JobRecord, dict[str, Any]] | None:
         found = await db_jobs.fetch(conn, job_id)
         if found is None:
             return None

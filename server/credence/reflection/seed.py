@@ -16,6 +16,7 @@ from credence.reflection.wakes import WakeRejected, upsert_wake_rows
 
 if TYPE_CHECKING:
     from credence.db.engine import Connection, Database
+    from credence.db.wakes import WakeRecord
 
 
 class Manifest(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -70,9 +71,9 @@ async def _upsert_agent(conn: Connection, agent: AgentIn, now: str) -> str:
     existing = await db_wakes.seed_agent_row(conn, agent.id)
     if (
         existing is not None
-        and existing["name"] == agent.name
-        and json.loads(existing["roles"]) == agent.roles
-        and json.loads(existing["settings"]) == json.loads(settings)
+        and existing.name == agent.name
+        and existing.roles == agent.roles
+        and existing.settings == msgspec.to_builtins(agent.reflection)
     ):
         return "unchanged"
     await db_wakes.update_agent(conn, agent.id, agent.name, roles, settings, now)
@@ -83,8 +84,10 @@ def _agents_text(agent_ids: list[str] | None) -> str:
     return "every agent" if agent_ids is None else f"[{', '.join(agent_ids)}]"
 
 
-def merge_wake(existing: Any, wake: WakeIn, *, replace: bool) -> tuple[WakeIn, list[str]]:
-    """The wake to store over ``existing`` (a wakes row or None), and what that changes.
+def merge_wake(
+    existing: WakeRecord | None, wake: WakeIn, *, replace: bool
+) -> tuple[WakeIn, list[str]]:
+    """The wake to store over ``existing`` (None: a new wake), and what that changes.
 
     Without ``replace`` an existing wake's agents are merged with the manifest's, so seeding
     never narrows who a wake reflects on: a wake for every agent stays one. Each change is a
@@ -92,9 +95,7 @@ def merge_wake(existing: Any, wake: WakeIn, *, replace: bool) -> tuple[WakeIn, l
     """
     if existing is None:
         return wake, []
-    before: list[str] | None = (
-        json.loads(existing["agent_ids"]) if existing["agent_ids"] is not None else None
-    )
+    before = existing.agent_ids
     asked = after = wake.agent_ids
     if not replace:
         after = None if before is None or after is None else list(dict.fromkeys([*before, *after]))
@@ -107,10 +108,11 @@ def merge_wake(existing: Any, wake: WakeIn, *, replace: bool) -> tuple[WakeIn, l
     elif not replace and asked is not None and before is None:
         notes.append("agent_ids: kept every agent (merged; --replace narrows it)")
     for name in ("cron", "event", "enabled", "description"):
-        if existing[name] != (value := getattr(wake, name)) and not (
-            name == "enabled" and bool(existing[name]) == value
+        stored = getattr(existing, name)
+        if stored != (value := getattr(wake, name)) and not (
+            name == "enabled" and bool(stored) == value
         ):
-            notes.append(f"{name}: {existing[name]!r} -> {value!r}")
+            notes.append(f"{name}: {stored!r} -> {value!r}")
     return wake, notes
 
 

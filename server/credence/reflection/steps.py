@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import msgspec
 import numpy as np
 
 from credence.clock import Clock, parse_rfc3339, rfc3339
 from credence.db import jobs as db_jobs
+from credence.db.episodes import EpisodeRecord
 from credence.embed import EmbeddingUnavailable
 from credence.memory.ingest.redact import REDACTION_SECRET, redact
 from credence.memory.lifecycle.feedback import ReviewerFeedback, recent_feedback
@@ -137,21 +136,21 @@ def _vector(blob: bytes | None, dim: int) -> np.ndarray | None:
     return np.frombuffer(blob, dtype="<f4")
 
 
-def _episode(row: Any, dim: int) -> PulledEpisode:
+def _episode(row: EpisodeRecord, dim: int) -> PulledEpisode:
     return PulledEpisode(
-        id=row["id"],
-        summary=row["summary"],
-        interventions=tuple((i["trigger"], i["text"]) for i in json.loads(row["interventions"])),
-        origin=row["origin"],
-        seq=row["seq"],
-        embedding=_vector(row["embedding"], dim),
+        id=row.id,
+        summary=row.summary,
+        interventions=tuple((i["trigger"], i["text"]) for i in row.interventions),
+        origin=row.origin,
+        seq=row.seq,
+        embedding=_vector(row.embedding, dim),
     )
 
 
 async def _recalled(
     deps: ReflectionDeps, agent_id: str, settings: ReflectionSettings, since: str | None
-) -> list[Any]:
-    """The top k un-reflected episode rows by the agent's recall queries, then the newest."""
+) -> list[EpisodeRecord]:
+    """The top k un-reflected episodes by the agent's recall queries, then the newest."""
     k = settings.recall_k
     try:
         hits = await recall.search(
@@ -166,11 +165,11 @@ async def _recalled(
         if len(hits) < k:
             # Episodes no query speaks to still need reflecting some day: after the
             # ranked ones come the newest others, up to k.
-            seen = {hit.episode["id"] for hit in hits}
+            seen = {hit.episode.id for hit in hits}
             newest = await recall.search(
                 deps.store, deps.embedder, agent_id, [], k, since=since, reflected=False
             )
-            hits += [hit for hit in newest if hit.episode["id"] not in seen][: k - len(hits)]
+            hits += [hit for hit in newest if hit.episode.id not in seen][: k - len(hits)]
     except recall.RecallUnavailable as exc:
         raise StepError(f"recall search unavailable: {exc}") from exc
     return [hit.episode for hit in hits]
@@ -188,12 +187,12 @@ async def pull(deps: ReflectionDeps, run: JobRun, resume: PullCheckpoint | None)
     stored = await deps.store.read(lambda conn: db_jobs.agent_settings(conn, agent_id))
     if stored is None:
         raise StepError(f"agent {agent_id!r} not found")
-    settings = msgspec.json.decode(stored, type=ReflectionSettings)
+    settings = msgspec.convert(stored, ReflectionSettings)
     dim = deps.embedder.dim
     if resume is not None:
         ids = resume.episode_ids
         rows = await deps.store.read(lambda conn: db_jobs.episodes_by_id(conn, agent_id, ids))
-        by_id = {row["id"]: row for row in rows}
+        by_id = {row.id: row for row in rows}
         episodes = tuple(_episode(by_id[i], dim) for i in ids if i in by_id)
         ranking = resume.ranking
     else:

@@ -20,6 +20,7 @@ from credence.reflection.cron import CronRejected, check_cron, latest_window, ne
 
 if TYPE_CHECKING:
     from credence.db.engine import Connection, Database
+    from credence.db.wakes import WakeAgent, WakeRecord
 
 log = logging.getLogger("credence.reflection")
 
@@ -37,29 +38,29 @@ def window_key(window: datetime) -> str:
     return "cron:" + window.strftime("%Y-%m-%dT%H:%MZ")
 
 
-def wake_from_row(row: Any, now: datetime) -> Wake:
-    """Turn a wakes row into the API's Wake (with its next fire time when it has a cron)."""
+def wake_from_row(row: WakeRecord, now: datetime) -> Wake:
+    """Turn a stored wake into the API's Wake (with its next fire time when it has a cron)."""
     next_fire = None
-    if row["kind"] == "cron" and row["cron"] and row["enabled"]:
+    if row.kind == "cron" and row.cron and row.enabled:
         try:
-            check_cron(row["cron"])
+            check_cron(row.cron)
         except CronRejected:
             pass  # a row the API would refuse (written by hand or an older version) never fires
         else:
-            next_fire = rfc3339(next_window(row["cron"], now))
+            next_fire = rfc3339(next_window(row.cron, now))
     return Wake(
-        id=row["id"],
-        kind=row["kind"],
-        workflow_id=row["workflow_id"],
-        cron=row["cron"],
-        event=row["event"],
-        agent_ids=json.loads(row["agent_ids"]) if row["agent_ids"] is not None else None,
-        enabled=bool(row["enabled"]),
-        description=row["description"],
-        input_data=msgspec.json.decode(row["input_data"], type=WakeInput),
-        created_at=row["created_at"],
-        updated_at=row["updated_at"],
-        last_fired_at=row["last_fired_at"],
+        id=row.id,
+        kind=row.kind,
+        workflow_id=row.workflow_id,
+        cron=row.cron,
+        event=row.event,
+        agent_ids=row.agent_ids,
+        enabled=bool(row.enabled),
+        description=row.description,
+        input_data=msgspec.convert(row.input_data, WakeInput),
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        last_fired_at=row.last_fired_at,
         next_fire_at=next_fire,
     )
 
@@ -101,8 +102,16 @@ async def get_wake(store: Database, wake_id: str, now: datetime) -> Wake | None:
     return wake_from_row(row, now) if row is not None else None
 
 
+def _agents_json(agent_ids: list[str] | None) -> str | None:
+    return json.dumps(agent_ids) if agent_ids is not None else None
+
+
+def _input_value(value: Any) -> dict[str, Any]:
+    return msgspec.to_builtins(value) if value is not None else {}
+
+
 def _input_json(value: Any) -> str:
-    return json.dumps(msgspec.to_builtins(value) if value is not None else {}, ensure_ascii=False)
+    return json.dumps(_input_value(value), ensure_ascii=False)
 
 
 async def upsert_wake_rows(conn: Connection, data: WakeIn, now: str, *, replace: bool) -> str:
@@ -116,7 +125,7 @@ async def upsert_wake_rows(conn: Connection, data: WakeIn, now: str, *, replace:
         "kind": data.kind,
         "cron": data.cron,
         "event": data.event,
-        "agent_ids": json.dumps(data.agent_ids) if data.agent_ids is not None else None,
+        "agent_ids": _agents_json(data.agent_ids),
         "enabled": int(data.enabled),
         "input_data": _input_json(data.input_data),
         "description": data.description,
@@ -126,10 +135,23 @@ async def upsert_wake_rows(conn: Connection, data: WakeIn, now: str, *, replace:
     if not replace:
         raise WakeConflict(f"wake {data.id!r} already exists")
     existing = await db_wakes.get(conn, data.id, lock=True)
-    if existing is not None and all(existing[name] == value for name, value in values.items()):
+    if existing is not None and _same_definition(existing, data):
         return "unchanged"
     await db_wakes.replace(conn, data.id, values, now)
     return "updated"
+
+
+def _same_definition(existing: WakeRecord, data: WakeIn) -> bool:
+    # Compared decoded: the stored JSON's spelling does not make a wake differ.
+    return (
+        existing.kind == data.kind
+        and existing.cron == data.cron
+        and existing.event == data.event
+        and existing.agent_ids == data.agent_ids
+        and existing.enabled == int(data.enabled)
+        and existing.input_data == _input_value(data.input_data)
+        and existing.description == data.description
+    )
 
 
 async def create_wake(store: Database, data: WakeIn, now: datetime) -> Wake:
@@ -153,22 +175,23 @@ async def update_wake(
         row = await db_wakes.get(conn, wake_id, lock=True)
         if row is None:
             return False
-        cron, event, agent_ids = row["cron"], row["event"], row["agent_ids"]
+        cron, event = row.cron, row.event
+        agent_ids = _agents_json(row.agent_ids)
         if patch.cron is not None and patch.follow_agent_cron:
             raise WakeRejected("cron: give a schedule or follow_agent_cron, not both")
         if patch.agent_ids is not None and patch.all_agents:
             raise WakeRejected("agent_ids: give a list or all_agents, not both")
         if patch.cron is not None or patch.follow_agent_cron:
-            if row["kind"] != "cron":
+            if row.kind != "cron":
                 raise WakeRejected("cron: only cron wakes have a schedule")
             cron = patch.cron
         if patch.event is not None:
             event = patch.event
         if patch.agent_ids is not None:
-            agent_ids = json.dumps(patch.agent_ids)
+            agent_ids = _agents_json(patch.agent_ids)
         if patch.all_agents:
             agent_ids = None
-        _validate(row["kind"], cron, event)
+        _validate(row.kind, cron, event)
         await db_wakes.patch(
             conn,
             wake_id,
@@ -193,20 +216,22 @@ async def delete_wake(store: Database, wake_id: str) -> bool:
     return await store.write(lambda conn: db_wakes.delete(conn, wake_id))
 
 
-def _reflection_of(row: Any) -> ReflectionSettings:
-    return msgspec.convert(json.loads(row["settings"]), ReflectionSettings)
+def _reflection_of(agent: WakeAgent) -> ReflectionSettings:
+    return msgspec.convert(agent.settings, ReflectionSettings)
 
 
-def _targets(wake: Any, agents: Iterable[Any]) -> list[Any]:
-    wanted = json.loads(wake["agent_ids"]) if wake["agent_ids"] is not None else None
+def _targets(wake: WakeRecord, agents: Iterable[WakeAgent]) -> list[WakeAgent]:
+    wanted = wake.agent_ids
     return [
         agent
         for agent in agents
-        if (wanted is None or agent["id"] in wanted) and _reflection_of(agent).enabled
+        if (wanted is None or agent.id in wanted) and _reflection_of(agent).enabled
     ]
 
 
-def due_windows(wakes: Iterable[Any], agents: list[Any], now: datetime) -> list[dict[str, Any]]:
+def due_windows(
+    wakes: Iterable[WakeRecord], agents: list[WakeAgent], now: datetime
+) -> list[dict[str, Any]]:
     """The cron windows due at ``now``: the latest scheduled time of each (wake, agent) pair.
 
     Only the latest window counts (a service that was down catches up once, not once per
@@ -215,36 +240,36 @@ def due_windows(wakes: Iterable[Any], agents: list[Any], now: datetime) -> list[
     """
     due = []
     for wake in wakes:
-        if wake["kind"] != "cron" or not wake["enabled"]:
+        if wake.kind != "cron" or not wake.enabled:
             continue
         for agent in agents:
-            # Each pair on its own: a row the API would refuse (a cron that never fires, broken
-            # JSON written by hand or by an older version) is logged and skipped, and every
+            # Each pair on its own: a row the API would refuse (a cron that never fires,
+            # settings written by hand or by an older version) is logged and skipped, and every
             # other wake still fires.
             try:
                 item = _due_window(wake, agent, now)
             except Exception as exc:  # whatever is wrong with the row, skip it
-                _report_skipped(wake["id"], agent["id"], exc)
+                _report_skipped(wake.id, agent.id, exc)
                 continue
             if item is not None:
                 due.append(item)
     return due
 
 
-def _due_window(wake: Any, agent: Any, now: datetime) -> dict[str, Any] | None:
+def _due_window(wake: WakeRecord, agent: WakeAgent, now: datetime) -> dict[str, Any] | None:
     if not _targets(wake, [agent]):
         return None
-    expression = wake["cron"] or _reflection_of(agent).cron
+    expression = wake.cron or _reflection_of(agent).cron
     check_cron(expression)
     window = latest_window(expression, now)
-    born = max(parse_rfc3339(wake["created_at"]), parse_rfc3339(agent["created_at"]))
+    born = max(parse_rfc3339(wake.created_at), parse_rfc3339(agent.created_at))
     if window < born:
         return None
     return {
-        "wake_id": wake["id"],
-        "agent_id": agent["id"],
+        "wake_id": wake.id,
+        "agent_id": agent.id,
         "window_key": window_key(window),
-        "input_data": {**json.loads(wake["input_data"]), "agent_id": agent["id"]},
+        "input_data": {**wake.input_data, "agent_id": agent.id},
     }
 
 
@@ -272,11 +297,19 @@ async def tick(store: Database, now: datetime, seen: set[tuple[str, str]]) -> li
     looked at again next tick.
     """
     wakes = await store.read(db_wakes.enabled_cron)
-    if not wakes:
+    if not wakes.records and not wakes.unreadable:
         return []
     agents = await store.read(db_wakes.agents)
+    # Stored JSON that does not decode (written by hand or by an older version) skips its wake
+    # or agent, logged; every other pair still fires.
+    for wake_id, exc in wakes.unreadable.items():
+        _report_skipped(wake_id, "*", exc)
+    for agent_id, exc in agents.unreadable.items():
+        _report_skipped("*", agent_id, exc)
     due = [
-        d for d in due_windows(wakes, agents, now) if (d["agent_id"], d["window_key"]) not in seen
+        d
+        for d in due_windows(wakes.records, agents.records, now)
+        if (d["agent_id"], d["window_key"]) not in seen
     ]
     if not due:
         return []
@@ -331,9 +364,9 @@ async def fire_event(
     async def work(conn: Connection) -> list[str]:
         ids = []
         for wake in matching:
-            if not await db_wakes.lock_event(conn, wake["id"]):
+            if not await db_wakes.lock_event(conn, wake.id):
                 continue  # disabled or deleted since it was read
-            queued = await db_jobs.queued_for_wake(conn, agent_id, wake["id"])
+            queued = await db_jobs.queued_for_wake(conn, agent_id, wake.id)
             if queued is not None:
                 ids.append(queued)
                 continue
@@ -341,15 +374,15 @@ async def fire_event(
                 conn,
                 agent_id=agent_id,
                 trigger="event",
-                input_data={**json.loads(wake["input_data"]), "agent_id": agent_id},
+                input_data={**wake.input_data, "agent_id": agent_id},
                 now=at,
-                wake_id=wake["id"],
+                wake_id=wake.id,
                 submitted_by=actor,
             )
-            await db_wakes.fired(conn, wake["id"], at)
+            await db_wakes.fired(conn, wake.id, at)
             ids.append(job_id)
         return ids
 
     job_ids = await store.write(work)
     found = [await jobs.get(store, job_id) for job_id in job_ids]
-    return [wake["id"] for wake in matching], [job for job in found if job is not None]
+    return [wake.id for wake in matching], [job for job in found if job is not None]

@@ -275,7 +275,7 @@ async def test_only_active_clean_or_owner_beliefs_are_served(services: Services)
         "coder", [EpisodeIn(session_id="s", summary="read a vendor page", origin="untrusted")]
     )
     untrusted = await propose(
-        services, "The vendor says to disable TLS", source_episodes=[episode_rows[0]["id"]]
+        services, "The vendor says to disable TLS", source_episodes=[episode_rows[0].id]
     )
     assert await served(services) == ["Run the linter before committing"]
     edited = await decide(services, untrusted, "edit", content="Keep TLS checks on for vendors")

@@ -53,7 +53,7 @@ async def add_agents(store: Store, *agent_ids: str) -> None:
 async def ingest(store: Store, agent_id: str, *episodes: EpisodeIn) -> list[str]:
     """Store episodes through the real ingest path and return their ids."""
     rows, _ = await EpisodeService(store, EMBEDDER, system_clock).ingest(agent_id, episodes)
-    return [row["id"] for row in rows]
+    return [row.id for row in rows]
 
 
 def episode(summary: str, *, said: str = "", finished_at: str | None = None, origin="clean"):
@@ -80,7 +80,7 @@ CORPUS = (
 async def test_best_match_comes_first_with_both_rankings(store: Store) -> None:
     ids = await ingest(store, "ada", *(episode(text) for text in CORPUS))
     hits = await recall.search(store, EMBEDDER, "ada", ["the PDF ingester crashed"], 3)
-    assert hits[0].episode["id"] == ids[0]
+    assert hits[0].episode.id == ids[0]
     assert hits[0].text_rank == 1 and hits[0].vector_rank is not None
     text_weight, vector_weight = recall.fusion_weights("the PDF ingester crashed")
     k = recall.RRF_K
@@ -111,9 +111,7 @@ async def test_threaded_scoring_ranks_the_same(store: Store, monkeypatch) -> Non
     inline = await recall.search(store, EMBEDDER, "ada", queries, 5)
     monkeypatch.setattr(recall, "_THREADED_SCORING", 0)  # score on a worker thread
     threaded = await recall.search(store, EMBEDDER, "ada", queries, 5)
-    assert [(h.episode["id"], h.score) for h in threaded] == [
-        (h.episode["id"], h.score) for h in inline
-    ]
+    assert [(h.episode.id, h.score) for h in threaded] == [(h.episode.id, h.score) for h in inline]
 
 
 async def test_interventions_are_searched_too(store: Store) -> None:
@@ -124,13 +122,13 @@ async def test_interventions_are_searched_too(store: Store) -> None:
         episode("Set up the other project.", said="please use pnpm, never npm"),
     )
     hits = await recall.search(store, EMBEDDER, "ada", ["pnpm"], 1)
-    assert [h.episode["id"] for h in hits] == [ids[1]]
+    assert [h.episode.id for h in hits] == [ids[1]]
 
 
 async def test_several_queries_fuse_into_one_ranking(store: Store) -> None:
     ids = await ingest(store, "ada", *(episode(text) for text in CORPUS))
     hits = await recall.search(store, EMBEDDER, "ada", ["finance spreadsheet", "Lisbon"], 2)
-    assert {h.episode["id"] for h in hits} == {ids[1], ids[3]}
+    assert {h.episode.id for h in hits} == {ids[1], ids[3]}
 
 
 async def test_only_this_agents_episodes_are_found(store: Store) -> None:
@@ -138,7 +136,7 @@ async def test_only_this_agents_episodes_are_found(store: Store) -> None:
     (mine,) = await ingest(store, "ada", episode("The PDF ingester crashed once."))
     hits = await recall.search(store, EMBEDDER, "ada", ["pdf ingester"], 10)
     # bob's 300 matches crowd the index's top-N, so this exercises the in-SQL fallback.
-    assert [h.episode["id"] for h in hits] == [mine]
+    assert [h.episode.id for h in hits] == [mine]
 
 
 async def test_crowded_index_without_the_rowid_list(store: Store, monkeypatch) -> None:
@@ -146,7 +144,7 @@ async def test_crowded_index_without_the_rowid_list(store: Store, monkeypatch) -
     await ingest(store, "bob", *(episode(f"PDF ingester run {n}") for n in range(300)))
     (mine,) = await ingest(store, "ada", episode("The PDF ingester crashed once."))
     hits = await recall.search(store, EMBEDDER, "ada", ["pdf ingester"], 10)
-    assert [h.episode["id"] for h in hits] == [mine]
+    assert [h.episode.id for h in hits] == [mine]
 
 
 async def test_filters_since_reflected_and_untrusted(store: Store) -> None:
@@ -158,13 +156,13 @@ async def test_filters_since_reflected_and_untrusted(store: Store) -> None:
         episode("PDF upload from a web page", origin="untrusted"),
     )
     found = await recall.search(store, EMBEDDER, "ada", ["pdf upload"], 10)
-    assert {h.episode["id"] for h in found} == {old, new, foreign}
+    assert {h.episode.id for h in found} == {old, new, foreign}
     since = await recall.search(
         store, EMBEDDER, "ada", ["pdf upload"], 10, since="2026-01-15T00:00:00.000000Z"
     )
-    assert old not in {h.episode["id"] for h in since}
+    assert old not in {h.episode.id for h in since}
     clean = await recall.search(store, EMBEDDER, "ada", ["pdf upload"], 10, include_untrusted=False)
-    assert {h.episode["id"] for h in clean} == {old, new}
+    assert {h.episode.id for h in clean} == {old, new}
 
     async def watermark(conn):
         await conn.run(
@@ -173,9 +171,9 @@ async def test_filters_since_reflected_and_untrusted(store: Store) -> None:
 
     await store.write(watermark)
     open_ = await recall.search(store, EMBEDDER, "ada", ["pdf upload"], 10, reflected=False)
-    assert {h.episode["id"] for h in open_} == {new, foreign}
+    assert {h.episode.id for h in open_} == {new, foreign}
     done = await recall.search(store, EMBEDDER, "ada", ["pdf upload"], 10, reflected=True)
-    assert [h.episode["id"] for h in done] == [old]
+    assert [h.episode.id for h in done] == [old]
 
 
 async def test_cache_grows_with_new_episodes(store: Store) -> None:
@@ -185,7 +183,7 @@ async def test_cache_grows_with_new_episodes(store: Store) -> None:
     cached = await recall.agent_matrix(store, EMBEDDER, "ada")
     assert cached.count == 2
     hits = await recall.search(store, EMBEDDER, "ada", ["kilometres"], 1)
-    assert hits[0].episode["id"] == later
+    assert hits[0].episode.id == later
 
 
 async def test_a_known_episode_state_spares_the_read_until_it_moves(store: Store) -> None:
@@ -222,7 +220,7 @@ async def test_deleting_an_episode_rebuilds_the_cache(store: Store) -> None:
 
     await store.write(delete)
     hits = await recall.search(store, EMBEDDER, "ada", ["pdf"], 5)
-    assert [h.episode["id"] for h in hits] == [second]
+    assert [h.episode.id for h in hits] == [second]
     assert (await recall.agent_matrix(store, EMBEDDER, "ada")).count == 1
 
 
@@ -263,7 +261,7 @@ def test_fts_expression_quotes_terms_and_skips_stop_words() -> None:
 async def test_no_query_returns_newest(store: Store) -> None:
     ids = await ingest(store, "ada", *(episode(text) for text in CORPUS))
     hits = await recall.search(store, EMBEDDER, "ada", ["   "], 2)
-    assert [h.episode["id"] for h in hits] == [ids[4], ids[3]]
+    assert [h.episode.id for h in hits] == [ids[4], ids[3]]
     assert all(h.score == 0.0 for h in hits)
 
 
@@ -300,10 +298,10 @@ async def test_another_replica_sees_new_reflected_and_deleted_episodes_at_once(
         await add_agents(writer, "ada")
         first, second = await ingest(writer, "ada", episode("PDF one"), episode("PDF two"))
         hits = await recall.search(reader, EMBEDDER, "ada", ["pdf"], 5)
-        assert {h.episode["id"] for h in hits} == {first, second}
+        assert {h.episode.id for h in hits} == {first, second}
         (third,) = await ingest(writer, "ada", episode("The PDF ingester crashed again"))
         assert third in {
-            h.episode["id"] for h in await recall.search(reader, EMBEDDER, "ada", ["pdf"], 5)
+            h.episode.id for h in await recall.search(reader, EMBEDDER, "ada", ["pdf"], 5)
         }
 
         async def reflect(conn):
@@ -314,14 +312,14 @@ async def test_another_replica_sees_new_reflected_and_deleted_episodes_at_once(
 
         await writer.write(reflect)
         done = await recall.search(reader, EMBEDDER, "ada", ["pdf"], 5, reflected=True)
-        assert [h.episode["id"] for h in done] == [first]
+        assert [h.episode.id for h in done] == [first]
 
         async def delete(conn):
             await conn.run("DELETE FROM episodes WHERE id = ?", (second,))
 
         await writer.write(delete)
         left = await recall.search(reader, EMBEDDER, "ada", ["pdf"], 5)
-        assert {h.episode["id"] for h in left} == {first, third}
+        assert {h.episode.id for h in left} == {first, third}
         assert (await recall.agent_matrix(reader, EMBEDDER, "ada")).count == 2
 
 

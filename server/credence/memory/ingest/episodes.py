@@ -11,6 +11,7 @@ import numpy as np
 from credence.clock import Clock, rfc3339
 from credence.db import episodes as db_episodes
 from credence.db.engine import Connection
+from credence.db.episodes import EpisodeRecord
 from credence.errors import InsufficientStorage
 from credence.ids import new_id
 from credence.memory.ingest.provenance import combine_origin, third_party_reasons
@@ -96,22 +97,22 @@ def prepare(
     return row, count
 
 
-def episode_from_row(row: Any) -> Episode:
-    """Turn an episodes row into the API's Episode."""
+def episode_from_row(row: EpisodeRecord) -> Episode:
+    """Turn a stored episode into the API's Episode."""
     return Episode(
-        id=row["id"],
-        agent_id=row["agent_id"],
-        session_id=row["session_id"],
-        role_label=row["role_label"],
-        finished_at=row["finished_at"],
-        summary=row["summary"],
-        interventions=[Intervention(**i) for i in json.loads(row["interventions"])],
-        origin=row["origin"],
-        untrusted_reasons=json.loads(row["untrusted_reasons"]),
-        metadata=json.loads(row["metadata"]),
-        redactions=row["redactions"],
-        reflected_at=row["reflected_at"],
-        created_at=row["created_at"],
+        id=row.id,
+        agent_id=row.agent_id,
+        session_id=row.session_id,
+        role_label=row.role_label,
+        finished_at=row.finished_at,
+        summary=row.summary,
+        interventions=[Intervention(**i) for i in row.interventions],
+        origin=row.origin,
+        untrusted_reasons=row.untrusted_reasons,
+        metadata=row.metadata,
+        redactions=row.redactions,
+        reflected_at=row.reflected_at,
+        created_at=row.created_at,
     )
 
 
@@ -132,8 +133,10 @@ class EpisodeService:
         self.clock = clock
         self.quota_bytes = quota_bytes  # per agent; 0: no quota
 
-    async def ingest(self, agent_id: str, items: Sequence[EpisodeIn]) -> tuple[list[Any], int]:
-        """Store the episodes in one transaction; returns (stored rows, secrets redacted)."""
+    async def ingest(
+        self, agent_id: str, items: Sequence[EpisodeIn]
+    ) -> tuple[list[EpisodeRecord], int]:
+        """Store the episodes in one transaction; returns (stored episodes, secrets redacted)."""
         now = rfc3339(self.clock())
         digest_key = self.store.secret(REDACTION_SECRET)
         prepared = [prepare(item, agent_id, now, i, digest_key) for i, item in enumerate(items)]
@@ -159,7 +162,8 @@ class EpisodeService:
             await db_episodes.add_stored_bytes(conn, agent_id, added)
 
         await self.store.write(work)
-        return rows, sum(count for _, count in prepared)
+        stored = [EpisodeRecord.inserted(row) for row in rows]
+        return stored, sum(count for _, count in prepared)
 
     async def list_rows(
         self,
@@ -169,19 +173,19 @@ class EpisodeService:
         reflected: bool | None,
         limit: int,
         cursor: int | None,
-    ) -> tuple[list[Any], str | None]:
-        """Episodes oldest first with optional filters; returns (rows, next cursor)."""
+    ) -> tuple[list[EpisodeRecord], str | None]:
+        """Episodes oldest first with optional filters; returns (episodes, next cursor)."""
         found = db_episodes.EpisodeFilter(since, reflected)
         rows = await self.store.read(
             lambda conn: db_episodes.list_episodes(
                 conn, agent_id, found, after_seq=cursor, limit=limit + 1
             )
         )
-        next_cursor = str(rows[limit - 1]["seq"]) if len(rows) > limit else None
+        next_cursor = str(rows[limit - 1].seq) if len(rows) > limit else None
         return rows[:limit], next_cursor
 
-    async def get_row(self, agent_id: str, episode_id: str) -> Any:
-        """One episode row of the agent, or None."""
+    async def get_row(self, agent_id: str, episode_id: str) -> EpisodeRecord | None:
+        """One episode of the agent, or None."""
         return await self.store.read(
             lambda conn: db_episodes.get_episode(conn, agent_id, episode_id)
         )

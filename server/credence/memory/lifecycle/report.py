@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from collections.abc import Sequence
@@ -88,9 +87,7 @@ async def memory_report(
         agent = await rows_of.agent_lambda(conn, agent_id)
         if agent is None:
             return {}
-        lambda_per_day = float(
-            json.loads(agent["settings"] or "{}").get("lambda_per_day", DEFAULT_LAMBDA)
-        )
+        lambda_per_day = float((agent.settings or {}).get("lambda_per_day", DEFAULT_LAMBDA))
         unused_count, unused_rows = await rows_of.unused(conn, agent_id, since)
         deciders = await rows_of.deciders(conn, agent_id, since)
         decisions = sum(int(row["n"]) for row in deciders)

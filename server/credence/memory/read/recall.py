@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import re
 import weakref
@@ -15,7 +14,7 @@ import numpy as np
 
 from credence.db import episodes as db_episodes
 from credence.db import recall as db_recall
-from credence.db.episodes import EpisodeFilter
+from credence.db.episodes import EpisodeFilter, EpisodeRecord
 from credence.embed import EmbeddingUnavailable
 from credence.memory.semantics.statement_words import MONTHS, WEEKDAYS
 from credence.memory.semantics.tokens import NEGATION_WORDS, STOP_WORDS
@@ -67,7 +66,7 @@ class RecallUnavailable(RuntimeError):
 class Hit:
     """One recalled episode: its row, the fused score, and where each ranking placed it."""
 
-    episode: Any
+    episode: EpisodeRecord
     score: float
     text_rank: int | None
     vector_rank: int | None
@@ -440,12 +439,10 @@ async def search(
     ]
 
 
-def _corrections(row: Any) -> list[str]:
-    try:
-        found = json.loads(row["interventions"] or "[]")
-    except (KeyError, IndexError, ValueError):
-        return []
-    return [item["text"] for item in found if isinstance(item, dict) and item.get("text")]
+def _corrections(row: EpisodeRecord) -> list[str]:
+    return [
+        item["text"] for item in row.interventions if isinstance(item, dict) and item.get("text")
+    ]
 
 
 def recall_episode_search(store: Database, embedder: Embedder) -> EpisodeSearch:
@@ -486,15 +483,15 @@ def recall_episode_search(store: Database, embedder: Embedder) -> EpisodeSearch:
         )
         return [
             RelevantEpisode(
-                episode_id=rows[seq]["id"],
-                summary=rows[seq]["summary"],
-                finished_at=rows[seq]["finished_at"],
+                episode_id=rows[seq].id,
+                summary=rows[seq].summary,
+                finished_at=rows[seq].finished_at,
                 score=round(cosine, 6),
                 corrections=_corrections(rows[seq]),
             )
             for seq, cosine in close
             # Defence in depth: the matrix filters untrusted episodes, and so does this.
-            if seq in rows and (include_untrusted or rows[seq]["origin"] == "clean")
+            if seq in rows and (include_untrusted or rows[seq].origin == "clean")
         ]
 
     return episodes

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager, suppress
@@ -21,6 +20,7 @@ from credence.memory.ingest.episodes import embedding_text
 
 if TYPE_CHECKING:
     from credence.db.engine import Database
+    from credence.db.reembed import StaleEpisode
     from credence.embed import Embedder
 
 log = logging.getLogger("credence.backfill")
@@ -151,7 +151,7 @@ class Backfill:
             return 0
         texts = [_episode_text(row) for row in episodes]
         vectors = await self.embedder.embed(texts)
-        pairs = [(row["id"], _blob(v)) for row, v in zip(episodes, vectors, strict=True)]
+        pairs = [(row.id, _blob(v)) for row, v in zip(episodes, vectors, strict=True)]
         now, _ = self._times()
         written = await self.store.write(
             lambda conn: reembed.rewrite_episodes(conn, self.owner, now, model, pairs)
@@ -190,9 +190,9 @@ def _blob(vector: np.ndarray) -> bytes:
     return np.asarray(vector, dtype="<f4").tobytes()
 
 
-def _episode_text(row: Any) -> str:
-    interventions = [(i["trigger"], i["text"]) for i in json.loads(row["interventions"] or "[]")]
-    return embedding_text(row["summary"], interventions)
+def _episode_text(row: StaleEpisode) -> str:
+    interventions = [(i["trigger"], i["text"]) for i in row.interventions]
+    return embedding_text(row.summary, interventions)
 
 
 @asynccontextmanager
