@@ -6,7 +6,9 @@ import asyncio
 import json
 from typing import Any
 
+from credence.db import beliefs as beliefs_db
 from credence.db import make_store
+from credence.db.beliefs import BeliefRecord
 from credence.ids import new_id
 
 
@@ -38,8 +40,8 @@ async def insert_agent(conn: Any, agent_id: str, name: str, now: str) -> None:
     )
 
 
-async def insert_pending_belief(conn: Any, agent_id: str, content: str, now: str) -> dict[str, Any]:
-    """A pending belief row, as the in-transaction hook receives it."""
+async def insert_pending_belief(conn: Any, agent_id: str, content: str, now: str) -> BeliefRecord:
+    """A pending belief, as the in-transaction hook receives it."""
     belief = {
         "id": new_id("b"),
         "agent_id": agent_id,
@@ -60,7 +62,7 @@ async def insert_pending_belief(conn: Any, agent_id: str, content: str, now: str
         f"INSERT INTO beliefs({columns}) VALUES ({', '.join('?' * len(belief))})",
         tuple(belief.values()),
     )
-    return belief
+    return BeliefRecord.from_row(await beliefs_db.get(conn, str(belief["id"])))
 
 
 async def insert_subscription(

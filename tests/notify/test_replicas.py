@@ -13,7 +13,6 @@ import pytest
 from harness.fakes.push import FakePushService, Reply
 
 from credence.clock import rfc3339
-from credence.db import outbox as outbox_db
 from credence.db.pgstore import PostgresStore
 from credence.notify import tokens
 from credence.notify.outbox import OutboxConfig, enqueue_pending
@@ -116,10 +115,8 @@ async def _queue(
         beliefs = []
         for number in range(n):
             belief = await insert_pending_belief(conn, "coder", f"Fact number {number}", now)
-            pending = await outbox_db.pending_belief(conn, belief["id"])
-            assert pending is not None
-            assert await enqueue_pending(conn, pending, config) == (2, 0)
-            beliefs.append(belief["id"])
+            assert await enqueue_pending(conn, belief, config) == (2, 0)
+            beliefs.append(belief.id)
         return devices, beliefs
 
     return await store.write(work)

@@ -106,7 +106,7 @@ class Env:
                 belief = await insert_pending_belief(conn, agent, text, now)
                 for hook in self.beliefs.hooks.in_txn_pending:
                     await hook(conn, belief)
-                ids.append(belief["id"])
+                ids.append(belief.id)
             return ids
 
         return await self.store.write(work)

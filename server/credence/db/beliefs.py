@@ -201,8 +201,23 @@ async def serialise_proposals(conn: Connection, agent_id: str) -> None:
         await conn.one("SELECT 1 FROM agents WHERE id = ? FOR NO KEY UPDATE", (agent_id,))
 
 
-async def insert_pending(conn: Connection, row: dict[str, Any]) -> None:
-    """Insert a new belief at version 1 from a dict of its columns."""
+# What a belief is before anyone decides it: the columns an insert leaves to their defaults.
+_UNDECIDED: dict[str, Any] = {
+    "version": 1,
+    "decided_by": None,
+    "decided_at": None,
+    "forgotten_reason": None,
+    "injection_count": 0,
+    "last_injected_at": None,
+    "superseded_by": None,
+    "proposed_content": None,
+    "forgotten_by": None,
+    "retired_by": None,
+}
+
+
+async def insert_pending(conn: Connection, row: dict[str, Any]) -> BeliefRecord:
+    """Insert a new belief at version 1 from a dict of its columns; the record it became."""
     await conn.run(
         "INSERT INTO beliefs(id, agent_id, role, content, content_key, status, confidence, op,"
         " target_belief_id, rationale, source_episodes, provenance, review_reasons, proposed_by,"
@@ -212,6 +227,7 @@ async def insert_pending(conn: Connection, row: dict[str, Any]) -> None:
         " :created_at, :updated_at, :embedding, :embedding_model)",
         row,
     )
+    return BeliefRecord.from_row({**_UNDECIDED, **row})
 
 
 class BeliefWrite(msgspec.Struct, frozen=True, kw_only=True):

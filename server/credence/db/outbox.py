@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, Self
+from typing import Any, Literal
 
 import msgspec
 
 from credence.db import lease
 from credence.db.engine import Connection, placeholders, skip_locked
 from credence.db.records import Record
-from credence.models.common import BeliefOp, Provenance
+from credence.models.common import Provenance
 from credence.models.reasons import Reason, decode_all
 
 Table = Literal["push_outbox", "channel_outbox"]
@@ -39,25 +39,6 @@ _CLAIMED: dict[Table, str] = {
 def stored_reasons(stored: str | None) -> list[Reason]:
     """The reasons of a ``review_reasons`` column (a JSON list of their string forms)."""
     return decode_all(msgspec.json.decode(stored)) if stored else []
-
-
-class PendingBelief(Record, frozen=True, kw_only=True):
-    """What a notification about a new pending belief says of it; reasons decoded."""
-
-    id: str
-    agent_id: str
-    content: str
-    provenance: Provenance
-    op: BeliefOp
-    target_belief_id: str | None
-    review_reasons: list[Reason]
-    version: int
-
-    @classmethod
-    def from_row(cls, row: Any) -> Self:
-        """The record of a row read with ``columns()``, its review reasons decoded."""
-        record = super().from_row(row)
-        return msgspec.structs.replace(record, review_reasons=stored_reasons(row["review_reasons"]))
 
 
 class ChangedBelief(Record, frozen=True, kw_only=True):
@@ -159,14 +140,6 @@ async def agent_name(conn: Connection, agent_id: str) -> str | None:
     """The display name of an agent, or None."""
     row = await conn.one("SELECT name FROM agents WHERE id = ?", (agent_id,))
     return row["name"] if row is not None else None
-
-
-async def pending_belief(conn: Connection, belief_id: str) -> PendingBelief | None:
-    """The belief a pending hook was called with, as its notifications need it; None if absent."""
-    row = await conn.one(
-        f"SELECT {PendingBelief.columns()} FROM beliefs WHERE id = ?", (belief_id,)
-    )
-    return None if row is None else PendingBelief.from_row(row)
 
 
 async def changed_belief(conn: Connection, belief_id: str, agent_id: str) -> ChangedBelief | None:

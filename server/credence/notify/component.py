@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from credence.clock import Clock
 from credence.notify import outbox, review, weekly
@@ -22,10 +22,11 @@ from credence.notify.worker import (
 from credence.settings import SettingsError
 
 if TYPE_CHECKING:
+    from credence.db.beliefs import BeliefRecord
     from credence.db.engine import Connection
 
 # What a new pending belief's transaction calls, and what hears that an agent's beliefs changed.
-PendingHook = Callable[["Connection", dict[str, Any]], Awaitable[None]]
+PendingHook = Callable[["Connection", "BeliefRecord"], Awaitable[None]]
 ChangeHook = Callable[[str], None]
 
 log = logging.getLogger(__name__)

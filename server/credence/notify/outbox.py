@@ -6,15 +6,15 @@ import hashlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from credence.clock import Clock, rfc3339
 from credence.db import channels as channels_db
 from credence.db import outbox as outbox_db
 from credence.db import push as push_db
+from credence.db.beliefs import BeliefRecord
 from credence.db.channels import Channel
-from credence.db.outbox import PendingBelief
 from credence.ids import new_id
 from credence.models.reasons import Reason
 from credence.notify import tokens
@@ -110,7 +110,7 @@ async def pending_count(conn: Connection, agents: frozenset[str] | None) -> int:
 
 
 async def enqueue_pending(
-    conn: Connection, belief: PendingBelief, config: OutboxConfig
+    conn: Connection, belief: BeliefRecord, config: OutboxConfig
 ) -> tuple[int, int]:
     """Queue the notifications for one new pending belief; returns (push rows, channel rows).
 
@@ -211,11 +211,8 @@ def pending_hook(config: OutboxConfig, on_enqueue: Callable[[], None] | None = N
     signal, e.g. set the worker's wake-up event; the worker's claim runs after the commit.
     """
 
-    async def hook(conn: Connection, belief: dict[str, Any]) -> None:
-        pending = await outbox_db.pending_belief(conn, belief["id"])
-        if pending is None:
-            return
-        queued = await enqueue_pending(conn, pending, config)
+    async def hook(conn: Connection, belief: BeliefRecord) -> None:
+        queued = await enqueue_pending(conn, belief, config)
         if on_enqueue is not None and any(queued):
             on_enqueue()
 

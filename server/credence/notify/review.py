@@ -13,9 +13,9 @@ from credence.clock import parse_rfc3339, rfc3339
 from credence.db import notices as notices_db
 from credence.db import outbox as outbox_db
 from credence.db import reviewers as db_reviewers
+from credence.db.beliefs import BeliefRecord
 from credence.db.channels import channel_kind, channels_for_agent
 from credence.db.notices import NoticeItem
-from credence.db.outbox import PendingBelief
 from credence.ids import new_id
 from credence.notify import ntfy, policy, tokens
 from credence.notify.outbox import OutboxConfig, changes_of, channel_message, pending_count
@@ -42,7 +42,7 @@ def _recipient_policy(raw: dict[str, Any] | None) -> policy.Policy:
 # --- the ledger, written with the belief -----------------------------------------------------
 
 
-async def record_pending(conn: Connection, belief: PendingBelief, now: datetime) -> int:
+async def record_pending(conn: Connection, belief: BeliefRecord, now: datetime) -> int:
     """Put a new pending belief in its recipients' ledgers; how many recipients it reaches.
 
     Runs inside the transaction that makes the belief pending, so the belief and the promise to
@@ -84,11 +84,8 @@ async def record_pending(conn: Connection, belief: PendingBelief, now: datetime)
 def pending_hook(clock: Callable[[], datetime], on_record: Callable[[], None] | None = None):
     """A ``BeliefHooks.in_txn_pending`` hook: every new pending belief enters the ledger."""
 
-    async def hook(conn: Connection, belief: dict[str, Any]) -> None:
-        pending = await outbox_db.pending_belief(conn, belief["id"])
-        if pending is None:
-            return
-        if await record_pending(conn, pending, clock()) and on_record is not None:
+    async def hook(conn: Connection, belief: BeliefRecord) -> None:
+        if await record_pending(conn, belief, clock()) and on_record is not None:
             on_record()
 
     return hook

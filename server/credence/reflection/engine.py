@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import time
@@ -16,6 +15,8 @@ from typing import Any, Protocol
 import msgspec
 
 from credence.clock import fixed_clock, parse_rfc3339, rfc3339
+from credence.db.beliefs import BeliefRecord
+from credence.db.engine import Connection
 from credence.ids import new_id
 from credence.memory.semantics import live
 from credence.models import Job
@@ -53,13 +54,13 @@ class Engine:
         self.sleep = sleep
         self.running: set[str] = set()
 
-    async def fence(self, conn: Any, row: dict[str, Any]) -> None:
+    async def fence(self, conn: Connection, belief: BeliefRecord) -> None:
         """In-transaction hook: a belief this worker's job proposes needs the job's lease.
 
         A worker that lost its lease (stalled past it while another took the job over) must
         not create beliefs; raising here rolls the whole proposals write back.
         """
-        job_id = json.loads(row["proposed_by"]).get("job_id")
+        job_id = belief.proposed_by.get("job_id")
         if job_id in self.running:
             await jobs.require_lease(conn, job_id, self.owner)
 

@@ -50,7 +50,7 @@ ACTION_OF: dict[type[Decision], str] = {
     Reopen: "reopen",
 }
 
-PendingHook = Callable[["Connection", dict[str, Any]], Awaitable[None]]
+PendingHook = Callable[["Connection", BeliefRecord], Awaitable[None]]
 ChangeHook = Callable[[str], None]
 
 
@@ -276,7 +276,7 @@ class BeliefService:
                     *decode_all(proposal.review_reasons),
                     *(r for r in verdict.reasons if r.kind != "duplicate_in_batch"),
                 ]
-                row = await insert_pending(
+                belief = await insert_pending(
                     conn,
                     agent_id,
                     proposal,
@@ -290,9 +290,9 @@ class BeliefService:
                     imported=imported,
                 )
                 for hook in self.hooks.in_txn_pending:
-                    await hook(conn, row)
+                    await hook(conn, belief)
                 accepted.add(names[index])
-                results.append(ProposalResult(index, True, row["id"], None))
+                results.append(ProposalResult(index, True, belief.id, None))
             if accepted:
                 await changes.bump_belief_changes(conn)
             return results

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from credence.clock import parse_rfc3339, rfc3339
 from credence.db import beliefs as rows_of
+from credence.db.beliefs import BeliefRecord
 from credence.ids import new_id
 from credence.memory.ingest.provenance import (
     RECENT_THIRD_PARTY,
@@ -74,9 +75,9 @@ async def insert_pending(
     *,
     flags: Sequence[Reason] = (),
     imported: bool = False,
-) -> dict[str, Any]:
+) -> BeliefRecord:
     """Insert one proposal as a pending belief with its review reasons (the gate's ``flags``
-    and what its sources and op add) and its audit row."""
+    and what its sources and op add) and its audit row; the record of the new belief."""
     untrusted = await rows_of.any_untrusted_episode(conn, proposal.source_episodes)
     recent = not proposal.source_episodes and await rows_of.untrusted_episode_between(
         conn, agent_id, rfc3339(parse_rfc3339(now) - UNSOURCED_WINDOW), now
@@ -116,7 +117,7 @@ async def insert_pending(
         "embedding": np.asarray(embedding, dtype="<f4").tobytes(),
         "embedding_model": model,
     }
-    await rows_of.insert_pending(conn, row)
+    belief = await rows_of.insert_pending(conn, row)
     await audit.append(
         conn,
         belief_id=belief_id,
@@ -131,4 +132,4 @@ async def insert_pending(
         version=1,
         detail=proposal.op,
     )
-    return row
+    return belief
