@@ -9,7 +9,7 @@ from typing import Any
 
 import msgspec
 
-from credence.db.engine import Connection, placeholders
+from credence.db.engine import Connection, one_row, placeholders
 
 GENESIS = "0" * 64
 # Rows before migration 0046 form one chain across every agent (version 1); rows since form one
@@ -116,7 +116,8 @@ async def append(conn: Connection, fields: dict[str, Any]) -> dict[str, Any]:
     values = {name: fields[name] for name in _FIELDS}
     values["chain_version"] = PER_AGENT_CHAIN
     if conn.dialect == "postgresql":
-        chain = await conn.one(
+        chain = await one_row(
+            conn,
             f"INSERT INTO audit({_NAMED}, chain_version) VALUES ({_VALUES}, :chain_version)"
             " RETURNING seq, prev_hash, row_hash",
             values,
@@ -163,7 +164,7 @@ async def chain(conn: Connection, after: int = 0, limit: int = 10_000) -> list[d
 
 async def count(conn: Connection) -> int:
     """How many rows the chain holds."""
-    row = await conn.one("SELECT COUNT(*) FROM audit")
+    row = await one_row(conn, "SELECT COUNT(*) FROM audit")
     return int(row[0])
 
 

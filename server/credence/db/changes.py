@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from credence.db.engine import Connection
+from credence.db.engine import Connection, one_row
 
 # On PostgreSQL an identity value is taken when a row is inserted but seen only when its
 # transaction commits, so a log entry can appear below the highest seq a reader already saw.
@@ -21,7 +21,7 @@ async def bump_belief_changes(conn: Connection) -> None:
 
 async def belief_changes(conn: Connection) -> int:
     """The store-wide belief change counter (it only grows, in commit order on both engines)."""
-    row = await conn.one("SELECT value FROM store_state WHERE name = 'belief_changes'")
+    row = await one_row(conn, "SELECT value FROM store_state WHERE name = 'belief_changes'")
     return int(row["value"]) if row is not None else 0
 
 
@@ -33,13 +33,14 @@ async def log_bounds(conn: Connection) -> tuple[int | None, int]:
     gives None (a reader cannot tell what it missed, and rescans).
     """
     if conn.dialect == "sqlite":
-        row = await conn.one(
+        row = await one_row(
+            conn,
             "SELECT (SELECT MIN(seq) FROM belief_change_log),"
-            " COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'belief_change_log'), 0)"
+            " COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'belief_change_log'), 0)",
         )
         last = int(row[1])
         return (row[0] if row[0] is not None else last + 1), last
-    row = await conn.one("SELECT MIN(seq), COALESCE(MAX(seq), 0) FROM belief_change_log")
+    row = await one_row(conn, "SELECT MIN(seq), COALESCE(MAX(seq), 0) FROM belief_change_log")
     return row[0], int(row[1])
 
 

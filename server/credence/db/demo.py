@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from credence.db.engine import Connection
+from credence.db.engine import Connection, one_row
 
 
 async def demo_episode_keys(conn: Connection, agent_id: str) -> set[str]:
@@ -33,5 +33,5 @@ async def belief_exists(conn: Connection, agent_id: str, content: str) -> bool:
 
 async def pending_beliefs(conn: Connection) -> int:
     """How many beliefs wait for review, over every agent."""
-    row = await conn.one("SELECT COUNT(*) AS n FROM beliefs WHERE status = 'pending'")
+    row = await one_row(conn, "SELECT COUNT(*) AS n FROM beliefs WHERE status = 'pending'")
     return int(row["n"])

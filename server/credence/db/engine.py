@@ -33,11 +33,11 @@ class Connection(Protocol):
 
     dialect: Dialect
 
-    async def rows(self, sql: str, params: Params = ()) -> list[Any]:
+    async def rows(self, sql: str, params: Params = ()) -> list[Row]:
         """All rows of one statement."""
         ...
 
-    async def one(self, sql: str, params: Params = ()) -> Any:
+    async def one(self, sql: str, params: Params = ()) -> Row | None:
         """The first row of one statement, or None."""
         ...
 
@@ -53,6 +53,14 @@ class Connection(Protocol):
         """Execute each statement once per parameter set, in order, in one trip to the
         database (SQLite: one call on its thread; PostgreSQL: one pipeline)."""
         ...
+
+
+async def one_row(conn: Connection, sql: str, params: Params = ()) -> Row:
+    """The row a statement always returns (an aggregate, ``RETURNING``, a row just written)."""
+    row = await conn.one(sql, params)
+    if row is None:
+        raise StoreError(f"no row where one is certain: {sql[:80]}")
+    return row
 
 
 def for_update(conn: Connection) -> str:
@@ -115,19 +123,19 @@ class Database(Protocol):
         """A per-installation secret kept in the database."""
         ...
 
-    async def read(self, work: Callable[[Any], Awaitable[T]]) -> T:
+    async def read(self, work: Callable[[Connection], Awaitable[T]]) -> T:
         """Run ``work(conn)`` outside any transaction."""
         ...
 
-    async def write(self, work: Callable[[Any], Awaitable[T]]) -> T:
+    async def write(self, work: Callable[[Connection], Awaitable[T]]) -> T:
         """Run ``work(conn)`` in one committed transaction; its exception rolls it back."""
         ...
 
-    async def fetchall(self, sql: str, params: Params = ()) -> list[Any]:
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         """All rows of one query."""
         ...
 
-    async def fetchone(self, sql: str, params: Params = ()) -> Any:
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
         """The first row of one query, or None."""
         ...
 
@@ -137,7 +145,7 @@ class SharedStoreParts:
 
     _secrets: dict[str, bytes]
 
-    async def read(self, work: Callable[[Any], Awaitable[T]]) -> T:
+    async def read(self, work: Callable[[Connection], Awaitable[T]]) -> T:
         """Run ``work(conn)`` outside any transaction (each store defines how)."""
         raise NotImplementedError
 
@@ -148,10 +156,10 @@ class SharedStoreParts:
         except KeyError:
             raise StoreError(f"unknown installation secret {name!r}") from None
 
-    async def fetchall(self, sql: str, params: Params = ()) -> list[Any]:
+    async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:
         """Convenience read: all rows of one query."""
         return await self.read(lambda conn: conn.rows(sql, params))
 
-    async def fetchone(self, sql: str, params: Params = ()) -> Any:
+    async def fetchone(self, sql: str, params: Params = ()) -> Row | None:
         """Convenience read: the first row of one query, or None."""
         return await self.read(lambda conn: conn.one(sql, params))

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from credence.db.engine import Connection, placeholders
+from credence.db.engine import Connection, one_row, placeholders
 from credence.db.records import Record
 from credence.models.common import Origin
 
@@ -100,7 +100,7 @@ async def insert_episodes(conn: Connection, agent_id: str, rows: Sequence[dict[s
     highest it holds and would never see one that committed late below it.
     """
     if conn.dialect == "postgresql":
-        found = await conn.one(_LOCK_AND_CHECK, (agent_id, agent_id))
+        found = await one_row(conn, _LOCK_AND_CHECK, (agent_id, agent_id))
         exists = bool(found[1])
     else:
         exists = await agent_exists(conn, agent_id)

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from credence.db import lease
-from credence.db.engine import Connection, placeholders, skip_locked
+from credence.db.engine import Connection, one_row, placeholders, skip_locked
 from credence.db.episodes import EpisodeRecord
 from credence.db.paging import newest_first, next_cursor
 from credence.db.records import Record
@@ -164,7 +164,8 @@ async def _agent_free(conn: Connection, agent_id: str) -> bool:
     # Replicas claim concurrently on PostgreSQL: a transaction-scoped advisory lock per agent
     # makes "no running job for this agent" a decision one claimer takes at a time.
     if conn.dialect == "postgresql":
-        locked = await conn.one(
+        locked = await one_row(
+            conn,
             "SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS ok",
             (f"credence.job-agent:{agent_id}",),
         )

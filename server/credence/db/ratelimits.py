@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from credence.db.engine import Connection
+from credence.db.engine import Connection, one_row
 
 
 async def take(
@@ -20,7 +20,8 @@ async def take(
         f"{least}(:capacity, rate_buckets.tokens"
         f" + {greatest}(0.0, excluded.at - rate_buckets.at) * :rate)"
     )
-    row = await conn.one(
+    row = await one_row(
+        conn,
         "INSERT INTO rate_buckets(bucket, tokens, at, allowed) VALUES (:bucket, :start, :now, 1)"
         " ON CONFLICT (bucket) DO UPDATE SET"
         f" tokens = CASE WHEN {refill} >= 1.0 THEN {refill} - 1.0 ELSE {refill} END,"

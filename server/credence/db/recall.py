@@ -11,7 +11,7 @@ from typing import Any, ParamSpec, TypeVar
 import msgspec
 import psycopg
 
-from credence.db.engine import Connection, StoreError
+from credence.db.engine import Connection, StoreError, one_row
 from credence.db.episodes import EpisodeFilter, filter_clause
 
 P = ParamSpec("P")
@@ -55,7 +55,8 @@ async def counters(conn: Connection, agent_id: str) -> tuple[int, int, int]:
 
     The reload counter moves when episodes are deleted or re-embedded (both only grow).
     """
-    row = await conn.one(
+    row = await one_row(
+        conn,
         "SELECT (SELECT COALESCE(MAX(seq), 0) FROM episodes WHERE agent_id = ?),"
         " (SELECT value FROM store_state WHERE name = 'episode_reflections'),"
         " (SELECT SUM(value) FROM store_state"

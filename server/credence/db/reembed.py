@@ -7,7 +7,7 @@ from typing import Any
 
 from credence.db import lease
 from credence.db.changes import bump_belief_changes
-from credence.db.engine import Connection
+from credence.db.engine import Connection, one_row
 from credence.db.records import Record
 
 LEASE = "embeddings"
@@ -104,7 +104,8 @@ async def rewrite_episodes(
 
 async def counts(conn: Connection, model: str) -> tuple[int, int, int, int]:
     """(beliefs, beliefs embedded by ``model``, episodes, episodes embedded by ``model``)."""
-    row = await conn.one(
+    row = await one_row(
+        conn,
         "SELECT (SELECT COUNT(*) FROM beliefs),"
         " (SELECT COUNT(*) FROM beliefs WHERE embedding_model = ?),"
         " (SELECT COUNT(*) FROM episodes),"

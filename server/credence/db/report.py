@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from credence.db.engine import Connection
+from credence.db.engine import Connection, one_row
 from credence.db.records import Record
 
 LISTED = 50  # beliefs listed by name in each of the report's lists
@@ -70,7 +70,7 @@ async def unused(conn: Connection, agent_id: str, since: str) -> tuple[int, list
         " FROM beliefs WHERE agent_id = ? AND status = 'active'"
         " AND (last_injected_at IS NULL OR last_injected_at < ?)"
     )
-    count = await conn.one("SELECT COUNT(*) AS n" + where, (agent_id, since))
+    count = await one_row(conn, "SELECT COUNT(*) AS n" + where, (agent_id, since))
     rows = await conn.rows(
         "SELECT id, content, decided_at, last_injected_at" + where + " ORDER BY decided_at, id"
         f" LIMIT {LISTED}",

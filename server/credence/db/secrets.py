@@ -6,7 +6,7 @@ import secrets
 from datetime import UTC, datetime
 from pathlib import Path
 
-from credence.db.engine import Connection, StoreError
+from credence.db.engine import Connection, StoreError, one_row
 
 # Each is 32 random bytes made once per installation; changing one breaks what the note says.
 INSTALLATION_SECRETS = {
@@ -37,7 +37,7 @@ async def put_secret_once(conn: Connection, name: str, value: bytes) -> bytes:
         " ON CONFLICT (name) DO NOTHING",
         (name, value, datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")),
     )
-    row = await conn.one("SELECT value FROM installation_secrets WHERE name = ?", (name,))
+    row = await one_row(conn, "SELECT value FROM installation_secrets WHERE name = ?", (name,))
     return bytes(row["value"])
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from credence.clock import parse_rfc3339, rfc3339
-from credence.db.engine import Connection
+from credence.db.engine import Connection, one_row
 
 # Upper bounds (seconds) of the pending-age histogram: a minute to a month.
 PENDING_AGE_BUCKETS: Sequence[float] = (
@@ -68,7 +68,8 @@ async def snapshot(conn: Connection, now: datetime) -> Snapshot:
     found.pending_age_sum = max(found.pending_age_sum, 0.0)
     stamp = rfc3339(now)
     for queue, table in OUTBOXES:
-        row = await conn.one(
+        row = await one_row(
+            conn,
             "SELECT COUNT(*) AS n, MIN(CASE WHEN next_attempt_at <= ? THEN next_attempt_at END)"
             f" AS due FROM {table} WHERE state = 'queued'",
             (stamp,),
