@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
 from credence.db import episodes as db_episodes
 from credence.db import jobs as db_jobs
-from credence.db import make_store, reembed
+from credence.db import reembed
 from credence.db.engine import Connection, Database
 
 AT = "2026-03-01T10:00:00.000000Z"
@@ -31,16 +26,6 @@ ROW = {
     "embedding": b"\x00\x00\x80?",
     "embedding_model": "m1",
 }
-
-
-@pytest.fixture
-async def store(tmp_path: Path, database_url: str | None) -> AsyncIterator[Database]:
-    opened = make_store(database_url, tmp_path / "credence.sqlite3")
-    await opened.open()
-    try:
-        yield opened
-    finally:
-        await opened.close()
 
 
 async def test_every_episode_read_decodes_the_json_columns(store: Database) -> None:

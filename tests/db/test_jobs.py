@@ -2,26 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
 from credence.db import jobs as db_jobs
-from credence.db import make_store
 from credence.db.engine import Connection, Database
 
 AT = "2026-03-01T10:00:00.000000Z"
-
-
-@pytest.fixture
-async def store(tmp_path: Path, database_url: str | None) -> AsyncIterator[Database]:
-    opened = make_store(database_url, tmp_path / "credence.sqlite3")
-    await opened.open()
-    try:
-        yield opened
-    finally:
-        await opened.close()
 
 
 async def test_a_job_and_its_agent_settings_come_back_decoded(store: Database) -> None:

@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
-from pathlib import Path
-
-import pytest
 
 from credence.access.keys import create_key, hash_secret
 from credence.access.pairing import create_pairing_code
 from credence.access.principal import principal_from_row
 from credence.db import keys as db_keys
-from credence.db import make_store
 from credence.db.engine import Connection, Database
 from credence.db.keys import KeyRecord, PairingRecord
 
@@ -22,17 +17,6 @@ NOW = datetime(2026, 3, 1, 12, tzinfo=UTC)
 def clock() -> datetime:
     """A fixed time."""
     return NOW
-
-
-@pytest.fixture
-async def store(tmp_path: Path, database_url: str | None) -> AsyncIterator[Database]:
-    """An open store of the test's engine."""
-    opened = make_store(database_url, tmp_path / "credence.sqlite3")
-    await opened.open()
-    try:
-        yield opened
-    finally:
-        await opened.close()
 
 
 async def _agents(conn: Connection) -> None:

@@ -2,26 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
-from credence.db import make_store
 from credence.db import wakes as db_wakes
 from credence.db.engine import Connection, Database
 
 AT = "2026-03-01T10:00:00.000000Z"
-
-
-@pytest.fixture
-async def store(tmp_path: Path, database_url: str | None) -> AsyncIterator[Database]:
-    opened = make_store(database_url, tmp_path / "credence.sqlite3")
-    await opened.open()
-    try:
-        yield opened
-    finally:
-        await opened.close()
 
 
 async def _wake(conn: Connection, wake_id: str, agent_ids: str | None, input_data: str) -> None:
