@@ -21,6 +21,8 @@ from pathlib import Path
 
 import httpx
 
+from credence.memory.semantics.model import MINILM_DIM, MINILM_NAME
+
 LOOPBACK = "127.0.0.1"
 # Anything the server can take: the benchmarks measure the service, not the rate limiter's refusals.
 UNLIMITED_RATE_ENV = {
@@ -365,11 +367,13 @@ def summarise(samples: list[float]) -> dict[str, float]:
 class RandomEmbedder:
     """Random unit vectors: seeded beliefs never collide as near-duplicates, and no model loads.
 
-    Only for building fixtures; the server under load uses its own configured embedder.
+    Only for building fixtures. The vectors carry the name and size of the server's default
+    model: under any other name the server's embedding backfill re-embeds every seeded belief
+    in the background, and a benchmark would measure that instead of its own requests.
     """
 
-    name = "random-fixture"
-    dim = 256
+    name = MINILM_NAME
+    dim = MINILM_DIM
 
     def __init__(self, seed: int = 8) -> None:
         import numpy
