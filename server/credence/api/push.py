@@ -205,6 +205,25 @@ def _refuse_tap(belief: manage.BeliefRecord, action: str) -> None:
         raise ClientException(refusal, status_code=409)
 
 
+async def _apply_tap(
+    services: SharedServices,
+    claims: tokens.ActionClaims,
+    principal: Principal,
+    token: str,
+    action: str,
+) -> Response[Belief]:
+    """Decide a tapped Keep or Forget like the decision endpoints do: at the version the
+    notification showed, under an Idempotency-Key derived from its token."""
+    outcome = await Decisions(services.beliefs).decide(
+        claims.belief_id,
+        Forget() if action == "forget" else Keep(),
+        principal,
+        if_match=etag(claims.version),
+        idempotency_key=tokens.idempotency_key(token, action),
+    )
+    return outcome_response(outcome)
+
+
 @post(
     "/push/actions",
     operation_id="applyPushAction",
@@ -231,14 +250,7 @@ async def apply_action(
     belief = await services.beliefs.get_record(claims.belief_id)
     if belief is not None and principal.sees_agent(belief.agent_id):
         _refuse_tap(belief, data.action)
-    outcome = await Decisions(services.beliefs).decide(
-        claims.belief_id,
-        Forget() if data.action == "forget" else Keep(),
-        principal,
-        if_match=etag(claims.version),
-        idempotency_key=tokens.idempotency_key(data.token, data.action),
-    )
-    return outcome_response(outcome)
+    return await _apply_tap(services, claims, principal, data.token, data.action)
 
 
 @post(
@@ -279,14 +291,7 @@ async def apply_ntfy_action(
             "this belief changed since the notification; open Credence to decide",
             status_code=412,
         )
-    outcome = await Decisions(services.beliefs).decide(
-        claims.belief_id,
-        Forget() if data.action == "forget" else Keep(),
-        principal,
-        if_match=etag(claims.version),
-        idempotency_key=tokens.idempotency_key(data.token, data.action),
-    )
-    return outcome_response(outcome)
+    return await _apply_tap(services, claims, principal, data.token, data.action)
 
 
 # --- channels (admin) ----------------------------------------------------------------------------
