@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Self
+from typing import Any, Self
 
 
 class LoopbackServer:
@@ -44,3 +45,31 @@ class LoopbackServer:
         self._released.set()
         self._server.shutdown()
         self._server.server_close()
+
+
+class RecordingServer(LoopbackServer):
+    """A loopback fake that keeps what it accepted, for tests to read or wait for.
+
+    ``noun`` names the messages in a timeout's error ("ntfy messages").
+    """
+
+    noun = "messages"
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        super().__init__(handler)
+        self.messages: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def received(self) -> list[dict[str, Any]]:
+        """The accepted messages, oldest first."""
+        with self._lock:
+            return list(self.messages)
+
+    def wait_for(self, count: int, timeout: float = 10.0) -> list[dict[str, Any]]:
+        """Block until ``count`` messages were accepted."""
+        deadline = time.monotonic() + timeout
+        while len(self.received()) < count:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"expected {count} {self.noun}, got {len(self.received())}")
+            time.sleep(0.01)
+        return self.received()

@@ -4,15 +4,13 @@ their ``http`` actions the way the ntfy app does."""
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections import deque
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
 
-from harness.loopback import LoopbackServer
+from harness.loopback import RecordingServer
 
 _HEADER_FIELDS = {
     "x-title": "title",
@@ -41,16 +39,16 @@ def _from_headers(topic: str, headers: Any, body: bytes) -> dict[str, Any]:
     return message
 
 
-class FakeNtfy(LoopbackServer):
+class FakeNtfy(RecordingServer):
     """Records accepted messages with the Authorization they came with; ``replies`` queues
     (status, Retry-After) answers given before accepting (a 429 or 5xx to test retries)."""
 
+    noun = "ntfy messages"
+
     def __init__(self, token: str | None = None) -> None:
         self.token = token
-        self.messages: list[dict[str, Any]] = []
         self.refused: list[int] = []
         self.replies: deque[tuple[int, str | None]] = deque()
-        self._lock = threading.Lock()
         fake = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -96,20 +94,6 @@ class FakeNtfy(LoopbackServer):
     def topic_url(self, topic: str) -> str:
         """The topic URL an admin configures."""
         return f"{self.root}/{topic}"
-
-    def received(self) -> list[dict[str, Any]]:
-        """The accepted messages, oldest first."""
-        with self._lock:
-            return list(self.messages)
-
-    def wait_for(self, count: int, timeout: float = 10.0) -> list[dict[str, Any]]:
-        """Block until ``count`` messages were accepted."""
-        deadline = time.monotonic() + timeout
-        while len(self.received()) < count:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"expected {count} ntfy messages, got {len(self.received())}")
-            time.sleep(0.01)
-        return self.received()
 
 
 def tap(message: dict[str, Any], label: str) -> httpx.Response:

@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
 from http.server import BaseHTTPRequestHandler
-from typing import Any
 
-from harness.loopback import LoopbackServer
+from harness.loopback import RecordingServer
 
 
-class Webhook(LoopbackServer):
+class Webhook(RecordingServer):
     """Answers every POST with ``status`` and records the JSON bodies it was sent."""
 
+    noun = "channel messages"
+
     def __init__(self) -> None:
-        self.messages: list[dict[str, Any]] = []
         self.status = 200
-        self._lock = threading.Lock()
         hook = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -41,17 +38,3 @@ class Webhook(LoopbackServer):
     def url(self) -> str:
         """The apprise URL that posts JSON here."""
         return f"json://127.0.0.1:{self.port}/hook"
-
-    def received(self) -> list[dict[str, Any]]:
-        """The accepted messages, oldest first."""
-        with self._lock:
-            return list(self.messages)
-
-    def wait_for(self, count: int, timeout: float = 10.0) -> list[dict[str, Any]]:
-        """Block until ``count`` messages were accepted."""
-        deadline = time.monotonic() + timeout
-        while len(self.received()) < count:
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"expected {count} channel messages, got {len(self.received())}")
-            time.sleep(0.01)
-        return self.received()
