@@ -212,55 +212,41 @@ async def test_migration_4_rebuilds_beliefs_keeping_rows_references_and_triggers
         await store.close()
 
 
+async def _insert_belief(store: Store, provenance: str) -> None:
+    """A pending belief of agent ada with this provenance (the CHECK decides if it may be)."""
+    now = "2030-01-01T00:00:00.000000Z"
+
+    async def work(conn):
+        await conn.run(
+            "INSERT OR IGNORE INTO agents(id, name, created_at, updated_at)"
+            " VALUES ('ada', 'Ada', ?, ?)",
+            (now, now),
+        )
+        await conn.run(
+            "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
+            " provenance, created_at, updated_at) VALUES (?, 'ada', 'x', 'x', 'pending', 0.5,"
+            " 'add', ?, ?, ?)",
+            (f"b_{provenance}", provenance, now, now),
+        )
+
+    await store.write(work)
+
+
 async def test_migration_0007_widens_provenance_to_unsourced_and_nothing_else(
     store: Store,
 ) -> None:
-    now = "2030-01-01T00:00:00.000000Z"
-
-    async def insert(provenance: str):
-        async def work(conn):
-            await conn.run(
-                "INSERT OR IGNORE INTO agents(id, name, created_at, updated_at)"
-                " VALUES ('ada', 'Ada', ?, ?)",
-                (now, now),
-            )
-            await conn.run(
-                "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
-                " provenance, created_at, updated_at) VALUES (?, 'ada', 'x', 'x', 'pending', 0.5,"
-                " 'add', ?, ?, ?)",
-                (f"b_{provenance}", provenance, now, now),
-            )
-
-        await store.write(work)
-
-    await insert("unsourced")  # the very connection that migrated sees the wider check
+    await _insert_belief(
+        store, "unsourced"
+    )  # the very connection that migrated sees the wider check
     with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
-        await insert("hearsay")
+        await _insert_belief(store, "hearsay")
     (check,) = await store.fetchall("PRAGMA integrity_check")
     assert check[0] == "ok"
 
 
 async def test_migration_0030_admits_imported_provenance(store: Store) -> None:
-    now = "2030-01-01T00:00:00.000000Z"
-
-    async def insert(provenance: str):
-        async def work(conn):
-            await conn.run(
-                "INSERT OR IGNORE INTO agents(id, name, created_at, updated_at)"
-                " VALUES ('ada', 'Ada', ?, ?)",
-                (now, now),
-            )
-            await conn.run(
-                "INSERT INTO beliefs(id, agent_id, content, content_key, status, confidence, op,"
-                " provenance, created_at, updated_at) VALUES (?, 'ada', 'x', 'x', 'pending', 0.5,"
-                " 'add', ?, ?, ?)",
-                (f"b_{provenance}", provenance, now, now),
-            )
-
-        await store.write(work)
-
-    await insert("imported")
+    await _insert_belief(store, "imported")
     with pytest.raises(sqlite3.IntegrityError, match="CHECK"):
-        await insert("rumoured")
+        await _insert_belief(store, "rumoured")
     (check,) = await store.fetchall("PRAGMA integrity_check")
     assert check[0] == "ok"
