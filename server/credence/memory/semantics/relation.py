@@ -9,6 +9,7 @@ import msgspec
 from credence.memory.semantics.coverage import answers, reworded
 from credence.memory.semantics.preference import sides_exchanged
 from credence.memory.semantics.slots import opening_swap, synonyms_agree, value_swap
+from credence.memory.semantics.statement_words import PREPOSITIONS
 from credence.memory.semantics.statements import (
     Change,
     Statement,
@@ -23,6 +24,7 @@ from credence.memory.semantics.statements import (
 from credence.memory.semantics.thesaurus import synonymous
 from credence.memory.semantics.wording import (
     MIN_PREFIXED_STEM,
+    NEGATING_PREFIXES,
     SYNONYMS,
     VERBS,
     absolute,
@@ -41,6 +43,7 @@ from credence.memory.semantics.wording import (
     scope_of,
     spelling,
     swapped_preference,
+    value_tokens,
     words_of,
 )
 
@@ -279,6 +282,8 @@ def _opposite_polarity(
     opposed: tuple[tuple[str, str], ...],
 ) -> Relation:
     if opposed:
+        if cosine >= DUPLICATE_COSINE and _negated_twice(old, new, opposed):
+            return Relation("duplicate", cosine, evidence="the same, negated in other words")
         # "Never disable X" / "Enable X": two reversals agree, but not surely; a human looks.
         return Relation("compatible", cosine, evidence="double reversal", settled=False)
     if holds_value_change(a, b):
@@ -292,6 +297,30 @@ def _opposite_polarity(
     if scope_of(new) - scope_of(old) or (permits(new) and not permits(old)):
         return _exception(cosine)
     return Relation("contradiction", cosine, "polarity", evidence="the opposite advice")
+
+
+def _negated_twice(old: str, new: str, opposed: tuple[tuple[str, str], ...]) -> bool:
+    """Whether a negating prefix on one side and a negation word on the other say one thing
+    ("The user dislikes emoji" / "The user doesn't like emojis"): every opposed pair is a word
+    and its prefixed form, and the other meaning words match one to one."""
+    if not all(_prefixed_pair(first, second) for first, second in opposed):
+        return False
+    gone = {first for first, _ in opposed}
+    added = {second for _, second in opposed}
+    mine = [word for word in meaning(old) if word not in gone]
+    theirs = [word for word in meaning(new) if word not in added]
+    return len(mine) == len(theirs) and all(
+        any(
+            word == other or synonymous(word, other, SYNONYMS) or _one_family(word, other)
+            for other in theirs
+        )
+        for word in mine
+    )
+
+
+def _prefixed_pair(first: str, second: str) -> bool:
+    short, long = sorted((first, second), key=len)
+    return any(long == prefix + short for prefix in NEGATING_PREFIXES)
 
 
 def _exception(cosine: float) -> Relation:
@@ -336,7 +365,9 @@ def _same_polarity(old: str, new: str, a: Statement, b: Statement, cosine: float
         return Relation(
             "contradiction", cosine, "value_change", (change,), f"{change.old} → {change.new}"
         )
-    if a.content < b.content or (a.content <= b.content and (values_differ or scope_differs)):
+    if (a.content < b.content and _adds_detail(new, a, b)) or (
+        a.content <= b.content and (values_differ or scope_differs)
+    ):
         return Relation("refinement", cosine, evidence="adds detail")
     if swap is not None and scope_differs and absolute(old):
         return _exception(cosine)
@@ -372,6 +403,32 @@ def _same_polarity(old: str, new: str, a: Statement, b: Statement, cosine: float
     ):
         return Relation("duplicate", cosine, evidence="the same lesson, reworded")
     return Relation("compatible", cosine)
+
+
+def _adds_detail(new: str, a: Statement, b: Statement) -> bool:
+    """Whether the words ``b`` adds to ``a`` are detail a reviewer should weigh: a value, more
+    than one word, a word a preposition opens ("Use yarn for the frontend") or one that
+    modifies a word both share ("Write integration tests"). One other added word only
+    rephrases: a verb or a noun's head ("should be written with pytest", "draft versions")."""
+    added = b.content - a.content
+    if len(added) != 1 or added & value_tokens(new):
+        return True
+    (word,) = added
+    at = next(position for position, each in enumerate(b.words) if each.canon == word)
+    after_preposition = at > 0 and _opens_phrase(b.words[:at])
+    following = b.words[at + 1] if at + 1 < len(b.words) else None
+    modifies_shared = (
+        following is not None and following.kind == "word" and following.canon in a.content
+    )
+    return after_preposition or modifies_shared
+
+
+def _opens_phrase(words: tuple[Word, ...]) -> bool:
+    """Whether the words before a position end in a preposition and its determiners."""
+    position = len(words) - 1
+    while position >= 0 and words[position].canon in _DETERMINERS:
+        position -= 1
+    return position >= 0 and words[position].canon in PREPOSITIONS
 
 
 def _share_a_word(old: str, new: str) -> bool:

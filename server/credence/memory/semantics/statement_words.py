@@ -149,6 +149,87 @@ for _symbol, _phrases in (
         PHRASES[tuple(_phrase.split())] = _symbol
 LONGEST_PHRASE = max(len(phrase) for phrase in PHRASES)
 
+# Irregular English verb forms and their base form, so that "kept" meets "keep" and "led"
+# meets "lead" as regular forms meet at their stem. A closed class of the grammar, not a list
+# built from cases; forms that are also common nouns or values ("left", "found", "saw", "rose",
+# "won", "bit", "shot") are left out, where folding would merge words that differ in meaning.
+_IRREGULAR_LINES = """
+be was were been
+begin began begun
+break broke broken
+bring brought
+build built
+buy bought
+catch caught
+choose chose chosen
+come came
+deal dealt
+do did done does
+draw drew drawn
+drink drank
+drive drove driven
+eat ate eaten
+fall fell fallen
+feed fed
+fight fought
+flee fled
+fly flew flown
+forbid forbade forbidden
+forget forgot forgotten
+forgive forgave forgiven
+freeze froze frozen
+get got gotten
+give gave given
+go went gone goes
+grow grew grown
+have has had
+hear heard
+hide hid hidden
+hold held
+keep kept
+know knew known
+lead led
+lend lent
+lose lost
+make made
+mean meant
+meet met
+pay paid
+ride rode ridden
+ring rang rung
+run ran
+say said says
+seek sought
+sell sold
+send sent
+shake shook shaken
+show shown
+sing sang sung
+sit sat
+sleep slept
+speak spoke spoken
+spend spent
+stand stood
+steal stole stolen
+stick stuck
+strike struck
+swim swam swum
+take took taken
+teach taught
+tell told
+think thought
+throw threw thrown
+understand understood
+wake woke woken
+wear wore worn
+write wrote written
+"""
+IRREGULAR_VERBS: dict[str, str] = {
+    form: line.split()[0]
+    for line in _IRREGULAR_LINES.strip().splitlines()
+    for form in line.split()[1:]
+}
+
 # Words that carry no slot and no meaning a paraphrase must keep.
 FILLERS = frozenset(
     [
@@ -211,6 +292,39 @@ SUBORDINATORS = frozenset(
         "until",
         "because",
         "since",
+    ]
+)
+
+# Prepositions that open a phrase of detail ("for the frontend", "using the imperative mood").
+PREPOSITIONS = frozenset(
+    [
+        "about",
+        "across",
+        "after",
+        "at",
+        "before",
+        "between",
+        "by",
+        "during",
+        "for",
+        "from",
+        "in",
+        "inside",
+        "into",
+        "near",
+        "on",
+        "onto",
+        "outside",
+        "over",
+        "per",
+        "through",
+        "to",
+        "under",
+        "using",
+        "via",
+        "with",
+        "within",
+        "without",
     ]
 )
 

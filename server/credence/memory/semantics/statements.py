@@ -18,6 +18,7 @@ from credence.memory.semantics.statement_words import (
     GROUP_NOUNS,
     HAS_DIGIT,
     IDENTIFIER_SHAPE,
+    IRREGULAR_VERBS,
     KIN,
     LANGUAGES,
     LONGEST_PHRASE,
@@ -79,6 +80,8 @@ def _stem(word: str) -> str:
     if "-" in word and all(part.isalpha() for part in word.split("-")):
         head, _, last = word.rpartition("-")
         return f"{head}-{_stem(last)}"  # "force-pushing" meets "force-push"
+    if word in IRREGULAR_VERBS:
+        return _stem(IRREGULAR_VERBS[word])
     if not word.isalpha() or len(word) <= 3:
         return word
     word = fold_plural(word)

@@ -297,13 +297,14 @@ def numbered_compounds(text: str) -> frozenset[str]:
 
 def hard_difference(old: str, new: str) -> str:
     """Why ``old`` and ``new`` can never be duplicates, or "": a differing value (number,
-    quantity, time, name), a differing named or code-like token or unit, or an antonym."""
+    quantity, time, name), a differing named or code-like token or unit, or an antonym that no
+    negation on the other side cancels ("dislikes X" / "doesn't like X" say one thing)."""
     marked = frozenset().union(*differing_values(old, new))
     if marked:
         return "a value differs: " + ", ".join(sorted(marked))
     compounds = numbered_compounds(old), numbered_compounds(new)
     if all(compounds) and compounds[0] != compounds[1]:
         return "a value differs: " + ", ".join(sorted(compounds[0] ^ compounds[1]))
-    if opposed_words(old, new):
+    if opposed_words(old, new) and statement(old).negative == statement(new).negative:
         return "an opposite word"
     return ""
