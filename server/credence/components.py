@@ -36,7 +36,7 @@ def push_component(
             services.push,
             services.clock,
             services.hooks.in_txn_pending,
-            services.hooks.after_change,
+            services.hooks.after_pending,
             lease_seconds=lease_seconds,
             weekly_figures=weekly_figures,
         ) as runtime:

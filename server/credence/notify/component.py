@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from credence.db.beliefs import BeliefRecord
     from credence.db.engine import Connection
 
-# What a new pending belief's transaction calls, and what hears that an agent's beliefs changed.
+# What a new pending belief's transaction calls, and what hears after it committed.
 PendingHook = Callable[["Connection", "BeliefRecord"], Awaitable[None]]
 ChangeHook = Callable[[str], None]
 
@@ -37,7 +37,7 @@ async def running_push(
     parts: PushParts,
     clock: Clock,
     pending_hooks: list[PendingHook],
-    change_hooks: list[ChangeHook],
+    committed_hooks: list[ChangeHook],
     *,
     concurrency: int = CONCURRENCY,
     lease_seconds: float = LEASE_SECONDS,
@@ -49,7 +49,8 @@ async def running_push(
     """VAPID keys, the outbox hook on new pending beliefs, and the delivery worker, running.
 
     The ledger hook joins ``pending_hooks`` (run inside the transaction that makes a belief
-    pending) and a worker wake-up joins ``change_hooks``, both removed on the way out. Start-up
+    pending) and a planner wake-up joins ``committed_hooks`` (run after that transaction
+    commits, so the planner reads what it wrote), both removed on the way out. Start-up
     fails with a SettingsError naming CREDENCE_VAPID_SUBJECT (or the key setting) when push
     could never work, rather than failing every send later. With ``weekly_figures`` (the
     report of an agent's week), each reviewer also gets the weekly report digest.
@@ -84,10 +85,10 @@ async def running_push(
     # policy (digest, quiet hours, reminders) and queues the pushes the worker sends.
     planner = review.ReviewPlanner(store, config, worker.wake)
     runtime.planner = planner
-    hook = review.pending_hook(clock, planner.wake)
+    hook = review.pending_hook(clock)
     pending_hooks.append(hook)
-    wake_on_change = _wake_on_change(worker)
-    change_hooks.append(wake_on_change)
+    wake_planner = _wake_planner(planner)
+    committed_hooks.append(wake_planner)
     digests = (
         weekly.WeeklyDigests(store, config, weekly_figures, worker.wake)
         if weekly_figures is not None
@@ -103,15 +104,15 @@ async def running_push(
         yield runtime
     finally:
         pending_hooks.remove(hook)
-        change_hooks.remove(wake_on_change)
+        committed_hooks.remove(wake_planner)
         if digests is not None:
             await digests.stop()
         await planner.stop()
         await worker.stop(drain_seconds)
 
 
-def _wake_on_change(worker: PushWorker) -> Callable[[str], None]:
+def _wake_planner(planner: review.ReviewPlanner) -> Callable[[str], None]:
     def wake(_agent_id: str) -> None:
-        worker.wake()
+        planner.wake()
 
     return wake

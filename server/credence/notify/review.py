@@ -81,12 +81,12 @@ async def record_pending(conn: Connection, belief: BeliefRecord, now: datetime) 
     return len(owners) + len(channels) + len(others)
 
 
-def pending_hook(clock: Callable[[], datetime], on_record: Callable[[], None] | None = None):
-    """A ``BeliefHooks.in_txn_pending`` hook: every new pending belief enters the ledger."""
+def pending_hook(clock: Callable[[], datetime]):
+    """A ``BeliefHooks.in_txn_pending`` hook: every new pending belief enters the ledger (the
+    planner is woken after the commit, by a ``BeliefHooks.after_pending`` hook)."""
 
     async def hook(conn: Connection, belief: BeliefRecord) -> None:
-        if await record_pending(conn, belief, clock()) and on_record is not None:
-            on_record()
+        await record_pending(conn, belief, clock())
 
     return hook
 

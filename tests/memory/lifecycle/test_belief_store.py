@@ -314,3 +314,24 @@ async def test_propose_with_the_callers_verdicts_does_not_gate_again(replicas) -
         await one.beliefs.propose(
             "ada", [proposal, proposal], ProposedBy(key_id="k"), "key:k", verdicts=[verdict]
         )
+
+
+@BOTH
+async def test_after_pending_hooks_hear_committed_submissions_and_not_decisions(replicas) -> None:
+    # The review planner wakes on these: it must be able to read the new pending belief from
+    # its own connection (here, the other replica's store), and a Keep queues nothing for it.
+    one, two = replicas
+    seen: list[str] = []
+    one.beliefs.hooks.after_pending.append(seen.append)
+    changed: list[str] = []
+    one.beliefs.hooks.after_change.append(changed.append)
+    row = await one.propose("Use bun for the frontend")
+    assert seen == ["ada"]
+    assert (await two.beliefs.get_row(row["id"]))["status"] == "pending"
+    await one.decide(row, "keep")
+    assert seen == ["ada"], "a decision makes nothing pending"
+    assert changed == ["ada", "ada"], "the caches still hear both changes"
+    duplicate = ProposalIn(op="add", belief="Use bun for the frontend", confidence=0.7)
+    (refused,) = await one.beliefs.propose("ada", [duplicate], ProposedBy(key_id="k"), "key:k")
+    assert not refused.accepted
+    assert len(seen) == 1, "a submission that made nothing pending is not heard"

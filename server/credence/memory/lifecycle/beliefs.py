@@ -56,16 +56,23 @@ ChangeHook = Callable[[str], None]
 
 @dataclass
 class BeliefHooks:
-    """Extension points: work inside the creating transaction, and after every commit."""
+    """Extension points: work inside the creating transaction, and after its commit."""
 
     in_txn_pending: list[PendingHook] = field(default_factory=list)
     after_change: list[ChangeHook] = field(default_factory=list)
+    after_pending: list[ChangeHook] = field(default_factory=list)
 
     def changed(self, agent_ids: Sequence[str]) -> None:
-        """Tell every listener (hot cache, push worker) which agents' beliefs changed."""
+        """Tell every listener (the hot caches) which agents' beliefs changed."""
         for agent_id in dict.fromkeys(agent_ids):
             for hook in self.after_change:
                 hook(agent_id)
+
+    def made_pending(self, agent_id: str) -> None:
+        """After the commit that made an agent's beliefs pending: tell those who act on new
+        pending beliefs (the review planner), now that other connections can read them."""
+        for hook in self.after_pending:
+            hook(agent_id)
 
 
 def belief_of(record: BeliefRecord) -> Belief:
@@ -300,6 +307,7 @@ class BeliefService:
         results = await self.store.write(work)
         if any(r.accepted for r in results):
             self.hooks.changed([agent_id])
+            self.hooks.made_pending(agent_id)
         for result in results:
             refused = refusals.get(result.index)
             metrics.observe_proposal(
