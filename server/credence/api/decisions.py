@@ -19,11 +19,7 @@ from credence.observe import tracing
 
 if TYPE_CHECKING:
     from credence.access.principal import Principal
-    from credence.db.engine import Connection
-
-
-class _Raced(Exception):
-    """Another request stored its answer under this Idempotency-Key while this one ran."""
+    from credence.db.engine import Connection, Statement
 
 
 def fingerprint(belief_id: str, decision: Decision) -> str:
@@ -45,7 +41,10 @@ class Decisions:
     """Keep / Forget / Edit / Reopen with If-Match and Idempotency-Key semantics.
 
     A request with both headers is decided once per key: its answer (success or refusal) is
-    stored in the deciding transaction and replayed to a retry, on any replica. A request
+    stored in the deciding transaction — a success in the same statement batch as the
+    decision — and replayed to a retry, on any replica. Twins wait on the key's hold (an
+    advisory lock on PostgreSQL, the one writer on SQLite), so the second finds the first's
+    answer rather than deciding again. A request
     without If-Match is answered 428 whatever its Idempotency-Key: replaying the answer to
     another request that had one would hide what is missing.
     """
@@ -78,27 +77,35 @@ class Decisions:
             return answer_of(Unprocessable(reused), request)
 
         async def work(conn: Connection) -> tuple[Remembered, Transition | None]:
+            answers: list[Remembered] = []
+
+            def remembering(transition: Transition) -> list[Statement]:
+                assert idem_key is not None
+                answers.append(answer_of(transition, request))
+                return [idempotency.remembering(principal.key_id, idem_key, answers[0], now)]
+
             if idem_key is not None:
                 await idempotency.hold(conn, principal.key_id, idem_key)
                 if (seen := await replay(conn, idem_key)) is not None:
                     return seen, None
             outcome = await beliefs.decide_in(
-                conn, belief_id, prepared, principal, if_match=if_match, embedded=embedded, now=now
+                conn,
+                belief_id,
+                prepared,
+                principal,
+                if_match=if_match,
+                embedded=embedded,
+                now=now,
+                also=remembering if idem_key is not None else None,
             )
-            answer = answer_of(outcome, request)
-            if idem_key is not None and not await idempotency.remember(
-                conn, principal.key_id, idem_key, answer, now
-            ):
-                raise _Raced  # roll this decision back: the twin's stored answer stands
-            return answer, outcome if isinstance(outcome, Transition) else None
+            if isinstance(outcome, Transition):
+                return (answers[0] if answers else answer_of(outcome, request)), outcome
+            refusal = answer_of(outcome, request)
+            if idem_key is not None:
+                await idempotency.remember(conn, principal.key_id, idem_key, refusal, now)
+            return refusal, None
 
-        try:
-            answer, transition = await beliefs.store.write(work)
-        except _Raced:
-            assert idem_key is not None
-            replayed = await beliefs.store.read(lambda conn: replay(conn, idem_key))
-            assert replayed is not None
-            return replayed
+        answer, transition = await beliefs.store.write(work)
         if transition is not None:
             beliefs.committed(prepared, transition)
         return answer

@@ -11,7 +11,7 @@ from psycopg import errors as pg_errors
 
 from credence.db.audit import APPEND, AuditEntry
 from credence.db.changes import BUMP_BELIEF_CHANGES
-from credence.db.engine import Connection, for_update, placeholders
+from credence.db.engine import Connection, Statement, for_update, placeholders
 from credence.db.paging import newest_first
 from credence.errors import Conflict
 from credence.models.common import BeliefOp, BeliefStatus, Provenance
@@ -295,9 +295,11 @@ async def subject(
     return Subject(belief=belief, related=related, retired=retired)
 
 
-async def apply(conn: Connection, writes: Sequence[BeliefWrite]) -> None:
-    """Write decided beliefs, their audit entries (in order) and the change counter as one
-    statement batch: one trip to the database.
+async def apply(
+    conn: Connection, writes: Sequence[BeliefWrite], also: Sequence[Statement] = ()
+) -> None:
+    """Write decided beliefs, their audit entries (in order), the change counter and ``also``
+    (the caller's own statements, e.g. the answer to remember) as one batch: one trip.
 
     Raises Conflict when the database refuses to make untrusted text active.
     """
@@ -329,6 +331,7 @@ async def apply(conn: Connection, writes: Sequence[BeliefWrite]) -> None:
                 (_UPDATE, updates),
                 (APPEND[conn.dialect], entries),
                 (BUMP_BELIEF_CHANGES, [()]),
+                *also,
             ]
         )
     except (sqlite3.IntegrityError, pg_errors.CheckViolation) as exc:

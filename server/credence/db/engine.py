@@ -13,6 +13,8 @@ from credence.errors import StoreUnavailable as StoreUnavailable
 
 Dialect = Literal["sqlite", "postgresql"]
 Params = Sequence[Any] | dict[str, Any]
+# One statement of a batch and its parameter sets (it runs once per set).
+Statement = tuple[str, Sequence[Params]]
 T = TypeVar("T")
 
 
@@ -49,7 +51,7 @@ class Connection(Protocol):
         """Execute one statement once per parameter set."""
         ...
 
-    async def batch(self, statements: Sequence[tuple[str, Sequence[Params]]]) -> None:
+    async def batch(self, statements: Sequence[Statement]) -> None:
         """Execute each statement once per parameter set, in order, in one trip to the
         database (SQLite: one call on its thread; PostgreSQL: one pipeline)."""
         ...

@@ -6,7 +6,7 @@ import json
 
 import msgspec
 
-from credence.db.engine import Connection
+from credence.db.engine import Connection, Statement
 
 
 class Remembered(msgspec.Struct, frozen=True):
@@ -49,22 +49,31 @@ async def find(conn: Connection, key_id: str, idem_key: str) -> Remembered | Non
     )
 
 
+_REMEMBER = (
+    "INSERT INTO idempotency(key_id, idem_key, fingerprint, status_code, body, headers,"
+    " created_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key_id, idem_key) DO NOTHING"
+)
+
+
+def remembering(key_id: str, idem_key: str, answer: Remembered, now: str) -> Statement:
+    """The statement that stores the answer, to join the batch of the work it answers (the
+    caller holds the key with :func:`hold`, so no other answer can be stored meanwhile)."""
+    row = (
+        key_id,
+        idem_key,
+        answer.fingerprint,
+        answer.status_code,
+        answer.body,
+        json.dumps(answer.headers),
+        now,
+    )
+    return _REMEMBER, [row]
+
+
 async def remember(
     conn: Connection, key_id: str, idem_key: str, answer: Remembered, now: str
 ) -> bool:
     """Store the answer unless one is stored already; True when this call stored it."""
-    stored = await conn.rows(
-        "INSERT INTO idempotency(key_id, idem_key, fingerprint, status_code, body, headers,"
-        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?)"
-        " ON CONFLICT (key_id, idem_key) DO NOTHING RETURNING key_id",
-        (
-            key_id,
-            idem_key,
-            answer.fingerprint,
-            answer.status_code,
-            answer.body,
-            json.dumps(answer.headers),
-            now,
-        ),
-    )
+    sql, (row,) = remembering(key_id, idem_key, answer, now)
+    stored = await conn.rows(f"{sql} RETURNING key_id", row)
     return bool(stored)

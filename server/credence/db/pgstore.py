@@ -19,6 +19,7 @@ from credence.db.engine import (
     Dialect,
     Params,
     SharedStoreParts,
+    Statement,
     StoreError,
     StoreUnavailable,
     to_pyformat,
@@ -110,7 +111,7 @@ class PostgresConnection:
         async with self.raw.cursor() as cursor:
             await cursor.executemany(to_pyformat(sql), list(params))
 
-    async def batch(self, statements: Sequence[tuple[str, Sequence[Params]]]) -> None:
+    async def batch(self, statements: Sequence[Statement]) -> None:
         """Execute each statement once per parameter set, in order, in one pipeline: one
         round trip for the whole batch."""
         async with self.raw.pipeline(), self.raw.cursor() as cursor:

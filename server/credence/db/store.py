@@ -19,6 +19,7 @@ from credence.db.engine import (
     Dialect,
     Params,
     SharedStoreParts,
+    Statement,
     StoreError,
     StoreUnavailable,
 )
@@ -75,7 +76,7 @@ class SqliteConnection:
         """Execute one statement once per parameter set."""
         await self.raw.executemany(sql, [_sqlite_params(p) for p in params])
 
-    async def batch(self, statements: Sequence[tuple[str, Sequence[Params]]]) -> None:
+    async def batch(self, statements: Sequence[Statement]) -> None:
         """Execute each statement once per parameter set, in order, in one call on the
         database thread (each aiosqlite call is a thread hop that costs more than the SQL)."""
         prepared = [(sql, [_sqlite_params(p) for p in params]) for sql, params in statements]

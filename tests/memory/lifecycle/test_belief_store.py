@@ -335,3 +335,33 @@ async def test_after_pending_hooks_hear_committed_submissions_and_not_decisions(
     (refused,) = await one.beliefs.propose("ada", [duplicate], ProposedBy(key_id="k"), "key:k")
     assert not refused.accepted
     assert len(seen) == 1, "a submission that made nothing pending is not heard"
+
+
+@BOTH
+async def test_a_keep_with_an_idempotency_key_is_three_trips_and_one_more_on_postgresql(
+    replicas, engine: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Find the stored answer, read the belief, write it all (row, audit, counter and the
+    # answer) as one batch; PostgreSQL first takes the key's advisory hold.
+    from credence.db.pgstore import PostgresConnection
+    from credence.db.store import SqliteConnection
+
+    one, _ = replicas
+    row = await one.propose("Use bun for the frontend")
+    trips: list[str] = []
+    for connection in (SqliteConnection, PostgresConnection):
+        for name in ("rows", "one", "run", "run_many", "batch"):
+            method = getattr(connection, name)
+
+            async def counted(self, *args, _method=method, _name=name, **kwargs):
+                trips.append(_name)
+                return await _method(self, *args, **kwargs)
+
+            monkeypatch.setattr(connection, name, counted)
+    answer = await one.decide(row, "keep", idempotency_key="retry-1")
+    assert answer.status_code == 200
+    assert len(trips) == (4 if engine == "postgresql" else 3), trips
+    assert trips[-1] == "batch"
+    trips.clear()
+    assert await one.decide(row, "keep", idempotency_key="retry-1") == answer
+    assert len(trips) == (2 if engine == "postgresql" else 1), "a replay is one lookup"

@@ -40,7 +40,7 @@ from credence.observe import metrics
 
 if TYPE_CHECKING:
     from credence.access.principal import Principal
-    from credence.db.engine import Connection, Database
+    from credence.db.engine import Connection, Database, Statement
     from credence.embed import Embedder
 
 ACTION_OF: dict[type[Decision], str] = {
@@ -368,9 +368,11 @@ class BeliefService:
         if_match: str | None,
         embedded: Embedded | None,
         now: str,
+        also: Callable[[Transition], Sequence[Statement]] | None = None,
     ) -> Transition | DomainError:
         """Decide inside the caller's write: read the belief once, apply the rules, write the
-        transition as one statement batch. A refusal is returned, and nothing is written."""
+        transition as one statement batch, with the statements ``also`` makes of it (the
+        answer to remember). A refusal is returned, and nothing is written."""
         subject = await rows_of.subject(
             conn,
             belief_id,
@@ -384,7 +386,7 @@ class BeliefService:
             subject, decision, now, actor=principal.actor, if_match=if_match, embedded=embedded
         )
         if isinstance(outcome, Transition):
-            await rows_of.apply(conn, outcome.writes)
+            await rows_of.apply(conn, outcome.writes, also(outcome) if also is not None else ())
         return outcome
 
     def committed(self, decision: Decision, transition: Transition) -> Belief:
