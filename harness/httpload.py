@@ -444,7 +444,7 @@ async def _seed(data_dir: Path, agent_count: int, per_agent: int) -> Seeded:
                 proposals = [
                     ProposalIn(
                         op="add",
-                        belief=f"Lesson {number} of {agent_id}: check the size of upload {number}",
+                        belief=_seeded_lesson(agent_id, number),
                         confidence=0.7,
                         rationale="seeded for load",
                     )
@@ -459,6 +459,22 @@ async def _seed(data_dir: Path, agent_count: int, per_agent: int) -> Seeded:
         return Seeded(admin_key, agent_ids, mixed)
     finally:
         await store.close()
+
+
+# Seeded lessons differ in their words, not in one number: lessons alike but for a number are
+# value changes of each other, and each would carry a reason for every other one in its batch
+# (up to 99), which no real memory has and which a Keep would then decode.
+_SEED_VERBS = ("check", "label", "archive", "review", "sort", "rename", "measure", "clean")
+_SEED_THINGS = ("invoices", "photos", "uploads", "drafts", "tickets", "backups", "receipts")
+_SEED_PLACES = ("folder", "queue", "inbox", "drive", "bucket", "ledger", "board", "shelf")
+
+
+def _seeded_lesson(agent_id: str, number: int) -> str:
+    verb = _SEED_VERBS[number % len(_SEED_VERBS)]
+    thing = _SEED_THINGS[number // len(_SEED_VERBS) % len(_SEED_THINGS)]
+    rest = number // (len(_SEED_VERBS) * len(_SEED_THINGS))
+    place = _SEED_PLACES[rest % len(_SEED_PLACES)]
+    return f"For {agent_id}, {verb} the {thing} in the {place} kept under shelf mark {rest}"
 
 
 def create_key(data_dir: Path, *scope: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import json
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
@@ -21,7 +20,7 @@ from prometheus_client.registry import Collector
 
 from credence.db import stats as db_stats
 from credence.db.engine import Database
-from credence.models.reasons import DUPLICATE_KINDS, Reason, decode_all
+from credence.models.reasons import DUPLICATE_KINDS, Reason
 from credence.observe import tracing
 
 REGISTRY = CollectorRegistry(auto_describe=True)
@@ -155,16 +154,14 @@ def observe_decision(agent_id: str, action: str, reasons: Sequence[Reason]) -> N
     DECISIONS.labels(agent_id, action, gate_verdict(reasons)).inc()
 
 
-def observe_decided(action: str, belief_json: bytes) -> None:
-    """Count a decision from the belief it answered with (its agent and review reasons), and
-    name its agent on the decision's span (traced whether or not metrics are on)."""
+def observe_decided(action: str, agent_id: str, reasons: Sequence[Reason]) -> None:
+    """Count a decision by its belief's agent and review reasons, and name the agent on the
+    decision's span (traced whether or not metrics are on)."""
     if not _enabled and not tracing.recording():
         return
-    belief = json.loads(belief_json)
-    tracing.annotate_store(belief["agent_id"])
+    tracing.annotate_store(agent_id)
     if _enabled:
-        reasons = decode_all(belief.get("review_reasons", ()))
-        observe_decision(belief["agent_id"], action, reasons)
+        observe_decision(agent_id, action, reasons)
 
 
 def observe_reflection(outcome: str, seconds: float) -> None:

@@ -389,12 +389,11 @@ class BeliefService:
             await rows_of.apply(conn, outcome.writes, also(outcome) if also is not None else ())
         return outcome
 
-    def committed(self, decision: Decision, transition: Transition) -> Belief:
-        """After a decision commits: tell the listeners, count it, and answer its belief."""
-        belief = belief_of(transition.state.after)
+    def committed(self, decision: Decision, transition: Transition) -> None:
+        """After a decision commits: tell the listeners and count it."""
+        after = transition.state.after
         self.hooks.changed(transition.notify)
-        metrics.observe_decided(ACTION_OF[type(decision)], msgspec.json.encode(belief))
-        return belief
+        metrics.observe_decided(ACTION_OF[type(decision)], after.agent_id, after.review_reasons)
 
     async def decide(
         self, belief_id: str, decision: Decision, principal: Principal, *, if_match: str | None
@@ -410,4 +409,5 @@ class BeliefService:
         )
         if isinstance(outcome, DomainError):
             raise outcome
-        return self.committed(decision, outcome)
+        self.committed(decision, outcome)
+        return belief_of(outcome.state.after)
