@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import msgspec
@@ -66,6 +66,13 @@ class BeliefRecord(msgspec.Struct, frozen=True, kw_only=True):
         if embedding is not None and not isinstance(embedding, bytes):
             values["embedding"] = bytes(embedding)
         return cls(**values)
+
+
+# What the transaction that makes a belief pending calls with it (the review ledger, the
+# reflection lease fence), and what hears about an agent after a commit (the hot caches, the
+# review planner). Store-level types, so that memory/ and notify/ share one definition.
+PendingHook = Callable[[Connection, BeliefRecord], Awaitable[None]]
+ChangeHook = Callable[[str], None]
 
 
 _FIELDS: tuple[str, ...] = BeliefRecord.__struct_fields__

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING
 
@@ -22,12 +22,7 @@ from credence.notify.worker import (
 from credence.settings import SettingsError
 
 if TYPE_CHECKING:
-    from credence.db.beliefs import BeliefRecord
-    from credence.db.engine import Connection
-
-# What a new pending belief's transaction calls, and what hears after it committed.
-PendingHook = Callable[["Connection", "BeliefRecord"], Awaitable[None]]
-ChangeHook = Callable[[str], None]
+    from credence.db.beliefs import ChangeHook, PendingHook
 
 log = logging.getLogger(__name__)
 

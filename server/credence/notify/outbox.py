@@ -204,17 +204,12 @@ async def enqueue_pending(
     return len(push_rows), len(channel_ids)
 
 
-def pending_hook(config: OutboxConfig, on_enqueue: Callable[[], None] | None = None):
-    """A ``BeliefHooks.in_txn_pending`` hook that queues every new pending belief's pushes.
-
-    ``on_enqueue`` runs after the rows are written (still inside the transaction): it may only
-    signal, e.g. set the worker's wake-up event; the worker's claim runs after the commit.
-    """
+def pending_hook(config: OutboxConfig):
+    """A ``BeliefHooks.in_txn_pending`` hook that queues every new pending belief's pushes at
+    once, without the review policy (the push component runs the planner instead)."""
 
     async def hook(conn: Connection, belief: BeliefRecord) -> None:
-        queued = await enqueue_pending(conn, belief, config)
-        if on_enqueue is not None and any(queued):
-            on_enqueue()
+        await enqueue_pending(conn, belief, config)
 
     return hook
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -12,7 +12,7 @@ import numpy as np
 from credence.clock import Clock, rfc3339
 from credence.db import beliefs as rows_of
 from credence.db import changes
-from credence.db.beliefs import BeliefRecord
+from credence.db.beliefs import BeliefRecord, ChangeHook, PendingHook
 from credence.db.paging import next_cursor
 from credence.errors import DomainError, NotFound
 from credence.memory.ingest.redact import REDACTION_SECRET, redact
@@ -49,9 +49,6 @@ ACTION_OF: dict[type[Decision], str] = {
     Edit: "edit",
     Reopen: "reopen",
 }
-
-PendingHook = Callable[["Connection", BeliefRecord], Awaitable[None]]
-ChangeHook = Callable[[str], None]
 
 
 @dataclass
