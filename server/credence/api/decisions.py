@@ -44,9 +44,9 @@ class Decisions:
     stored in the deciding transaction — a success in the same statement batch as the
     decision — and replayed to a retry, on any replica. Twins wait on the key's hold (an
     advisory lock on PostgreSQL, the one writer on SQLite), so the second finds the first's
-    answer rather than deciding again. A request
-    without If-Match is answered 428 whatever its Idempotency-Key: replaying the answer to
-    another request that had one would hide what is missing.
+    answer rather than deciding again. A request without If-Match is answered 428 whatever
+    its Idempotency-Key: replaying the answer to another request that had one would hide
+    what is missing.
     """
 
     def __init__(self, beliefs: BeliefService) -> None:

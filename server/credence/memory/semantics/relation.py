@@ -309,13 +309,21 @@ def _negated_twice(old: str, new: str, opposed: tuple[tuple[str, str], ...]) -> 
     added = {second for _, second in opposed}
     mine = [word for word in meaning(old) if word not in gone]
     theirs = [word for word in meaning(new) if word not in added]
-    return len(mine) == len(theirs) and all(
-        any(
-            word == other or synonymous(word, other, SYNONYMS) or _one_family(word, other)
-            for other in theirs
+    if len(mine) != len(theirs):
+        return False
+    for word in mine:
+        partner = next(
+            (
+                other
+                for other in theirs
+                if other == word or synonymous(word, other, SYNONYMS) or _one_family(word, other)
+            ),
+            None,
         )
-        for word in mine
-    )
+        if partner is None:
+            return False
+        theirs.remove(partner)
+    return True
 
 
 def _prefixed_pair(first: str, second: str) -> bool:
