@@ -11,7 +11,7 @@ from psycopg import errors as pg_errors
 
 from credence.db.audit import APPEND, AuditEntry
 from credence.db.changes import BUMP_BELIEF_CHANGES
-from credence.db.engine import Connection, Statement, for_update, placeholders
+from credence.db.engine import Connection, Row, Statement, for_update, placeholders
 from credence.db.paging import newest_first
 from credence.errors import Conflict
 from credence.models.common import BeliefOp, BeliefStatus, Provenance
@@ -84,7 +84,7 @@ _CHUNK = 500
 UNTRUSTED_ACTIVE = "untrusted belief cannot be active"
 
 
-async def get(conn: Connection, belief_id: str, *, lock: bool = False) -> Any:
+async def get(conn: Connection, belief_id: str, *, lock: bool = False) -> Row | None:
     """The belief's row, or None; ``lock`` holds it (PostgreSQL) until the write commits, so
     a concurrent decision on another replica waits and then sees the new version."""
     return await conn.one(
@@ -100,7 +100,7 @@ async def page(
     status: str | None,
     limit: int,
     cursor: str | None,
-) -> list[Any]:
+) -> list[Row]:
     """Up to ``limit`` beliefs newest first after ``cursor``, optionally by agents and status."""
     where, params = newest_first(agent_ids=agent_ids, status=status, cursor=cursor)
     return await conn.rows(
@@ -110,7 +110,7 @@ async def page(
 
 async def by_ids(
     conn: Connection, agent_id: str, belief_ids: Sequence[str], *, lock: bool = False
-) -> list[Any]:
+) -> list[Row]:
     """The agent's beliefs among ``belief_ids`` (any order); ``lock`` as in ``get``."""
     found: list[Any] = []
     for start in range(0, len(belief_ids), _CHUNK):
@@ -124,7 +124,7 @@ async def by_ids(
     return found
 
 
-async def retired_by(conn: Connection, agent_id: str, belief_id: str) -> list[Any]:
+async def retired_by(conn: Connection, agent_id: str, belief_id: str) -> list[Row]:
     """The beliefs that ``belief_id``'s decision superseded or forgot, locked, oldest first."""
     return await conn.rows(
         f"SELECT {COLUMNS} FROM beliefs WHERE agent_id = ? AND (superseded_by = ? OR"
@@ -375,13 +375,13 @@ _FLAGGED_UNTRUSTED = {
 }
 
 
-async def refused(conn: Connection, agent_id: str, limit: int) -> list[Any]:
+async def refused(conn: Connection, agent_id: str, limit: int) -> list[Row]:
     """The agent's newest beliefs the reviewer forgot (id, content, forgotten_reason,
     forgotten_by, decided_at)."""
     return await conn.rows(_REFUSED, (agent_id, limit))
 
 
-async def rewritten(conn: Connection, agent_id: str, limit: int) -> list[Any]:
+async def rewritten(conn: Connection, agent_id: str, limit: int) -> list[Row]:
     """The agent's newest active beliefs the reviewer rewrote (id, proposed_content, content,
     decided_at), leaving out those proposed from third-party content."""
     sql = _EDITED.format(untrusted=_FLAGGED_UNTRUSTED[conn.dialect])
@@ -446,7 +446,7 @@ _PROPOSING_JOB = {
 }
 
 
-async def gate_rows(conn: Connection, belief_ids: Sequence[str]) -> list[Any]:
+async def gate_rows(conn: Connection, belief_ids: Sequence[str]) -> list[Row]:
     """What the gate's cache keeps of each belief: id, version, content, status, confidence,
     created_at, updated_at, embedding and ``job`` (the reflection job that proposed it)."""
     found: list[Any] = []

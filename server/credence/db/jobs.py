@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from credence.db import lease
-from credence.db.engine import Connection, one_row, placeholders, skip_locked
+from credence.db.engine import Connection, Row, one_row, placeholders, skip_locked
 from credence.db.episodes import EpisodeRecord
 from credence.db.paging import newest_first, next_cursor
 from credence.db.records import Record
@@ -321,7 +321,7 @@ async def episodes_by_id(
     return EpisodeRecord.from_rows(rows)
 
 
-async def window_jobs(conn: Connection, wake_id: str | None = None) -> list[Any]:
+async def window_jobs(conn: Connection, wake_id: str | None = None) -> list[Row]:
     """Jobs submitted for cron windows (id, agent_id, window_key, status, attempts), by window.
 
     Exactly once across replicas means one row per (agent, window key) here.

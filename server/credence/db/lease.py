@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Any
 
-from credence.db.engine import Connection, for_update, skip_locked
+from credence.db.engine import Connection, Row, for_update, skip_locked
 
 # What dropping a lease writes; every statement that finishes a leased row ends with it.
 CLEAR = "lease_owner = NULL, lease_until = NULL"
@@ -109,7 +108,7 @@ def lapsed(until: str | None, now: str) -> bool:
 
 async def claim(
     conn: Connection, name: str, *, owner: str, now: str, until: str, limit: int
-) -> list[Any]:
+) -> list[Row]:
     """Lease up to ``limit`` due waiting rows with a free lease to ``owner``; their keys.
 
     ``attempts`` counts at the claim, so a row that kills its worker cannot loop forever. On
@@ -220,7 +219,7 @@ def finish_statement(name: str, assignments: str) -> str:
 # --- recovery ---------------------------------------------------------------------------------
 
 
-async def held_leases(conn: Connection, name: str) -> list[Any]:
+async def held_leases(conn: Connection, name: str) -> list[Row]:
     """Every row recovery looks at: key, lease_owner, lease_until, attempts (and the queue's
     report columns), by key."""
     found = _queued(name)
@@ -230,7 +229,7 @@ async def held_leases(conn: Connection, name: str) -> list[Any]:
     )
 
 
-async def lock_held(conn: Connection, name: str, key: str, owner: str | None) -> Any:
+async def lock_held(conn: Connection, name: str, key: str, owner: str | None) -> Row | None:
     """Row ``key`` if ``owner`` (None: nobody) still holds it, locked for a takeover, or None.
 
     On PostgreSQL a row another transaction holds (its owner committing under the lease, or

@@ -9,7 +9,7 @@ from typing import Any, Literal
 import msgspec
 
 from credence.db import lease
-from credence.db.engine import Connection, placeholders, skip_locked
+from credence.db.engine import Connection, Row, placeholders, skip_locked
 from credence.db.records import Record
 from credence.models.common import Provenance
 from credence.models.reasons import Reason, decode_all
@@ -185,7 +185,7 @@ async def claim(
     now: str,
     limit: int,
     max_attempts: int,
-) -> list[Any]:
+) -> list[Row]:
     """Lease up to ``limit`` due rows to ``owner`` and return those still worth sending.
 
     Rows past their TTL, or whose attempt ``max_attempts`` never reported, are retired first; of the

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from credence.db.engine import Connection, for_update, placeholders
+from credence.db.engine import Connection, Row, for_update, placeholders
 from credence.db.records import Record
 from credence.errors import Conflict
 from credence.models.common import Scope
@@ -120,7 +119,7 @@ async def upsert_subscription(
     return existing is None, Subscription.from_row(row)
 
 
-async def _by_endpoint(conn: Connection, endpoint: str) -> Any:
+async def _by_endpoint(conn: Connection, endpoint: str) -> Row | None:
     return await conn.one(
         f"SELECT id, key_id FROM push_subscriptions WHERE endpoint = ?{for_update(conn)}",
         (endpoint,),

@@ -11,7 +11,7 @@ from typing import Any, ParamSpec, TypeVar
 import msgspec
 import psycopg
 
-from credence.db.engine import Connection, StoreError, one_row
+from credence.db.engine import Connection, Row, StoreError, one_row
 from credence.db.episodes import EpisodeFilter, filter_clause
 
 P = ParamSpec("P")
@@ -67,7 +67,7 @@ async def counters(conn: Connection, agent_id: str) -> tuple[int, int, int]:
 
 
 @_search
-async def matrix_rows(conn: Connection, agent_id: str, after: int, upto: int) -> list[Any]:
+async def matrix_rows(conn: Connection, agent_id: str, after: int, upto: int) -> list[Row]:
     """(seq, finished_at, origin, reflected, embedding) of the agent's episodes in a seq range."""
     return await conn.rows(
         "SELECT seq, finished_at, origin,"
@@ -195,7 +195,7 @@ async def belief_changes(conn: Connection) -> int:
     return int(row[0])
 
 
-async def servable_beliefs(conn: Connection, agent_id: str, role: str | None) -> list[Any]:
+async def servable_beliefs(conn: Connection, agent_id: str, role: str | None) -> list[Row]:
     """Active beliefs of a servable provenance for the role (None: the general ones only)."""
     if role is None:
         return await conn.rows(_SERVABLE + " AND role IS NULL", (agent_id,))
@@ -210,7 +210,7 @@ async def counter_and_servable_beliefs(
     return counter, await servable_beliefs(conn, agent_id, role)
 
 
-async def active_embeddings(conn: Connection, agent_id: str) -> list[Any]:
+async def active_embeddings(conn: Connection, agent_id: str) -> list[Row]:
     """(id, embedding) of the agent's active beliefs that have an embedding."""
     return await conn.rows(
         "SELECT id, embedding FROM beliefs WHERE agent_id = ? AND status = 'active'"

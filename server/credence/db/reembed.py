@@ -7,7 +7,7 @@ from typing import Any
 
 from credence.db import lease
 from credence.db.changes import bump_belief_changes
-from credence.db.engine import Connection, one_row
+from credence.db.engine import Connection, Row, one_row
 from credence.db.records import Record
 
 LEASE = "embeddings"
@@ -29,7 +29,7 @@ async def _holds(conn: Connection, owner: str, now: str) -> bool:
     return await lease.holds(conn, "backfill_leases", LEASE, owner, now=now)
 
 
-async def stale_beliefs(conn: Connection, model: str, limit: int) -> list[Any]:
+async def stale_beliefs(conn: Connection, model: str, limit: int) -> list[Row]:
     """(id, content) of beliefs of any status whose embedding ``model`` did not make."""
     return await conn.rows(
         f"SELECT id, content FROM beliefs WHERE {_STALE} ORDER BY id LIMIT ?", (model, limit)

@@ -5,13 +5,13 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from credence.db.engine import Connection, one_row
+from credence.db.engine import Connection, Row, one_row
 from credence.db.records import Record
 
 LISTED = 50  # beliefs listed by name in each of the report's lists
 
 
-async def outcomes_by_day(conn: Connection, agent_id: str, since: str) -> list[Any]:
+async def outcomes_by_day(conn: Connection, agent_id: str, since: str) -> list[Row]:
     """(day, status, edited, gate_flags, n) for the beliefs proposed since ``since``: one
     pass along an index (day, status, edited and the gate's flags are stored columns, migration
     0050), counting only; the caller sums the flags."""
@@ -52,7 +52,7 @@ async def decision_percentiles(
     return found or [None for _ in shares]
 
 
-async def deciders(conn: Connection, agent_id: str, since: str) -> list[Any]:
+async def deciders(conn: Connection, agent_id: str, since: str) -> list[Row]:
     """(decided_by, n) for the decisions made since ``since``, most first; decided_by is None
     for decisions nobody signed. Their sum is how many were decided in the period."""
     # decided_at >= since implies a decision, hence its stored seconds: the same rows as
@@ -81,7 +81,7 @@ async def unused(conn: Connection, agent_id: str, since: str) -> tuple[int, list
 
 async def fading_candidates(
     conn: Connection, agent_id: str, threshold: float, bands: list[tuple[float, str]]
-) -> list[Any]:
+) -> list[Row]:
     """(id, confidence, created_at, updated_at) of the active beliefs that may have decayed
     below ``threshold``: those already below it, and, per band (least confidence, renewed
     before), the beliefs at least that confident not renewed since then. Each band is its own

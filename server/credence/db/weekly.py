@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from credence.db.engine import Connection
+from credence.db.engine import Connection, Row
 from credence.db.records import Record
 
 
@@ -32,7 +32,7 @@ async def recipients(conn: Connection) -> list[Recipient]:
     )
 
 
-async def agents(conn: Connection) -> list[Any]:
+async def agents(conn: Connection) -> list[Row]:
     """Every agent's id and name, by id."""
     return await conn.rows("SELECT id, name FROM agents ORDER BY id")
 
