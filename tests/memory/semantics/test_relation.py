@@ -15,6 +15,7 @@ from credence.memory.semantics.relation import (
     relate,
     swapped_preference,
 )
+from credence.memory.semantics.statements import statement
 
 
 @pytest.mark.parametrize(
@@ -504,3 +505,19 @@ def test_a_lexicon_antonym_under_a_negation_still_goes_to_a_reviewer() -> None:
     relation = relate("Never disable the firewall", "Enable the firewall", 0.9)
     assert relation.kind != "duplicate"
     assert not relation.settled
+
+
+def test_a_locale_written_as_us_is_a_country_not_the_pronoun() -> None:
+    changed = relate("Write dates in the US format.", "Write dates in the UK format.", 0.86)
+    assert (changed.kind, changed.contradiction) == ("contradiction", "value_change")
+    same = relate("Use American spelling.", "Use US spelling.", 0.88)
+    assert same.kind == "duplicate"
+    assert "american" not in statement("Email the report to us.").canons
+
+
+def test_spellings_of_one_currency_are_one_value() -> None:
+    assert relate("Prices are shown in euros.", "Prices are shown in EUR.", 0.83).kind == (
+        "duplicate"
+    )
+    changed = relate("Prices are shown in euros.", "Prices are shown in USD.", 0.8)
+    assert changed.kind == "contradiction"

@@ -536,6 +536,26 @@ MAX_SPANS = 2
 KIN = {"name": "name", "place": "name", "team": "name"}
 
 # Common English abbreviations read as the word they shorten ("prod" is "production").
+# One name for each way of writing a locale or a currency without a number ("US", "USA",
+# "American", "en-US"; "euros", "EUR"), so that spellings of one value compare equal and two
+# values compare as a change. Lowercase "us" is the pronoun: only "US" names the country.
+SAME_VALUE_NAMES = {
+    **dict.fromkeys(("us", "usa", "america", "american", "en-us"), "american"),
+    **dict.fromkeys(("uk", "gb", "britain", "british", "en-gb"), "british"),
+    **dict.fromkeys(("eur", "euro", "euros"), "euro"),
+    **dict.fromkeys(("usd", "dollar", "dollars"), "dollar"),
+    **dict.fromkeys(("jpy", "yen"), "yen"),
+    **dict.fromkeys(("gbp", "sterling"), "sterling"),
+}
+
+
+def same_value_name(low: str, surface: str) -> str | None:
+    """The one name of a locale or currency written ``surface`` (lowercased ``low``), or None."""
+    if low == "us" and surface != "US":
+        return None
+    return SAME_VALUE_NAMES.get(low)
+
+
 ABBREVIATIONS = {
     "prod": "production",
     "dev": "development",

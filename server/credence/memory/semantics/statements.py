@@ -32,6 +32,7 @@ from credence.memory.semantics.statement_words import (
     REGION_SHAPE,
     SUBORDINATORS,
     WEEKDAYS,
+    same_value_name,
 )
 from credence.memory.semantics.tokens import (
     APOSTROPHES,
@@ -160,14 +161,15 @@ def statement(text: str) -> Statement:
             words.append(Word(canon, written(position, used), "time"))
             position += used
             continue
-        if low in FILLERS:
+        named = same_value_name(low, surface)
+        if named is None and low in FILLERS:
             position += 1
             continue
         if low in (",", ";"):
             words.append(Word(low, low, "break"))
             position += 1
             continue
-        low = ABBREVIATIONS.get(low, low)
+        low = named or ABBREVIATIONS.get(low, low)
         words.append(Word(_stem(low), surface, _shape_kind(surface, low, position)))
         position += 1
     ordered = _reorder_clauses(words)
