@@ -521,3 +521,9 @@ def test_spellings_of_one_currency_are_one_value() -> None:
     )
     changed = relate("Prices are shown in euros.", "Prices are shown in USD.", 0.8)
     assert changed.kind == "contradiction"
+
+
+def test_the_same_amount_in_another_currency_is_a_value_change() -> None:
+    changed = relate("The price is 20 USD.", "The price is 20 euros.", 0.84)
+    assert (changed.kind, changed.contradiction) == ("contradiction", "value_change")
+    assert changed.evidence == "20 USD → 20 euros"

@@ -532,8 +532,14 @@ MOVE_WORDS = frozenset(["switch", "migrat", "mov", "chang", "upgrad", "default"]
 MAX_SPAN = 3
 MAX_SPANS = 2
 
-# Slot kinds that may stand for one another: a city and a region code are both places.
-KIN = {"name": "name", "place": "name", "team": "name"}
+# Slot kinds that may stand for one another: a city and a region code are both places, and an
+# amount in dollars and one in euros are both prices ("20 USD" / "20 euros" is a value change).
+KIN = {
+    "name": "name",
+    "place": "name",
+    "team": "name",
+    **dict.fromkeys(("quantity:usd", "quantity:eur", "quantity:gbp"), "money"),
+}
 
 # Common English abbreviations read as the word they shorten ("prod" is "production").
 # One name for each way of writing a locale or a currency without a number ("US", "USA",
