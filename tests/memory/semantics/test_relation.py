@@ -527,3 +527,10 @@ def test_the_same_amount_in_another_currency_is_a_value_change() -> None:
     changed = relate("The price is 20 USD.", "The price is 20 euros.", 0.84)
     assert (changed.kind, changed.contradiction) == ("contradiction", "value_change")
     assert changed.evidence == "20 USD → 20 euros"
+
+
+def test_sharing_only_the_subject_is_not_the_same_lesson() -> None:
+    # Close by cosine, one shared word (the subject): a correction, never a duplicate.
+    assert relate("The user is vegetarian.", "The user eats meat.", 0.79).kind != "duplicate"
+    old, new = "Don't disturb the user during their focus block.", "Never interrupt the user"
+    assert relate(old, f"{new} while they're in focus time.", 0.83).kind == "duplicate"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Final, Literal
 
 import msgspec
@@ -309,21 +310,7 @@ def _negated_twice(old: str, new: str, opposed: tuple[tuple[str, str], ...]) -> 
     added = {second for _, second in opposed}
     mine = [word for word in meaning(old) if word not in gone]
     theirs = [word for word in meaning(new) if word not in added]
-    if len(mine) != len(theirs):
-        return False
-    for word in mine:
-        partner = next(
-            (
-                other
-                for other in theirs
-                if other == word or synonymous(word, other, SYNONYMS) or _one_family(word, other)
-            ),
-            None,
-        )
-        if partner is None:
-            return False
-        theirs.remove(partner)
-    return True
+    return len(mine) == len(theirs) == _matched(mine, theirs)
 
 
 def _prefixed_pair(first: str, second: str) -> bool:
@@ -397,7 +384,7 @@ def _same_polarity(old: str, new: str, a: Statement, b: Statement, cosine: float
             settled=False,
         )
     floor = PROHIBITION_COSINE if a.negative and b.negative else DUPLICATE_COSINE
-    if cosine >= floor and _share_a_word(old, new) and negated(old) == negated(new):
+    if cosine >= floor and _share_enough(old, new) and negated(old) == negated(new):
         if reordered(old, new):
             return Relation(
                 "compatible", cosine, evidence="an order or position differs", settled=False
@@ -439,15 +426,32 @@ def _opens_phrase(words: tuple[Word, ...]) -> bool:
     return position >= 0 and words[position].canon in PREPOSITIONS
 
 
-def _share_a_word(old: str, new: str) -> bool:
-    """Whether the two share a meaning word: the same, a synonym or one word family
-    ("invest" / "investments")."""
-    theirs = meaning(new)
-    return any(
-        synonymous(mine, other, SYNONYMS) or _one_family(mine, other)
-        for mine in meaning(old)
-        for other in theirs
-    )
+def _share_enough(old: str, new: str) -> bool:
+    """Whether the two share two meaning words (one when a side has only one): the same, a
+    synonym or one word family ("invest" / "investments"). One shared word is often only
+    the subject ("The user is vegetarian" / "The user eats meat")."""
+    mine, theirs = meaning(old), meaning(new)
+    return _matched(mine, theirs) >= max(1, min(2, len(mine), len(theirs)))
+
+
+def _matched(mine: Sequence[str], theirs: Sequence[str]) -> int:
+    """How many of ``mine`` pair one to one with ``theirs``: the same word, a synonym or one
+    word family."""
+    left = list(theirs)
+    count = 0
+    for word in mine:
+        partner = next(
+            (
+                other
+                for other in left
+                if other == word or synonymous(word, other, SYNONYMS) or _one_family(word, other)
+            ),
+            None,
+        )
+        if partner is not None:
+            left.remove(partner)
+            count += 1
+    return count
 
 
 def _one_family(first: str, second: str) -> bool:
