@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from credence.clock import parse_rfc3339, rfc3339
@@ -188,9 +188,20 @@ def _bands(now: datetime, lambda_per_day: float, threshold: float) -> list[tuple
     step = (1 - threshold) / FADING_BANDS
     edges = [threshold + step * n for n in range(FADING_BANDS)]
     return [
-        (least, rfc3339(now - timedelta(days=math.log(least / threshold) / lambda_per_day)))
-        for least in edges
+        (least, _days_before(now, math.log(least / threshold) / lambda_per_day)) for least in edges
     ]
+
+
+# The earliest instant a renewal could have (a date holds no earlier day, with room for zones).
+_EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+
+
+def _days_before(now: datetime, days: float) -> str:
+    """``days`` before ``now``, or the earliest instant when that lies before it: a decay so
+    slow (an agent's tiny λ) that no belief could have faded in the time dates can hold."""
+    if days >= (now - _EARLIEST).days:
+        return rfc3339(_EARLIEST)
+    return rfc3339(now - timedelta(days=days))
 
 
 def _rounded(value: float | None) -> float | None:
