@@ -513,6 +513,11 @@ def test_a_locale_written_as_us_is_a_country_not_the_pronoun() -> None:
     same = relate("Use American spelling.", "Use US spelling.", 0.88)
     assert same.kind == "duplicate"
     assert "american" not in statement("Email the report to us.").canons
+    # The pronoun is no value of its own, but another person is never the same lesson.
+    recipient = relate("Email the report to us.", "Email the report to them.", 0.9)
+    assert recipient.kind != "duplicate"
+    assert not recipient.settled
+    assert relate("Send us the agenda.", "Send the agenda to us.", 0.95).kind == "duplicate"
 
 
 def test_spellings_of_one_currency_are_one_value() -> None:

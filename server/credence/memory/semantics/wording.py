@@ -295,10 +295,25 @@ def numbered_compounds(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+# Who a personal pronoun names; "you" is left out (it addresses whoever follows the rule).
+_PERSONS: Final = {
+    **dict.fromkeys(("i", "me", "my", "mine"), "me"),
+    **dict.fromkeys(("we", "us", "our", "ours"), "us"),
+    **dict.fromkeys(("they", "them", "their", "theirs", "theyre"), "them"),
+    **dict.fromkeys(("he", "him", "his"), "him"),
+    **dict.fromkeys(("she", "her", "hers"), "her"),
+}
+
+
+def _persons(text: str) -> frozenset[str]:
+    return frozenset(_PERSONS[word] for word in words_of(text) if word in _PERSONS)
+
+
 def hard_difference(old: str, new: str) -> str:
     """Why ``old`` and ``new`` can never be duplicates, or "": a differing value (number,
-    quantity, time, name), a differing named or code-like token or unit, or an antonym that no
-    negation on the other side cancels ("dislikes X" / "doesn't like X" say one thing)."""
+    quantity, time, name), a differing named or code-like token or unit, an antonym that no
+    negation on the other side cancels ("dislikes X" / "doesn't like X" say one thing), or
+    personal pronouns that name nobody in common."""
     marked = frozenset().union(*differing_values(old, new))
     if marked:
         return "a value differs: " + ", ".join(sorted(marked))
@@ -307,4 +322,9 @@ def hard_difference(old: str, new: str) -> str:
         return "a value differs: " + ", ".join(sorted(compounds[0] ^ compounds[1]))
     if opposed_words(old, new) and statement(old).negative == statement(new).negative:
         return "an opposite word"
+    persons = _persons(old), _persons(new)
+    if all(persons) and persons[0].isdisjoint(persons[1]):
+        # "Email the report to us" / "… to them": pronouns are fillers to the comparison,
+        # but two that name nobody in common are two recipients.
+        return "another person: " + ", ".join(sorted(persons[0] | persons[1]))
     return ""
