@@ -318,15 +318,32 @@ async def test_propose_with_the_callers_verdicts_does_not_gate_again(replicas) -
 
 @BOTH
 async def test_after_pending_hooks_hear_committed_submissions_and_not_decisions(replicas) -> None:
-    # The review planner wakes on these: it must be able to read the new pending belief from
-    # its own connection (here, the other replica's store), and a Keep queues nothing for it.
+    # The review planner wakes on these: what it reads from its own connection (here, the
+    # other replica's store) as soon as it runs must hold the new pending belief, and a Keep
+    # queues nothing for it.
     one, two = replicas
     seen: list[str] = []
-    one.beliefs.hooks.after_pending.append(seen.append)
+    reads: list[asyncio.Task] = []
+
+    def heard(agent_id: str) -> None:
+        seen.append(agent_id)
+        # Runs at the next await: inside the transaction, had the hook fired before its commit.
+        reads.append(
+            asyncio.ensure_future(
+                two.store.fetchone(
+                    "SELECT count(*) FROM beliefs WHERE agent_id = ? AND status = 'pending'",
+                    (agent_id,),
+                )
+            )
+        )
+
+    one.beliefs.hooks.after_pending.append(heard)
     changed: list[str] = []
     one.beliefs.hooks.after_change.append(changed.append)
     row = await one.propose("Use bun for the frontend")
     assert seen == ["ada"]
+    (count,) = await asyncio.gather(*reads)
+    assert count[0] == 1, "the planner would read before the commit"
     assert (await two.beliefs.get_row(row["id"]))["status"] == "pending"
     await one.decide(row, "keep")
     assert seen == ["ada"], "a decision makes nothing pending"
