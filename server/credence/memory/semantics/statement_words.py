@@ -101,6 +101,7 @@ for _dimension, _factor, _spellings in (
 ):
     for _spelling in _spellings.split():
         UNITS[_spelling] = (_dimension, _factor)
+CURRENCIES = frozenset({"usd", "eur", "gbp"})  # the dimensions of UNITS that are money
 PREFIX_UNITS = frozenset({"$", "€", "£"})
 # One-letter units count only when written onto the number ("30s", "2h"), never as a word.
 ONE_LETTER_UNITS = frozenset({"k", "b", "s", "h", "d", "w", "y"})
@@ -538,7 +539,7 @@ KIN = {
     "name": "name",
     "place": "name",
     "team": "name",
-    **dict.fromkeys(("quantity:usd", "quantity:eur", "quantity:gbp"), "money"),
+    **{f"quantity:{currency}": "money" for currency in CURRENCIES},
 }
 
 # Common English abbreviations read as the word they shorten ("prod" is "production").
@@ -548,10 +549,14 @@ KIN = {
 SAME_VALUE_NAMES = {
     **dict.fromkeys(("us", "usa", "america", "american", "en-us"), "american"),
     **dict.fromkeys(("uk", "gb", "britain", "british", "en-gb"), "british"),
-    **dict.fromkeys(("eur", "euro", "euros"), "euro"),
-    **dict.fromkeys(("usd", "dollar", "dollars"), "dollar"),
+    # A currency's spellings in UNITS, but "pound": without a number it may be a weight.
+    **{
+        spelling: dimension
+        for spelling, (dimension, _) in UNITS.items()
+        if dimension in CURRENCIES and spelling.isalpha() and not spelling.startswith("pound")
+    },
+    "sterling": "gbp",
     **dict.fromkeys(("jpy", "yen"), "yen"),
-    **dict.fromkeys(("gbp", "sterling"), "sterling"),
 }
 
 
