@@ -15,15 +15,21 @@ END = r"(?!\n)$"
 SLUG_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}" + END
 ID_PATTERN = r"^[a-z]{1,4}_[0-9a-z]{26}" + END
 NO_NUL = r"^[^\x00]*$"
+# Whitespace spelled out, never \s: Python's \s (what the server matches with) also covers
+# \x1c-\x1f and \x85, ECMA-262's (what fuzzers and generated clients read) covers \ufeff. A
+# pattern written with \s therefore let a fuzzer send "\x1e" as a valid belief that the server
+# refused; this class is the union of both, so the two readings agree.
+WHITESPACE = r"\t\n\v\f\r \x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
 MAX_SAFE_INT = 2**53
 
 AgentId = Annotated[str, Meta(pattern=SLUG_PATTERN, description="Agent slug: a-z, 0-9, _ and -")]
 ObjectId = Annotated[str, Meta(pattern=ID_PATTERN, max_length=31)]
 Label = Annotated[str, Meta(max_length=200, pattern=NO_NUL)]
 ShortText = Annotated[str, Meta(max_length=2000, pattern=NO_NUL)]
-# A belief has a visible character and no NUL anywhere (\S alone would match a NUL).
+# A belief has a visible character and no NUL anywhere.
 BeliefText = Annotated[
-    str, Meta(min_length=1, max_length=2000, pattern=r"^[^\x00]*[^\x00\s][^\x00]*$")
+    str,
+    Meta(min_length=1, max_length=2000, pattern=rf"^[^\x00]*[^\x00{WHITESPACE}][^\x00]*$"),
 ]
 Timestamp = Annotated[datetime, Meta(tz=True, description="RFC 3339 date-time with an offset")]
 # Stored timestamps go out as the RFC 3339 text they are kept as (clock.rfc3339).

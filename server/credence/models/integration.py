@@ -9,6 +9,7 @@ from msgspec import Meta, Struct
 
 from credence.models.common import (
     NO_NUL,
+    WHITESPACE,
     BeliefOp,
     BeliefStatus,
     Provenance,
@@ -97,7 +98,7 @@ USER_MESSAGE_WITH_WORDS = {
     "required": ["role", "content"],
     "properties": {
         "role": {"enum": ["user", "human"]},
-        "content": {"type": "string", "pattern": r"\S"},
+        "content": {"type": "string", "pattern": f"[^{WHITESPACE}]"},
     },
 }
 # A content part: text, or an object such as {"type": "text", "text": ...}; nulls are skipped.

@@ -7,7 +7,15 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta, Struct
 
-from credence.models.common import END, MAX_SAFE_INT, NO_NUL, AgentId, Label, TimestampText
+from credence.models.common import (
+    END,
+    MAX_SAFE_INT,
+    NO_NUL,
+    WHITESPACE,
+    AgentId,
+    Label,
+    TimestampText,
+)
 
 # Longest push service URL and notification-action token the server accepts (notify enforces them).
 MAX_ENDPOINT_LENGTH = 2048
@@ -16,7 +24,9 @@ MAX_TOKEN_LENGTH = 256
 # p256dh is 65 bytes starting 0x04 (87 base64url chars), an auth secret 16 bytes (22 chars).
 # What no pattern can say (the point is on P-256, the host is public, http is admitted by
 # CREDENCE_PUSH_ALLOWED_HOSTS) is a 422.
-ENDPOINT_PATTERN = r"^https?://[^/?#@\s\x00-\x1f\x7f]+(?:[/?][^#\s\x00-\x1f\x7f]*)?" + END
+ENDPOINT_PATTERN = (
+    rf"^https?://[^/?#@{WHITESPACE}\x00-\x1f\x7f]+(?:[/?][^#{WHITESPACE}\x00-\x1f\x7f]*)?" + END
+)
 P256DH_PATTERN = r"^B[A-P][A-Za-z0-9_-]{85}=?" + END
 AUTH_PATTERN = r"^[A-Za-z0-9_-]{21}[AQgw](?:==)?" + END
 
