@@ -97,7 +97,6 @@ def serve(args: argparse.Namespace) -> int:
     """Run the service with uvicorn until interrupted; "listening" only once it is serving."""
     import uvicorn
 
-    from credence.app import create_app
     from credence.files import restrict_umask
     from credence.serving import check_startup, uvicorn_config
 
@@ -105,6 +104,10 @@ def serve(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     check_listen(settings)
     check_startup(settings)
+    # The app (Litestar, the model runtime, MCP) is imported only once the settings check out,
+    # so a bad setting is reported in a fraction of a second, not after seconds of imports.
+    from credence.app import create_app
+
     app = create_app(settings)
 
     class AnnouncedServer(uvicorn.Server):
