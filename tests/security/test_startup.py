@@ -102,6 +102,24 @@ def test_a_port_in_use_is_one_line_naming_it(tmp_path: Path) -> None:
     assert len(lines) == 1 and "CREDENCE_PORT" in lines[0] and port in lines[0], result.stderr
 
 
+def test_a_bad_setting_is_reported_before_the_app_is_imported(tmp_path: Path) -> None:
+    # The app's imports (Litestar, the model runtime, MCP) take seconds; a typo should not.
+    probe = (
+        "import sys; from credence.cli import main; code = main(['serve']);"
+        " print(code, 'credence.app' in sys.modules, 'litestar' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        env=_env(tmp_path, CREDENCE_PUSH_TTL_S="-5"),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.stdout.split() == ["2", "False", "False"], result.stdout + result.stderr
+    assert "CREDENCE_PUSH_TTL_S" in result.stderr
+
+
 def _read_until(process: subprocess.Popen, pattern: str, timeout: float) -> str:
     selector = selectors.DefaultSelector()
     selector.register(process.stdout, selectors.EVENT_READ)
