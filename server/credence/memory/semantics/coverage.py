@@ -16,7 +16,7 @@ MIN_FAMILY_STEM: Final = 6
 MIN_FAMILY_SHARE: Final = 0.8
 MAX_FAMILY_ENDING: Final = 3
 # A word that opens another is of its family from this length ("indent" / "indentation").
-MIN_PREFIXED_STEM: Final = 4
+MIN_OPENING_WORD: Final = 4
 # "fully" is an adverb of "full"; "only" and "ugly" are too short to be one.
 MIN_ADVERB: Final = 5
 # A reworded paraphrase keeps at least this share of each side's meaning words.
@@ -31,9 +31,9 @@ def one_family(first: str, second: str) -> bool:
         return True
     if not (first.isalpha() and second.isalpha()):
         return False
+    if opens(first, second):
+        return True
     short, long = sorted((first, second), key=len)
-    if len(short) >= MIN_PREFIXED_STEM and long.startswith(short):
-        return True  # "indent" / "indentation"
     shared = 0
     while shared < len(short) and short[shared] == long[shared]:
         shared += 1
@@ -42,6 +42,13 @@ def one_family(first: str, second: str) -> bool:
         and shared >= MIN_FAMILY_SHARE * len(short)
         and len(long) - shared <= MAX_FAMILY_ENDING
     )
+
+
+def opens(first: str, second: str) -> bool:
+    """Whether the shorter word, of at least ``MIN_OPENING_WORD`` letters, opens the longer:
+    the narrow kind of word family ("indent" / "indentation")."""
+    short, long = sorted((first, second), key=len)
+    return len(short) >= MIN_OPENING_WORD and long.startswith(short)
 
 
 @lru_cache(maxsize=16384)

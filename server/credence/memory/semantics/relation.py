@@ -7,7 +7,7 @@ from typing import Final, Literal
 
 import msgspec
 
-from credence.memory.semantics.coverage import answers, reworded
+from credence.memory.semantics.coverage import answers, opens, reworded
 from credence.memory.semantics.preference import sides_exchanged
 from credence.memory.semantics.slots import opening_swap, synonyms_agree, value_swap
 from credence.memory.semantics.statement_words import PREPOSITIONS
@@ -24,7 +24,6 @@ from credence.memory.semantics.statements import (
 )
 from credence.memory.semantics.thesaurus import synonymous
 from credence.memory.semantics.wording import (
-    MIN_PREFIXED_STEM,
     NEGATING_PREFIXES,
     SYNONYMS,
     VERBS,
@@ -158,8 +157,7 @@ def _substitution(a: Statement, b: Statement) -> tuple[str, str] | None:
         return None  # a synonym, one word family, or an adverb and its adjective's synonym
     if spelling(old_canon) == spelling(new_canon):
         return None  # one word spelt two ways: "organise" / "organize", "colour" / "color"
-    short, long = sorted((old_canon, new_canon), key=len)
-    if len(short) >= MIN_PREFIXED_STEM and long.startswith(short):
+    if opens(old_canon, new_canon):
         return None  # one word family: "indent" / "indentation"
     old_word = next(word for word in a.words if word.canon == old_canon)
     new_word = next(word for word in b.words if word.canon == new_canon)
@@ -444,7 +442,7 @@ def _matched(mine: Sequence[str], theirs: Sequence[str]) -> int:
             (
                 other
                 for other in left
-                if other == word or synonymous(word, other, SYNONYMS) or _one_family(word, other)
+                if other == word or synonymous(word, other, SYNONYMS) or opens(word, other)
             ),
             None,
         )
@@ -452,8 +450,3 @@ def _matched(mine: Sequence[str], theirs: Sequence[str]) -> int:
             left.remove(partner)
             count += 1
     return count
-
-
-def _one_family(first: str, second: str) -> bool:
-    short, long = sorted((first, second), key=len)
-    return len(short) >= MIN_PREFIXED_STEM and long.startswith(short)
