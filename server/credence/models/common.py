@@ -26,11 +26,16 @@ AgentId = Annotated[str, Meta(pattern=SLUG_PATTERN, description="Agent slug: a-z
 ObjectId = Annotated[str, Meta(pattern=ID_PATTERN, max_length=31)]
 Label = Annotated[str, Meta(max_length=200, pattern=NO_NUL)]
 ShortText = Annotated[str, Meta(max_length=2000, pattern=NO_NUL)]
+
+
+def visible_text(refused: str) -> str:
+    """The pattern of a text with none of the ``refused`` characters (a character-class body)
+    anywhere and at least one character that is not whitespace."""
+    return rf"^[^{refused}]*[^{refused}{WHITESPACE}][^{refused}]*" + END
+
+
 # A belief has a visible character and no NUL anywhere.
-BeliefText = Annotated[
-    str,
-    Meta(min_length=1, max_length=2000, pattern=rf"^[^\x00]*[^\x00{WHITESPACE}][^\x00]*$"),
-]
+BeliefText = Annotated[str, Meta(min_length=1, max_length=2000, pattern=visible_text(r"\x00"))]
 Timestamp = Annotated[datetime, Meta(tz=True, description="RFC 3339 date-time with an offset")]
 # Stored timestamps go out as the RFC 3339 text they are kept as (clock.rfc3339).
 TimestampText = Annotated[str, Meta(extra_json_schema={"format": "date-time"})]

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from msgspec import Meta, Struct
 
-from credence.models.common import END, WHITESPACE, TimestampText
+from credence.models.common import END, TimestampText, visible_text
 
 ClockTime = Annotated[
     str,
@@ -18,7 +18,7 @@ ReviewerName = Annotated[
     Meta(
         min_length=1,
         max_length=80,
-        pattern=rf"^[^\x00-\x1f\x7f]*[^\x00-\x1f\x7f{WHITESPACE}][^\x00-\x1f\x7f]*" + END,
+        pattern=visible_text(r"\x00-\x1f\x7f"),
     ),
 ]
 
