@@ -23,6 +23,9 @@ DEV = CORPORA / "dev" / "reflection.json"
 # A second development set, written blind by an outside helper; tuned on only after its first
 # score was recorded (see the README's reflection figures).
 DEV2 = CORPORA / "dev" / "reflection_2.json"
+# A third, written blind by another helper from the product description only (2026-12-03);
+# its first score is in the README, before the one change it led to.
+DEV3 = CORPORA / "dev" / "reflection_3.json"
 # The triggers the API accepts; a fixture's other labels ("praise") are what a client sends
 # as a follow-up to the agent's turn.
 TRIGGERS = ("steer", "denial", "followup")

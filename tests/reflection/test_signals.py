@@ -105,9 +105,13 @@ def test_a_change_of_fact_is_said_in_a_statement() -> None:
     assert says_changed("We ripped out the gas hob, it's an induction top now.")
     assert says_changed("Jonas left the company in May.")
     assert says_changed("Backups don't go to the NAS anymore.")
+    assert says_changed("the nest is gone, we put in an ecobee last week.")
+    assert says_changed("still says northwind, i left in august.")
     assert not says_changed("Book me a flight to Berlin now.")
     assert not says_changed("Is the CI still on Travis now?")
     assert not says_changed("The CI runs on Travis.")
+    assert not says_changed("Turn left at the station.")
+    assert not says_changed("Has the parcel gone out yet?")
 
 
 def test_praise_and_scolding_say_nothing_to_learn() -> None:

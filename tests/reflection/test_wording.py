@@ -25,6 +25,8 @@ from credence.reflection.wording import (
         ("Ok. Make sure to pin versions, thanks", "Pin versions."),
         ("Stop apologising", "Stop apologising."),
         ("No. Never push to main.", "Never push to main."),
+        ("whoa. never push straight to main", "Never push straight to main."),
+        ("hold on, ask for a photo first", "Ask for a photo first."),
         ("thanks", "Thanks."),
         ("From now on, keep the list sorted by aisle.", "Keep the list sorted by aisle."),
         (

@@ -40,13 +40,15 @@ CONFIRMATION = re.compile(
     r"|^(?:yes|yep|yeah|perfect|great|good|nice|right|exactly)\b[\s,.!]+(?:like|as|that)\b)",
     re.IGNORECASE,
 )
-# A kept fact that no longer holds: "now", "anymore", "we moved off", "out of date".
+# A kept fact that no longer holds: "now", "anymore", "we moved off", "out of date", "the
+# Nest is gone", "I left in August".
 CHANGE = re.compile(
     r"\b(?:any ?more|no longer|no more|these days|stopped|quit|moved (?:off|away|to)"
     r"|out of date|outdated|replaced|switched|changed|not true|(?:is|that'?s) wrong|nowadays"
     r"|used to|renamed|ripped out|got rid of|migrated|retired|dropped|deregistered|cancell?ed"
     r"|since (?:last|the)|as of|forget (?:the|that|about|it)|doesn'?t exist"
-    r"|(?:has |have )?left (?:the|us|our)|took over|taken over|handed (?:it )?over)\b",
+    r"|(?:has |have )?left (?:the|us|our)|(?:i|we|she|he|they) left|(?:is|are|'s|'re) gone"
+    r"|took over|taken over|handed (?:it )?over)\b",
     re.IGNORECASE,
 )
 # "Now" alone says a fact changed only in a statement ("it's an induction hob now"), not in a

@@ -10,7 +10,8 @@ MAX_LESSON_CHARS = 200
 
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|\n+")
 _LEADING_FILLER = re.compile(
-    r"^(?:(?:no|nope|nah|ok|okay|hey|hi|hmm|wait|sorry|well|again|ugh|oh)\s*[,.!:;\-—]+\s*"
+    r"^(?:(?:no|nope|nah|ok|okay|hey|hi|hmm|wait|sorry|well|again|ugh|oh|whoa|woah|wow|uh|um"
+    r"|erm|hold on)\s*[,.!:;\-—]+\s*"
     r"|(?:please|pls|actually|also|and|but|so|then|again|just|honestly)\b[\s,]*"
     r"|(?:i said|i told you(?: so| before| already)?|like i said|as i said"
     r"|i already said(?: it)?|i keep (?:telling you|saying this|saying it)"
