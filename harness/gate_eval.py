@@ -18,6 +18,8 @@ SETS = {
     "dev2": CORPORA / "dev" / "gate_pairs_2.jsonl",
     # A third, written from the product description before the paraphrase rules were tuned.
     "dev3": CORPORA / "dev" / "gate_pairs_3.jsonl",
+    # A fourth, written blind by another helper on 2026-12-03 (160 pairs, 70 of them duplicates).
+    "dev4": CORPORA / "dev" / "gate_pairs_4.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

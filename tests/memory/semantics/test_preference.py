@@ -28,3 +28,12 @@ def test_the_same_preference_in_other_words_is_not_exchanged() -> None:
 def test_swapped_needs_the_same_words() -> None:
     assert swapped(words_of("Use tabs, not spaces"), words_of("Use spaces, not tabs"))
     assert not swapped(words_of("Use tabs, not spaces"), words_of("Use tabs, not spaces"))
+
+
+def test_a_reordering_that_leaves_a_markers_flanks_on_one_side_only_is_no_swap() -> None:
+    # "before" has content words on both sides in the first sentence, not in the second: the
+    # comparison of flanks once raised TypeError here, failing the gate for the proposal.
+    assert not swapped(
+        words_of("If a test fails, report the error before attempting a fix."),
+        words_of("Before attempting a fix, report the error if a test fails."),
+    )

@@ -24,7 +24,10 @@ def swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     end = 0
     while end < len(a) - start and a[-1 - end] == b[-1 - end]:
         end += 1
-    if _flanks(a) is not None and _flanks(a) == _flanks(b)[::-1]:  # type: ignore[index]
+    flanks_a, flanks_b = _flanks(a), _flanks(b)
+    # The same words reordered can leave a marker's flanks on one side only ("If a test fails,
+    # report it before a fix" / "Before a fix, report it if a test fails").
+    if flanks_a is not None and flanks_b is not None and flanks_a == flanks_b[::-1]:
         return True
     middle_a, middle_b = a[start : len(a) - end], b[start : len(b) - end]
     for marker in PREFERENCE_MARKERS:
