@@ -82,10 +82,27 @@ def test_negation_markers(text: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["Deploy on Fridays", "Always run tests", "Notify the team", "Knowledge is power"]
+    "text",
+    [
+        "Deploy on Fridays",
+        "Always run tests",
+        "Notify the team",
+        "Knowledge is power",
+        "Keep reports short, no longer than one page",
+        "Arrive not later than 9 am",
+        "Invite no fewer than three reviewers",
+    ],
 )
 def test_positive_statements_are_not_negative(text: str) -> None:
     assert not is_negative(text)
+
+
+def test_a_bound_is_not_a_negation_but_no_longer_alone_is() -> None:
+    assert is_negative("The user no longer drinks coffee")
+    assert is_negative("Reports are no longer than needed, never padded")
+    bound = statement("Keep replies no longer than 3 sentences")
+    assert not bound.negative
+    assert "<=" in [word.canon for word in bound.words]
 
 
 def test_jaccard() -> None:

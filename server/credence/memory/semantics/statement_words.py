@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from credence.memory.semantics.tokens import BOUND_COMPARATIVES
+
 # Two lessons are compared as canonical token sequences: fillers dropped, numbers and units
 # folded to one quantity token, comparatives and periods to one symbol, light stemming, and a
 # leading subordinate clause moved behind its main clause. Equal bags of canonical tokens are a
@@ -148,6 +150,10 @@ for _symbol, _phrases in (
 ):
     for _phrase in _phrases.split("|"):
         PHRASES[tuple(_phrase.split())] = _symbol
+# "No later than" / "not more than": a bound, and its "no" negates nothing.
+for _comparative, _symbol in BOUND_COMPARATIVES.items():
+    for _negation in ("no", "not"):
+        PHRASES[(_negation, _comparative, "than")] = _symbol
 LONGEST_PHRASE = max(len(phrase) for phrase in PHRASES)
 
 # Irregular English verb forms and their base form, so that "kept" meets "keep" and "led"

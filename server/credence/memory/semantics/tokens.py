@@ -233,6 +233,33 @@ STOP_WORDS: frozenset[str] = frozenset(
 
 NO_LONGER = "longer"
 
+# "No later than 9" / "not more than 3": "no" or "not" before one of these and "than" bounds a
+# value (the symbol says which way) and negates nothing. "No longer" alone still negates.
+BOUND_COMPARATIVES: dict[str, str] = {
+    **dict.fromkeys(("more", "longer", "later", "bigger", "larger", "higher"), "<="),
+    **dict.fromkeys(("heavier", "older", "greater"), "<="),
+    **dict.fromkeys(("less", "fewer", "earlier", "shorter", "smaller", "lower"), ">="),
+    "younger": ">=",
+}
+
+
+def bounds_a_value(tokens: list[str] | tuple[str, ...], position: int) -> bool:
+    """Whether the "no"/"not" at ``position`` opens a bound ("no later than"), not a negation."""
+    return (
+        tokens[position] in ("no", "not")
+        and position + 2 < len(tokens)
+        and tokens[position + 1] in BOUND_COMPARATIVES
+        and tokens[position + 2] == "than"
+    )
+
+
+def has_negation(tokens: list[str] | tuple[str, ...]) -> bool:
+    """Whether any of ``tokens`` is a negation word that does not open a bound."""
+    return any(
+        token in NEGATION_WORDS and not bounds_a_value(tokens, position)
+        for position, token in enumerate(tokens)
+    )
+
 
 def normalise(text: str) -> str:
     """Return the duplicate key: NFKC, case-folded, punctuation stripped, whitespace collapsed.
@@ -305,7 +332,7 @@ def is_negative(text: str) -> bool:
 
 
 def _is_negative_of(tokens: list[str]) -> bool:
-    return any(token in NEGATION_WORDS for token in tokens)
+    return has_negation(tokens)
 
 
 def analyse(text: str) -> tuple[str, frozenset[str], bool]:

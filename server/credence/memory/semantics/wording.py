@@ -31,7 +31,7 @@ from credence.memory.semantics.thesaurus import (
     synonym_sets,
     synonymous,
 )
-from credence.memory.semantics.tokens import NEGATION_WORDS, normalise
+from credence.memory.semantics.tokens import has_negation, normalise
 
 # "in" + "put" is not a negation: a negating prefix needs a stem of at least this length.
 MIN_PREFIXED_STEM: Final = 4
@@ -178,7 +178,7 @@ def absolute(text: str) -> bool:
 def negated(text: str) -> bool:
     """Whether any negation word appears: "never … without …" is positive by parity, but it is
     not the same statement as one with no negation at all."""
-    return any(token in NEGATION_WORDS for token in words_of(text))
+    return has_negation(words_of(text))
 
 
 @lru_cache(maxsize=16384)
