@@ -75,3 +75,13 @@ def test_the_third_development_set_never_rejects_a_correction(embed) -> None:
     # duplicates; an opposite or another number is never one.
     wrongly_rejected = {"d3-065", "d3-078"}
     assert all(o.got != "duplicate" for o in outcomes if o.case.id in wrongly_rejected)
+
+
+def test_the_fourth_development_set_runs_whole_and_never_rejects_a_correction(embed) -> None:
+    # Its first run raised TypeError inside the gate (d4-053, a reordering); every case must
+    # now be judged.
+    cases = load(SETS["dev4"])
+    assert len(cases) == 160
+    outcomes = run(cases, embed)
+    assert len(outcomes) == len(cases)
+    assert summary(outcomes)["corrections_rejected"] == 0
