@@ -7,6 +7,7 @@ from credence.memory.semantics.wording import (
     hard_difference,
     numbered_compounds,
     opposed_words,
+    permits,
     reordered,
     without_named_days,
     words_of,
@@ -62,3 +63,15 @@ def test_an_order_word_answered_by_its_synonym_is_no_reordering() -> None:
     assert reordered(
         "Put the conclusion first, then the details.", "Give the details first, end with it."
     )
+
+
+def test_a_permission_is_denied_only_by_a_negation_next_to_it() -> None:
+    assert permits("Expense claims under $20 can be approved without receipts.")
+    assert permits("Merging without tests is okay for documentation-only changes.")
+    assert permits("Deploying on Fridays is fine in an emergency.")
+    assert not permits("It is not allowed to deploy on Fridays.")
+    assert not permits("No one can deploy on Fridays.")
+    assert not permits("Nothing may be merged without review.")
+    assert not permits("Dependencies may not be pinned loosely.")
+    assert not permits("Deploying on Fridays isn't okay.")
+    assert not permits("Never deploy on Fridays.")

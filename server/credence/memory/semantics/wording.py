@@ -31,7 +31,7 @@ from credence.memory.semantics.thesaurus import (
     synonym_sets,
     synonymous,
 )
-from credence.memory.semantics.tokens import has_negation, normalise
+from credence.memory.semantics.tokens import NEGATION_WORDS, has_negation, normalise
 
 # "in" + "put" is not a negation: a negating prefix needs a stem of at least this length.
 MIN_PREFIXED_STEM: Final = 4
@@ -153,10 +153,24 @@ def scope_of(text: str) -> frozenset[str]:
     return frozenset(SCOPE_MARKERS[word] for word in words_of(text) if word in SCOPE_MARKERS)
 
 
+# How far before a permission word a negation still denies it: "is not allowed", "no one can".
+_PERMISSION_NEGATION_REACH: Final = 2
+
+
 @lru_cache(maxsize=16384)
 def permits(text: str) -> bool:
-    """Whether ``text`` grants a permission: "is fine", "can", "may" — not "is not allowed"."""
-    return bool(frozenset(words_of(text)) & PERMISSION_WORDS) and not statement(text).negative
+    """Whether ``text`` grants a permission: "is fine", "can", "may" — not "is not allowed",
+    "no one can", "may not". A negation elsewhere belongs to what is permitted ("claims under
+    $20 can be approved without receipts" grants one)."""
+    tokens = words_of(text)
+    for position, token in enumerate(tokens):
+        if token not in PERMISSION_WORDS:
+            continue
+        before = tokens[max(0, position - _PERMISSION_NEGATION_REACH) : position]
+        after = tokens[position + 1 : position + 2]
+        if not any(word in NEGATION_WORDS for word in (*before, *after)):
+            return True
+    return False
 
 
 def reordered(old: str, new: str) -> bool:
