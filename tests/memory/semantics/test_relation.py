@@ -253,6 +253,11 @@ def test_british_and_american_spellings_of_one_word_are_a_duplicate(old: str, ne
 def test_a_unit_named_without_a_number_swapped_for_another_is_a_value_change() -> None:
     relation = relate("Weigh the flour in grams", "Weigh the flour in ounces", 0.9)
     assert (relation.kind, relation.contradiction) == ("contradiction", "value_change")
+    # Kitchen measures are units too: "in cups" is another unit, not an unsettled synonym.
+    relation = relate("Measure flour in grams", "Measure flour in cups", 0.9)
+    assert (relation.kind, relation.contradiction) == ("contradiction", "value_change")
+    relation = relate("Use a teaspoon of salt", "Use a tablespoon of salt", 0.9)
+    assert (relation.kind, relation.contradiction) == ("contradiction", "value_change")
 
 
 def test_one_more_ordinary_word_in_a_prohibition_is_the_same_prohibition() -> None:

@@ -67,9 +67,9 @@ UNIT_WORDS = frozenset(
         terabyte bit kilobit megabit gigabit metre meter kilometre kilometer centimetre
         centimeter millimetre millimeter mile yard foot feet inch km cm mm ft gram kilogram
         milligram pound ounce ton tonne kg mg lb lbs oz litre liter millilitre milliliter
-        gallon pint quart ml celsius fahrenheit kelvin degree percent pixel px pt em rem
-        euro dollar yen yuan franc rupee peso krona krone rand eur usd gbp jpy chf cny
-        inr cad aud sek nok dkk
+        gallon pint quart ml cup tablespoon teaspoon tbsp tsp celsius fahrenheit kelvin degree
+        percent pixel px pt em rem euro dollar yen yuan franc rupee peso krona krone rand eur
+        usd gbp jpy chf cny inr cad aud sek nok dkk
         """
     )
 )
