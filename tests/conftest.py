@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import os
 import ssl
 import tempfile
@@ -83,6 +84,22 @@ def _test_files_in_memory() -> None:
 
 
 _test_files_in_memory()
+
+
+@pytest.fixture(autouse=True)
+def _root_logger_restored() -> Iterator[None]:
+    """Give the root logger back its handlers after each test.
+
+    An app's startup configures the root logger with a stream handler on the ``sys.stderr`` of
+    the test that started it, which pytest closes afterwards; a later test in the same worker
+    that logs in process (a CLI command, a store migration) would then write to that closed
+    stream ("I/O operation on closed file"), depending on which tests ran before it.
+    """
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

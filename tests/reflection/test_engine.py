@@ -219,7 +219,9 @@ def test_diffs_against_active_beliefs(server, admin, fake_llm, ada) -> None:
     assert job["status"] == "succeeded", job
     supersede, strengthen = job["output_data"]["results"]
     assert supersede["gate"] == "needs_review" and supersede["reasons"] == ["op:supersede"]
-    assert strengthen["gate"] == "needs_review" and strengthen["reasons"] == ["op:strengthen"]
+    # "in grams" and "in cups" in one batch: the reviewer sees that they disagree.
+    assert strengthen["gate"] == "needs_review"
+    assert strengthen["reasons"] == ["op:strengthen", "contradicts_in_batch:0"]
     user = fake_llm.requests[0].body["messages"][1]["content"]
     assert cups in user and "Measure baking ingredients in cups." in user
 
