@@ -61,13 +61,20 @@ def test_postgresql_newer_than_this_code_is_an_error(
 
 
 @pytest.mark.parametrize(
-    "url",
-    ["postgresql://credence:hunter2@127.0.0.1:9/credence", "mysql://root@localhost/x"],
+    ("command", "url"),
+    [
+        (["migrate", "--check"], "postgresql://credence:hunter2@127.0.0.1:9/credence"),
+        (["migrate", "--check"], "mysql://root@localhost/x"),
+        # Any command that opens the store, not only migrate (this one used to print a traceback).
+        (["keys", "create", "--scope", "admin"], "postgresql://credence:hunter2@127.0.0.1:9/c"),
+    ],
 )
-def test_a_bad_or_unreachable_url_is_one_line_and_no_traceback(url: str) -> None:
+def test_a_bad_or_unreachable_url_is_one_line_and_no_traceback(
+    command: list[str], url: str
+) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("CREDENCE_")}
     done = subprocess.run(
-        [sys.executable, "-m", "credence.cli", "migrate", "--check", "--database-url", url],
+        [sys.executable, "-m", "credence.cli", *command, "--database-url", url],
         capture_output=True,
         text=True,
         timeout=60,

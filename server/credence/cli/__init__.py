@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from credence.errors import StoreError
 from credence.logs import quiet_noisy_loggers, safe_handler
 from credence.settings import (
     Settings,
@@ -465,7 +466,8 @@ def main(argv: list[str] | None = None) -> int:
     logging.getLogger("httpx").setLevel(logging.WARNING)
     try:
         return _COMMANDS[args.command][0](args)
-    except SettingsError as exc:
+    except (SettingsError, StoreError) as exc:
+        # A database that cannot be opened is a setting to fix: one line, no traceback.
         print(f"error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
