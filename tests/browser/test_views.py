@@ -98,6 +98,16 @@ def wait_job(app: App, job_id: str, timeout_s: float = 20) -> dict:
         time.sleep(0.05)
 
 
+def wait_jobs(app: App, agent_id: str, timeout_s: float = 15) -> list[dict]:
+    """Poll the server until the agent has at least one job; returns its jobs."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        items = app.admin.get(f"/api/v1/jobs?agent_id={agent_id}").json()["items"]
+        if items or time.monotonic() > deadline:
+            return items
+        time.sleep(0.05)
+
+
 def test_runs_show_steps_and_per_belief_results(app: App) -> None:
     episodes = app.admin.get("/api/v1/agents/ingest/episodes").json()["items"]
     source = [episodes[0]["id"]]
@@ -157,15 +167,18 @@ def test_reflect_now_runs_a_job_and_shows_it(app: App) -> None:
     app.page.select_option("#agent-filter", "ingest")
     button = app.page.get_by_role("button", name="Reflect now")
     button.click()
+    # Server first, then page: a failure says which side was slow or wrong. The job runs on a
+    # loaded CI machine, so its wait is generous; the page polls every second after it.
+    jobs = wait_jobs(app, "ingest")
+    assert len(jobs) == 1, jobs
+    job = wait_job(app, jobs[0]["id"], timeout_s=90)
+    assert job["trigger"] == "manual"
+    assert job["status"] == "succeeded", job
     app.page.wait_for_function(
-        "() => /Reflection (done|failed)/.test(document.querySelector('#toast')?.textContent)",
-        timeout=30_000,
+        "() => /Reflection done/.test(document.querySelector('#toast')?.textContent)",
+        timeout=15_000,
     )
-    jobs = app.admin.get("/api/v1/jobs?agent_id=ingest").json()["items"]
-    assert len(jobs) == 1
-    assert jobs[0]["trigger"] == "manual"
-    assert jobs[0]["status"] == "succeeded", jobs[0]
-    app.page.locator(f'[data-job-id="{jobs[0]["id"]}"] .status-succeeded').wait_for()
+    app.page.locator(f'[data-job-id="{job["id"]}"] .status-succeeded').wait_for()
 
 
 def test_memory_decay_matches_the_servers_formula(app: App) -> None:
