@@ -18,6 +18,7 @@ from credence.app import create_app
 from credence.cli import main as credence_main
 from credence.serving import uvicorn_config
 from credence.settings import Settings
+from credence.tls import tls_context
 
 
 def cli_key(where: Settings | Path, scope: str, *agents: str, label: str = "") -> str:
@@ -127,12 +128,16 @@ class LiveServer:
     def client(self, key: str | None = None, **kwargs: Any) -> httpx.Client:
         """A sync httpx client for this server, authenticated with ``key``."""
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=30, **kwargs)
+        return httpx.Client(
+            base_url=self.url, headers=headers, timeout=30, verify=tls_context(), **kwargs
+        )
 
     def async_client(self, key: str | None = None, **kwargs: Any) -> httpx.AsyncClient:
         """An async httpx client for this server, authenticated with ``key``."""
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        return httpx.AsyncClient(base_url=self.url, headers=headers, timeout=30, **kwargs)
+        return httpx.AsyncClient(
+            base_url=self.url, headers=headers, timeout=30, verify=tls_context(), **kwargs
+        )
 
 
 @contextlib.contextmanager

@@ -9,6 +9,8 @@ from typing import Any, Protocol, runtime_checkable
 import httpx
 import numpy as np
 
+from credence.tls import tls_context
+
 _BLOB_DTYPE = np.dtype("<f4")
 
 
@@ -100,7 +102,7 @@ class OpenAIEmbedder:
             if self._client is not None:
                 vectors = await self._embed_rows(self._client, checked, rows)
             else:
-                async with httpx.AsyncClient(timeout=self._timeout) as client:
+                async with httpx.AsyncClient(timeout=self._timeout, verify=tls_context()) as client:
                     vectors = await self._embed_rows(client, checked, rows)
         out = np.zeros((len(checked), self.dim), dtype=np.float32)
         for batch_rows, batch in zip(_batches(rows, self._batch_size), vectors, strict=True):

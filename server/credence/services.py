@@ -23,6 +23,7 @@ from credence.notify.endpoints import EndpointPolicy, push_client
 from credence.notify.runtime import PushParts
 from credence.reflection.deps import ReflectionDeps
 from credence.settings import Settings
+from credence.tls import tls_context
 
 if TYPE_CHECKING:
     from credence.memory.semantics.backfill import Backfill
@@ -85,7 +86,9 @@ async def open_services(
     await store.open()
     async with AsyncExitStack() as stack:
         stack.push_async_callback(store.close)
-        http = httpx.AsyncClient(timeout=httpx.Timeout(30.0), follow_redirects=False)
+        http = httpx.AsyncClient(
+            timeout=httpx.Timeout(30.0), follow_redirects=False, verify=tls_context()
+        )
         stack.push_async_callback(http.aclose)
         policy = push_policy or EndpointPolicy()
         pinned = push_client(policy)

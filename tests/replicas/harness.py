@@ -16,6 +16,7 @@ import httpx
 from harness.pg import free_port
 
 from credence.settings import Settings
+from credence.tls import tls_context
 from tests.livesrv import cli_key
 
 T = TypeVar("T")
@@ -141,7 +142,9 @@ class Replica:
     def client(self, key: str | None = None, timeout: float = 10.0) -> httpx.Client:
         """A client for this replica, authenticated with ``key``."""
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=timeout)
+        return httpx.Client(
+            base_url=self.url, headers=headers, timeout=timeout, verify=tls_context()
+        )
 
 
 class ReplicaSet:

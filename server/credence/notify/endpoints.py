@@ -13,6 +13,8 @@ import anyio
 import httpcore
 import httpx
 
+from credence.tls import tls_context
+
 # Resolves a host name to IP address strings; tests inject their own instead of real DNS.
 Resolver = Callable[[str, int], Awaitable[list[str]]]
 RESOLVE_TIMEOUT_SECONDS = 5.0
@@ -197,10 +199,10 @@ def push_client(
 ) -> httpx.AsyncClient:
     """The HTTP client every push delivery goes through: vetted, pinned, no redirects or proxies."""
     limits = limits or httpx.Limits(max_connections=100, max_keepalive_connections=20)
-    transport = httpx.AsyncHTTPTransport()
+    transport = httpx.AsyncHTTPTransport(verify=tls_context())
     # httpx has no parameter for the network backend: swap in a pool that dials through ours.
     transport._pool = httpcore.AsyncConnectionPool(
-        ssl_context=httpx.create_ssl_context(),
+        ssl_context=tls_context(),
         max_connections=limits.max_connections,
         max_keepalive_connections=limits.max_keepalive_connections,
         keepalive_expiry=limits.keepalive_expiry,

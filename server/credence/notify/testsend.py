@@ -20,6 +20,7 @@ from credence.notify.payload import TEST_BODY, TEST_TITLE, build_test_payload
 from credence.notify.runtime import PushRuntime
 from credence.notify.webpush import Outcome, Subscription
 from credence.notify.worker import CONCURRENCY, SEND_TIMEOUT_SECONDS
+from credence.tls import tls_context
 
 if TYPE_CHECKING:
     from credence.db.engine import Database
@@ -99,7 +100,7 @@ async def send_test(
                 [row.url], TEST_TITLE, TEST_BODY, timeout=channel_timeout
             )
             return result
-        async with httpx.AsyncClient(timeout=channel_timeout) as client:
+        async with httpx.AsyncClient(timeout=channel_timeout, verify=tls_context()) as client:
             sent = await ntfy.publish(
                 client,
                 row.url,

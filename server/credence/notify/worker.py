@@ -24,6 +24,7 @@ from credence.notify.channels import ChannelResult, notify_channels
 from credence.notify.webpush import Outcome, SendResult, Subscription
 from credence.observe import metrics, tracing
 from credence.tasks import cancel_and_wait, wait_or_timeout
+from credence.tls import tls_context
 
 if TYPE_CHECKING:
     from credence.db.engine import Connection, Database
@@ -407,7 +408,9 @@ class PushWorker:
     async def _deliver_channel(self, row: Any, sent: Callable[[], None]) -> None:
         answer = None
         if row["channel_kind"] == ntfy.KIND:
-            async with httpx.AsyncClient(timeout=self.channel_timeout) as client:
+            async with httpx.AsyncClient(
+                timeout=self.channel_timeout, verify=tls_context()
+            ) as client:
                 answer = await ntfy.publish(
                     client, row["url"], row["access_token"], row["body"], self.clock()
                 )
