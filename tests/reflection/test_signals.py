@@ -142,6 +142,18 @@ def test_a_sentence_saying_a_belief_changed_finds_it_when_the_whole_is_far() -> 
     assert outdated_belief("We cook on the gas hob.", far, active, vectors, still) is None
 
 
+def test_a_change_naming_two_of_a_beliefs_words_needs_less_closeness_than_one() -> None:
+    active = [belief("bel_bank", "Pay suppliers from the Barclays business account.")]
+    vectors = numpy.array([[1.0, 0.0, 0.0]])
+    at_035 = numpy.array([0.35, (1 - 0.35**2) ** 0.5, 0.0])
+    two = "We moved to Monzo last month, the barclays business thing is closed."
+    assert outdated_belief(two, at_035, active, vectors) is not None
+    one = "We moved to Monzo last month, the barclays thing is closed."
+    assert outdated_belief(one, at_035, active, vectors) is None
+    far = numpy.array([0.25, (1 - 0.25**2) ** 0.5, 0.0])
+    assert outdated_belief(two, far, active, vectors) is None
+
+
 def test_saying_the_opposite_of_a_belief_about_the_same_things_denies_it() -> None:
     kept = "The user drinks coffee every morning."
     assert denies("No, I don't drink coffee at all.", kept)

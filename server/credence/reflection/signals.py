@@ -149,7 +149,8 @@ def outdated_belief(
     changed ("now", "anymore", "we moved off"); or one of ``sentences`` (text, embedding) of
     the correction says it changed and is close to the belief — at ``SENTENCE_BELIEF_COSINE``,
     or at ``SHARED_WORD_BELIEF_COSINE`` when it names one of the belief's content words (the
-    whole correction at ``SHARED_WORD_BELIEF_COSINE_WHOLE``).
+    whole correction at ``SHARED_WORD_BELIEF_COSINE_WHOLE``, or at ``SHARED_WORD_BELIEF_COSINE``
+    when it names two).
     Among several, the belief the change sentence names wins, then the closest.
     """
     if vector is None or not len(active) or len(vectors) != len(active):
@@ -162,8 +163,10 @@ def outdated_belief(
     belief = active[best]
     whole = None
     if belief.status == "active" and says_changed(text):
-        named = bool(analyse(text)[1] & analyse(belief.content)[1])
-        if cosine >= BELIEF_COSINE or (named and cosine >= SHARED_WORD_BELIEF_COSINE_WHOLE):
+        named = analyse(text)[1] & analyse(belief.content)[1] - {"user"}
+        # Two of the belief's own words ("royal mail") are evidence enough of the subject.
+        floor = SHARED_WORD_BELIEF_COSINE if len(named) > 1 else SHARED_WORD_BELIEF_COSINE_WHOLE
+        if cosine >= BELIEF_COSINE or (named and cosine >= floor):
             whole = (belief, cosine)
     elif belief.status == "active" and (
         (cosine >= SENTENCE_BELIEF_COSINE and denies(text, belief.content))
