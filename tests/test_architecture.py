@@ -39,6 +39,7 @@ KERNEL = (
     "credence.ratelimit",
     "credence.settings",
     "credence.tasks",
+    "credence.tls",
 )
 # Controllers reach the store only through the domain. Idempotent replay sits at the API edge,
 # on db/idempotency.py (issue 25 §2): the decision controllers name it, and nothing else does.
