@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
 import os
 import ssl
@@ -23,6 +22,7 @@ from harness.pg import PostgresServer, PostgresUnavailable, refuse_or_skip, thro
 
 from credence.db import pg_migrate
 from credence.settings import Settings
+from credence.tls import tls_context
 from tests.livesrv import LiveServer, cli_key, running
 from tests.notify.pushserver import ALLOWED
 
@@ -35,22 +35,18 @@ def _share_the_default_ssl_context() -> None:
     """Build httpx's default TLS context (certifi's CA bundle) once per test process.
 
     Every httpx client and transport parses the whole CA bundle again (0.05–0.5 s of CPU each on
-    these cores), and a test server makes three and its test clients more. The context handed
-    out is the one httpx would build; only its explicit forms (a context, a CA path, a client
-    certificate, SSL_CERT_FILE/SSL_CERT_DIR) still go to httpx each time.
+    these cores). The server's own clients share ``credence.tls``'s context; this hands the same
+    one to the clients tests make themselves. Only httpx's explicit forms (a context, a CA path,
+    a client certificate, SSL_CERT_FILE/SSL_CERT_DIR) still go to httpx each time.
     """
     original = httpx._config.create_ssl_context
-
-    @functools.cache
-    def default_context() -> ssl.SSLContext:
-        return original()
 
     def create_ssl_context(
         verify: ssl.SSLContext | str | bool = True, cert: object = None, trust_env: bool = True
     ) -> ssl.SSLContext:
         from_env = trust_env and (os.environ.get("SSL_CERT_FILE") or os.environ.get("SSL_CERT_DIR"))
         if verify is True and cert is None and not from_env:
-            return default_context()
+            return tls_context()
         return original(verify=verify, cert=cert, trust_env=trust_env)
 
     for module in (httpx, httpx._config, httpx._transports.default):
@@ -84,6 +80,17 @@ def _test_files_in_memory() -> None:
 
 
 _test_files_in_memory()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Schedule the files holding slow tests first.
+
+    `make test` hands out whole files (``--dist loadfile``): the two-minute crash file handed
+    out last kept one worker busy for two minutes after the others had finished. The sort is
+    stable, so each file's tests stay together and in order.
+    """
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    items.sort(key=lambda item: item.path not in slow_files)
 
 
 @pytest.fixture(autouse=True)

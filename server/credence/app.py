@@ -78,7 +78,7 @@ class _OwnRouter(Router):
     """A router built inside one ``create_app`` call and registered once.
 
     Litestar deep-copies every Router it registers, in case one is shared between apps; this
-    one never is, and the copy of the whole API tree was a third of building the app.
+    one never is, and copying the whole API tree was a fifth of building the app.
     """
 
     def __deepcopy__(self, memo: dict[int, object]) -> _OwnRouter:
