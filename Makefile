@@ -37,8 +37,6 @@ $(BIOME_TOOLS): tools/biome/package-lock.json
 demo: $(RUNTIME_STAMP)
 	$(BIN)/credence demo
 
-# Four workers on two cores: much of the suite waits on servers, subprocesses and clocks, and
-# with three a core stood idle (pytest 14:59 with three, 14:45 with four, in one afternoon).
 test: $(STAMP)
 	$(BIN)/python tests/ensure_postgres.py
 	$(BIN)/ruff check server tests benchmarks harness examples
@@ -48,7 +46,7 @@ test: $(STAMP)
 	$(BIN)/ruff format --check server tests benchmarks harness examples
 	$(MAKE) typecheck
 	$(MAKE) js-lint
-	$(BIN)/pytest -q -n 4 --dist loadfile
+	$(BIN)/pytest -q -n 3 --dist loadfile
 
 # Rewrite the README's (and the manifest's) screenshots; a normal test run only compares them.
 screenshots: $(STAMP)
