@@ -6,10 +6,12 @@ retrieval set (harness/retrieval_set.py) and the share of the block's tokens tha
 memory, counted with the bundled sentence model's WordPiece tokenizer.
 
 Reads with a query are measured twice, with task-like queries: *cold*, every query new to the
-server (it must embed the query: the sentence model's cost is in the figure), and *warm*, a
-set of 64 queries the agents repeat (their embeddings are in the server's LRU, and their
-episodes are reused while the agent's episodes do not change); ranking the notes over the
-agent's matrix and assembling the block run on every request.
+server (it must embed the query and rank the notes over the agent's matrix: the sentence
+model's cost is in the figure), and *warm*, a set of 64 queries the agents repeat (their
+embeddings are in the server's LRU, their ranking is kept on the agent's cache entry until a
+belief changes, and their episodes are reused while the agent's episodes do not change); the
+notes' decayed confidences are rendered once a second and the block, with a fresh nonce, on
+every request.
 """
 
 from __future__ import annotations

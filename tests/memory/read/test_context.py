@@ -32,6 +32,7 @@ from credence.memory.read.hot_cache import HotCache
 from credence.memory.read.prompt_block import FOR_QUERY, STANDING, block_nonce, parse_prompt_block
 from credence.memory.semantics.gate import decayed_confidence
 from credence.memory.semantics.model import MiniLMEmbedder
+from credence.memory.semantics.ranking import Weights
 from credence.models import EpisodeIn, InterventionIn, MemoryNote, ProposalIn, ProposedBy
 from credence.services import Services
 from tests.memory.engine_store import engine_services, engines, opened_store, url_for
@@ -347,6 +348,7 @@ async def test_another_process_changing_a_belief_is_noticed_within_the_recheck(
         from credence.db.store import Store
         from credence.embed import EmbeddingUnavailable
         from credence.memory.semantics.model import MiniLMEmbedder
+from credence.memory.semantics.ranking import Weights
         from credence.memory.lifecycle.beliefs import BeliefHooks, BeliefService
         from credence.memory.lifecycle.decisions import Forget
 
@@ -521,6 +523,98 @@ async def test_a_query_is_ranked_against_the_cached_notes_without_a_rebuild(
         assert result.memory_notes[0].for_query
         assert query.split()[0] in result.memory_notes[0].content.lower()
     assert context.rebuilds == rebuilds
+
+
+def counting_rankings(context: ContextService) -> list[str]:
+    """The queries ``context`` ranks from now on (its ``chosen_for_query`` calls)."""
+    ranked: list[str] = []
+    rank = context.chosen_for_query
+
+    def counted(entry, query, *args):
+        ranked.append(query)
+        return rank(entry, query, *args)
+
+    context.chosen_for_query = counted  # type: ignore[method-assign]
+    return ranked
+
+
+async def test_a_repeated_query_reuses_its_ranking_until_a_belief_changes(
+    services: Services,
+) -> None:
+    needed = await keep_many_services(services, "Back up inventory hourly")
+    context = services.context
+    ranked = counting_rankings(context)
+    first = await context.context("coder", role=None, query="inventory backups", limit=3)
+    again = await context.context("coder", role=None, query="inventory backups", limit=3)
+    assert ranked == ["inventory backups"]
+    assert again.memory_notes == first.memory_notes
+    assert first.memory_notes[0].belief_id == needed
+    assert block_nonce(again.prompt_block) != block_nonce(first.prompt_block)
+
+    # Days later the same ranking is served with today's decayed confidences.
+    services.clock.now = T0 + timedelta(days=30)  # type: ignore[attr-defined]
+    later = await context.context("coder", role=None, query="inventory backups", limit=3)
+    assert ranked == ["inventory backups"]
+    assert [n.belief_id for n in later.memory_notes] == [n.belief_id for n in first.memory_notes]
+    assert later.memory_notes[0].decayed_confidence < first.memory_notes[0].decayed_confidence
+    assert later.memory_notes[0].why is not None and first.memory_notes[0].why is not None
+    assert later.memory_notes[0].why.confidence < first.memory_notes[0].why.confidence
+
+    # Another limit is another answer; a kept belief replaces the entry and its answers.
+    await context.context("coder", role=None, query="inventory backups", limit=5)
+    assert ranked == ["inventory backups"] * 2
+    better = await kept(services, "Inventory backups run every hour on the hour", confidence=0.9)
+    after = await context.context("coder", role=None, query="inventory backups", limit=3)
+    assert ranked == ["inventory backups"] * 3
+    assert better in [n.belief_id for n in after.memory_notes if n.for_query]
+
+
+async def test_an_entry_keeps_a_bounded_number_of_answers(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("credence.memory.read.context.ANSWERS_PER_ENTRY", 2)
+    await keep_many_services(services, "Back up inventory hourly")
+    context = services.context
+    ranked = counting_rankings(context)
+    for query in ("inventory backups", "search owners", "shipping flags", "inventory backups"):
+        await context.context("coder", role=None, query=query, limit=3)
+    entry = context.cache.get("coder", None, *_entry_key(context))
+    assert entry is not None and list(entry.answers) == [
+        ("shipping flags", 3),
+        ("inventory backups", 3),
+    ]
+    assert ranked == ["inventory backups", "search owners", "shipping flags", "inventory backups"]
+
+
+def _entry_key(context: ContextService) -> tuple[int, float]:
+    state = context._agents["coder"]
+    return state.counter, state.lambda_per_day
+
+
+async def test_rankings_that_depend_on_time_or_on_keywords_are_not_kept(
+    services: Services,
+) -> None:
+    await keep_many_services(services, "Page the auth owners in #ops-auth")
+
+    class Down:
+        name, dim = "down", 256
+
+        async def embed(self, texts):
+            raise EmbeddingUnavailable("switched off")
+
+    by_decay = ContextService(
+        services.store,
+        services.clock,
+        embedder=services.context.embedder,
+        weights=Weights(confidence=0.1),
+    )
+    for context in (by_decay, ContextService(services.store, services.clock, embedder=Down())):
+        ranked = counting_rankings(context)
+        for _ in range(2):
+            await context.context("coder", role=None, query="page auth owners", limit=4)
+        assert ranked == ["page auth owners"] * 2
+        entry = context.cache.get("coder", None, *_entry_key(context))
+        assert entry is not None and not entry.answers
 
 
 async def test_chosen_notes_follow_edits_forgets_and_roles(services: Services) -> None:

@@ -55,6 +55,8 @@ log = logging.getLogger("credence.context")
 
 MAX_LIMIT = 50
 DEFAULT_LIMIT = 10
+# Queries whose ranking one (agent, role) entry keeps: agents repeat their task queries.
+ANSWERS_PER_ENTRY = 256
 # How stale a change made by another process may be seen (this process's own are seen at once).
 RECHECK_S = 0.25
 DEFAULT_LAMBDA = 0.02
@@ -87,6 +89,14 @@ class Served:
     ids: tuple[str, ...]
 
 
+@dataclass(slots=True)
+class Answered:
+    """A query's chosen notes on one cache entry, and what they rendered to in one second."""
+
+    choices: list[Choice]
+    served: Served | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class CacheEntry:
     """The servable beliefs of one (agent, role), best first, as of one change counter.
@@ -101,6 +111,10 @@ class CacheEntry:
     notes: tuple[CachedNote, ...]
     served: dict[int, Served] = field(default_factory=dict, compare=False)
     derived: dict[Any, Any] = field(default_factory=dict, compare=False)
+    # (query, limit) -> its answer, least recently asked first; dropped with the entry.
+    answers: OrderedDict[tuple[str, int], Answered] = field(
+        default_factory=OrderedDict, compare=False
+    )
 
     def positions(self) -> dict[str, int]:
         """Belief id -> its place in ``notes`` (0 is the most confident)."""
@@ -353,16 +367,38 @@ class ContextService:
         vectors: np.ndarray | None,
         limit: int,
         now: datetime,
-    ) -> list[MemoryNote]:
-        """The notes a query chose, then the most confident others up to ``limit``."""
+    ) -> Served:
+        """The notes a query chose, then the most confident others up to ``limit``.
+
+        A ranking by cosine alone depends only on the entry's notes and the query, so it is
+        kept on the entry (which a belief change replaces) and a repeated query skips it; the
+        notes' decayed confidences are rendered once a second, as ``_served`` does. With the
+        embedder down (keywords rank) or a confidence weight (decay ranks), nothing is kept.
+        """
         limit = max(0, min(limit, MAX_LIMIT))
-        chosen = self.chosen_for_query(entry, query, index, vectors, limit, now)
+        key = (query, limit)
+        second = math.floor(now.timestamp())
+        answered = entry.answers.get(key)
+        if answered is not None:
+            entry.answers.move_to_end(key)
+            if answered.served is not None and answered.served.second == second:
+                return answered.served
+        else:
+            answered = Answered(self.chosen_for_query(entry, query, index, vectors, limit, now))
+            if index is not None and vectors is not None and not self.weights.confidence:
+                entry.answers[key] = answered
+                while len(entry.answers) > ANSWERS_PER_ENTRY:
+                    entry.answers.popitem(last=False)
+        chosen = answered.choices
         taken = {choice.position for choice in chosen}
         rest = (p for p in range(len(entry.notes)) if p not in taken)
         lam = entry.lambda_per_day
-        return [_memory_note(entry.notes[c.position], now, lam, choice=c) for c in chosen] + [
+        notes = [_memory_note(entry.notes[c.position], now, lam, choice=c) for c in chosen] + [
             _memory_note(entry.notes[p], now, lam) for p in islice(rest, limit - len(chosen))
         ]
+        section = notes_section([BlockNote(n.content, n.for_query) for n in notes])
+        answered.served = Served(second, notes, section, tuple(n.belief_id for n in notes))
+        return answered.served
 
     async def _episodes(
         self, agent_id: str, query: str, limit: int, untrusted: bool, vectors: np.ndarray | None
@@ -447,16 +483,14 @@ class ContextService:
             # Awaits only what is not in memory yet: the notes' embeddings once per entry, the
             # episodes of a query not seen since the agent's episodes last changed.
             index = await self.dense_index(agent_id, entry, vectors)
-            notes = self._for_query(entry, query, index, vectors, limit, now)
+            served = self._for_query(entry, query, index, vectors, limit, now)
             if self.episode_search is not None:
                 episodes, recalled = await self._episodes(
                     agent_id, query, limit, include_untrusted, vectors
                 )
-            section = notes_section([BlockNote(n.content, n.for_query) for n in notes])
-            ids: tuple[str, ...] = tuple(n.belief_id for n in notes)
         else:
             served = self._served(entry, limit, now)
-            notes, section, ids = served.notes, served.section, served.ids
+        notes, section, ids = served.notes, served.section, served.ids
         if ids:
             self.recorder.record(ids, now)
         block = assemble(section, recalled, new_nonce())
