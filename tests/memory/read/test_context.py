@@ -348,7 +348,6 @@ async def test_another_process_changing_a_belief_is_noticed_within_the_recheck(
         from credence.db.store import Store
         from credence.embed import EmbeddingUnavailable
         from credence.memory.semantics.model import MiniLMEmbedder
-from credence.memory.semantics.ranking import Weights
         from credence.memory.lifecycle.beliefs import BeliefHooks, BeliefService
         from credence.memory.lifecycle.decisions import Forget
 
