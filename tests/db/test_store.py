@@ -82,6 +82,54 @@ async def test_a_failing_write_rolls_back_alone_inside_a_group_commit(store: Sto
     assert [r[0] for r in rows] == [0, 1, 2, 4, 5]  # neither 3 nor its partial 103
 
 
+def counting_trips(store: Store) -> list[str]:
+    """The calls made on the store's database thread from now on, by the function run."""
+    trips: list[str] = []
+    raw = store._conn
+    assert raw is not None
+    execute = raw._execute
+
+    async def counted(fn, *args, **kwargs):
+        trips.append(getattr(args[2], "__name__", "?") if len(args) > 2 else fn.__name__)
+        return await execute(fn, *args, **kwargs)
+
+    raw._execute = counted  # type: ignore[method-assign]
+    return trips
+
+
+async def test_a_one_statement_write_is_three_trips_with_its_savepoint_riding_along(
+    store: Store,
+) -> None:
+    await store.write(lambda c: c.run("CREATE TABLE one (v INTEGER)"))
+    trips = counting_trips(store)
+    await store.write(lambda c: c.run("INSERT INTO one VALUES (1)"))
+    # BEGIN IMMEDIATE, the insert (after SAVEPOINT, in the same call), COMMIT (after RELEASE).
+    assert len(trips) == 3, trips
+    assert (await store.fetchone("SELECT COUNT(*) FROM one"))[0] == 1
+
+
+async def test_a_write_that_fails_before_or_in_its_first_statement_rolls_back_alone(
+    store: Store,
+) -> None:
+    await store.write(lambda c: c.run("CREATE TABLE u (v INTEGER UNIQUE)"))
+    await store.write(lambda c: c.run("INSERT INTO u VALUES (0)"))
+
+    async def refuse_at_once(conn):
+        raise ValueError("refused before any statement")
+
+    def insert(value: int):
+        return lambda conn: conn.run("INSERT INTO u VALUES (?)", (value,))
+
+    works = [insert(1), refuse_at_once, insert(0), insert(2)]
+    results = await asyncio.gather(*(store.write(w) for w in works), return_exceptions=True)
+    assert isinstance(results[1], ValueError)
+    assert isinstance(results[2], sqlite3.IntegrityError)  # failed in its first statement
+    assert results[0] == results[3] == 1
+    rows = await store.fetchall("SELECT v FROM u ORDER BY v")
+    assert [r[0] for r in rows] == [0, 1, 2]
+    assert not store._conn.in_transaction
+
+
 async def test_concurrent_writes_are_grouped_into_fewer_commits(store: Store) -> None:
     await store.write(lambda c: c.run("CREATE TABLE n (v INTEGER)"))
     before = store.commits
