@@ -127,3 +127,25 @@ def test_tracing_is_off_unless_otel_variables_configure_it() -> None:
         {"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4318", "OTEL_SDK_DISABLED": "true"}
     )
     assert not tracing.configured({"OTEL_TRACES_EXPORTER": "none"})
+
+
+def test_with_tracing_off_spans_are_the_invalid_span_and_touch_no_context() -> None:
+    from opentelemetry import context, trace
+
+    before = context.get_current()
+    with tracing.request_span("POST", "/api/v1/beliefs/{belief_id}/keep") as request:
+        assert request is trace.INVALID_SPAN and not tracing.recording()
+        with tracing.memory_span("update_memory", None, record_id="b_1") as memory:
+            assert memory is trace.INVALID_SPAN
+            assert context.get_current() is before
+    client = tracing.start_client_span("push", {"server.address": "127.0.0.1"})
+    tracing.end_client_span(client, {"http.response.status_code": 201})
+    assert client is trace.INVALID_SPAN
+
+
+def test_with_a_provider_spans_nest_and_are_recorded(spans: InMemorySpanExporter) -> None:
+    with tracing.request_span("GET", "/healthz"), tracing.span("inner"):
+        assert tracing.recording()
+    (inner,) = named(spans, "inner")
+    (outer,) = named(spans, "GET /healthz")
+    assert inner.parent is not None and inner.parent.span_id == outer.context.span_id

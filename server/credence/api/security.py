@@ -64,16 +64,26 @@ def _options_answer(scope: Scope) -> HTTPResponseStartEvent | None:
     }
 
 
+_RAW_HEADERS = tuple((name.lower().encode(), value.encode()) for name, value in HEADERS.items())
+_NO_STORE = (b"cache-control", b"no-store")
+
+
 async def add_security_headers(message: Message, scope: Scope) -> None:
-    """before_send hook: every HTTP response, error responses included, gets the headers."""
+    """before_send hook: every HTTP response, error responses included, gets the headers.
+
+    Works on the raw header list (one pass to see which names are set), not through
+    MutableScopeHeaders, whose every lookup decodes and lower-cases the whole list.
+    """
     if scope["type"] != "http" or message["type"] != "http.response.start":
         return
-    headers = MutableScopeHeaders.from_message(message)
-    for name, value in HEADERS.items():
-        if name not in headers:
-            headers[name] = value
+    headers = list(message.get("headers") or ())
+    present = {name.lower() for name, _ in headers}
+    headers += [header for header in _RAW_HEADERS if header[0] not in present]
     if scope["path"].startswith("/api/"):
-        headers["Cache-Control"] = "no-store"
+        if _NO_STORE[0] in present:
+            headers = [header for header in headers if header[0].lower() != _NO_STORE[0]]
+        headers.append(_NO_STORE)
+    message["headers"] = headers
 
 
 def options_middleware(app: ASGIApp) -> ASGIApp:
