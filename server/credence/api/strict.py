@@ -40,9 +40,10 @@ def _decoder(handler: HTTPRouteHandler) -> msgspec.json.Decoder | None:
 
 async def strict_request(request: Request[Any, Any, Any]) -> None:
     """before_request hook: refuse repeated query parameters and leniently-typed bodies."""
-    for name, values in request.query_params.dict().items():
-        if len(values) > 1:
-            raise ValidationException(f"query parameter {name!r} is given more than once")
+    if request.scope.get("query_string"):  # most writes have none: skip building the dict
+        for name, values in request.query_params.dict().items():
+            if len(values) > 1:
+                raise ValidationException(f"query parameter {name!r} is given more than once")
     await strict_json_body(request)
 
 
