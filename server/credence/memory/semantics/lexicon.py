@@ -53,7 +53,6 @@ _ANTONYM_WORDS = _words(
     serially parallel  sequential parallel  sequentially parallel  minimal maximal
     minimalist maximalist  metric imperial  lively quiet  busy quiet  cheap premium
     budget premium
-    up down
     """
 )
 

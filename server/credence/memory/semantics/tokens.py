@@ -328,18 +328,14 @@ def fold_plural(token: str) -> str:
 
 def is_negative(text: str) -> bool:
     """Return True when ``text`` carries a negation marker (never, don't, stop, avoid, …)."""
-    return _is_negative_of(words(text))
-
-
-def _is_negative_of(tokens: list[str]) -> bool:
-    return has_negation(tokens)
+    return has_negation(words(text))
 
 
 def analyse(text: str) -> tuple[str, frozenset[str], bool]:
     """Return ``(normalise(text), content_tokens(text), is_negative(text))`` in one pass."""
     key = normalise(text)
     tokens = key.split()
-    return key, _content_tokens_of(tokens), _is_negative_of(tokens)
+    return key, _content_tokens_of(tokens), has_negation(tokens)
 
 
 def jaccard(a: AbstractSet[str], b: AbstractSet[str]) -> float:
