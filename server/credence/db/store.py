@@ -257,7 +257,7 @@ class Store(SharedStoreParts):
     ) -> None:
         outcomes: list[tuple[asyncio.Future[Any], bool, Any]] = []
         try:
-            await conn.raw.execute("BEGIN IMMEDIATE")
+            await conn.execute("BEGIN IMMEDIATE")
         except Exception as exc:  # the database itself is unusable: fail the whole batch
             for _, future in batch:
                 _resolve(future, False, exc)
@@ -284,7 +284,7 @@ class Store(SharedStoreParts):
             self.commits += 1
         except Exception as exc:
             log.exception("commit failed; rolling back %d writes", len(outcomes))
-            await conn.raw.execute("ROLLBACK")
+            await conn.execute("ROLLBACK")
             outcomes = [(future, False, exc) for future, _, _ in outcomes]
         for future, ok, value in outcomes:
             _resolve(future, ok, value)

@@ -74,24 +74,23 @@ def shutdown() -> None:
         flush()
 
 
-def tracer() -> Tracer:
-    """The tracer spans are made with: the configured provider's, or the global (no-op)."""
-    if _provider is not None:
-        return _provider.get_tracer(INSTRUMENTATION)
-    return trace.get_tracer(INSTRUMENTATION)
+def _tracer() -> Tracer | None:
+    """The configured provider's tracer; None when tracing is off.
+
+    Without a provider nothing is recorded, so spans are skipped outright: OpenTelemetry's
+    no-op spans still attach and detach context, about 10 µs of CPU per span per request.
+    """
+    return _provider.get_tracer(INSTRUMENTATION) if _provider is not None else None
 
 
 @contextmanager
 def _current(name: str, kind: SpanKind, attributes: dict[str, Any]) -> Iterator[Span]:
-    """A span made current for the block; with tracing off, the invalid span at no cost.
-
-    Without a configured provider nothing is recorded, and skipping OpenTelemetry's context
-    attach/detach saves about 10 µs of CPU per span on every request.
-    """
-    if _provider is None:
+    """A span made current for the block; with tracing off, the invalid span."""
+    tracer = _tracer()
+    if tracer is None:
         yield trace.INVALID_SPAN
         return
-    with tracer().start_as_current_span(name, kind=kind, attributes=attributes) as current:
+    with tracer.start_as_current_span(name, kind=kind, attributes=attributes) as current:
         yield current
 
 
@@ -114,9 +113,10 @@ def request_span(method: str, route: str) -> Iterator[Span]:
 
 def start_client_span(name: str, attributes: dict[str, Any]) -> Span:
     """A client span the caller ends with end_client_span (a push, between two lines)."""
-    if _provider is None:
+    tracer = _tracer()
+    if tracer is None:
         return trace.INVALID_SPAN
-    return tracer().start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
+    return tracer.start_span(name, kind=SpanKind.CLIENT, attributes=attributes)
 
 
 def end_client_span(current: Span, attributes: dict[str, Any]) -> None:

@@ -286,8 +286,7 @@ class ContextService:
         if served is not None and served.second == second:
             return served
         notes = [_memory_note(note, now, entry.lambda_per_day) for note in entry.notes[:limit]]
-        section = notes_section([BlockNote(n.content) for n in notes])
-        served = Served(second, notes, section, tuple(n.belief_id for n in notes))
+        served = _rendered(second, notes)
         entry.served[limit] = served
         return served
 
@@ -385,7 +384,7 @@ class ContextService:
                 return answered.served
         else:
             answered = Answered(self.chosen_for_query(entry, query, index, vectors, limit, now))
-            if index is not None and vectors is not None and not self.weights.confidence:
+            if index is not None and not self.weights.confidence:
                 entry.answers[key] = answered
                 while len(entry.answers) > ANSWERS_PER_ENTRY:
                     entry.answers.popitem(last=False)
@@ -396,8 +395,7 @@ class ContextService:
         notes = [_memory_note(entry.notes[c.position], now, lam, choice=c) for c in chosen] + [
             _memory_note(entry.notes[p], now, lam) for p in islice(rest, limit - len(chosen))
         ]
-        section = notes_section([BlockNote(n.content, n.for_query) for n in notes])
-        answered.served = Served(second, notes, section, tuple(n.belief_id for n in notes))
+        answered.served = _rendered(second, notes)
         return answered.served
 
     async def _episodes(
@@ -497,6 +495,12 @@ class ContextService:
         return MemoryContext(
             memory_notes=notes, recent_relevant_episodes=episodes, prompt_block=block
         )
+
+
+def _rendered(second: int, notes: list[MemoryNote]) -> Served:
+    """What ``notes`` serve during ``second``: the notes, their block section and their ids."""
+    section = notes_section([BlockNote(n.content, n.for_query) for n in notes])
+    return Served(second, notes, section, tuple(n.belief_id for n in notes))
 
 
 def _block_episode(episode: RelevantEpisode) -> BlockEpisode:
