@@ -114,6 +114,12 @@ def test_only_scolding_leaves_the_best_sentence_as_it_was() -> None:
         ("Jo is visiting on Saturday", False),
         ("She's here on Saturday", False),
         ("The Feb one", False),
+        # Any common instruction verb opens an imperative, not only the reflector's own few.
+        ("greet people by their first name", True),
+        ("Water the plants on Sundays", True),
+        # A verb of feeling opens praise or a complaint, not a request.
+        ("Love the new layout", False),
+        ("Hate that font", False),
     ],
 )
 def test_directives(sentence: str, directive: bool) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from credence.memory.semantics.thesaurus import COMMON_VERBS
 from credence.memory.semantics.tokens import analyse, is_negative
 
 MAX_LESSON_CHARS = 200
@@ -177,21 +178,10 @@ _DIRECTIVE_START = re.compile(
     re.IGNORECASE,
 )
 # Verbs an instruction starts with ("Round to cents", "Greet people by name"): without a
-# tagger, a sentence opening with one of these is read as an imperative.
-_VERBS = """
-    add address align answer apply approve archive ask attach avoid bcc be book bring build
-    bump call cap cc change check choose cite clean close commit compare confirm convert copy
-    count create cut default delete describe double-check draft drop email end escalate
-    explain export file fill filter fix flag follow format forward give go group highlight
-    include indent install keep label lead leave let limit link list log look mail make mark
-    mention merge move name note number offer open order pay pick pin plan post prefer prepare
-    print put quote rebase recommend record refer remind remove rename reply report request
-    reserve respond restart retry return review round route run save say schedule send set
-    share show sign skip sort spell split start state stick store submit suggest summarise
-    summarize switch tag take talk tell test track translate treat try turn update upload use
-    verify wait warn write
-"""
-_IMPERATIVE_VERBS = frozenset(_VERBS.split())
+# tagger, a sentence opening with one of these is read as an imperative. The verbs of feeling
+# open praise and complaints ("Love it", "Hate that font") more often than requests.
+_FEELINGS = frozenset({"like", "love", "enjoy", "favour", "favor", "dislike", "hate"})
+_IMPERATIVE_VERBS = COMMON_VERBS - _FEELINGS
 _MODAL = re.compile(
     r"\b(?:always|never|must|mustn'?t|has to|have to|had better|should|shouldn'?t|needs? to"
     r"|ought to|only|at least|at most|no more than|instead)\b",
@@ -221,6 +211,7 @@ def is_directive(sentence: str) -> bool:
     return (
         len(words) <= MAX_FRAGMENT_WORDS
         and first not in _NOT_A_REQUEST
+        and first not in _FEELINGS
         and not _FINITE_VERB.search(text)
         and not _SUBJECT_VERB.match(text)
     )

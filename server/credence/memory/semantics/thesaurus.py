@@ -202,7 +202,8 @@ _ORDER_WORDS_TEXT: Final = """
 ORDER_WORDS: Final = frozenset(_ORDER_WORDS_TEXT.split())
 
 # The commonest English verbs an instruction opens with ("Store …", "Fix …"): a capitalised
-# word that opens a sentence and is one of these is the verb, not a name.
+# word that opens a sentence and is one of these is the verb, not a name; the reflector reads
+# a sentence opening with one as an imperative.
 _COMMON_VERBS_TEXT: Final = """
     like love enjoy favour favor dislike hate take
     accept add address adjust allow analyse analyze answer apply approve archive arrange ask
@@ -227,6 +228,8 @@ _COMMON_VERBS_TEXT: Final = """
     summarize support switch take talk teach tell test thank track train translate treat try
     turn type understand undo unlock update upload use validate verify visit wait walk want
     warn wash watch water wear welcome write
+    align bcc bump cap cc default double-check escalate indent lead mail number rebase route
+    stick tag
 """
 COMMON_VERBS: Final = frozenset(_COMMON_VERBS_TEXT.split())
 
