@@ -276,9 +276,25 @@ def test_a_correction_saying_an_active_belief_is_now_wrong_supersedes_it() -> No
         episodes, None, beliefs, intervention_embeddings=said, active_embeddings=kept
     )
     assert (proposal.op, proposal.target_belief_id) == ("supersede", "bel_ci")
-    assert proposal.belief == "We moved off Travis, the CI runs on Actions now."
+    # The kept belief, restated with the value the user replaced; their words are quoted.
+    assert proposal.belief == "CI runs on Actions."
     assert proposal.confidence == 0.4 and proposal.source_episodes == ("ep_1",)
     assert "bel_ci is now wrong" in proposal.rationale
+    assert "moved off Travis" in proposal.rationale
+
+
+def test_a_correction_that_shows_no_single_value_swap_supersedes_in_the_users_words() -> None:
+    episodes = [episode("ep_1", ("denial", "we moved off travis, the ci runs on actions now"))]
+    beliefs = [active("bel_ci", "CI runs on Travis.")]
+    [proposal] = reflect(
+        episodes,
+        None,
+        beliefs,
+        intervention_embeddings=numpy.array([[1.0, 0.0]]),
+        active_embeddings=numpy.array([[1.0, 0.0]]),
+    )
+    assert (proposal.op, proposal.target_belief_id) == ("supersede", "bel_ci")
+    assert proposal.belief == "We moved off travis, the ci runs on actions now."
 
 
 def test_a_bare_retraction_of_an_active_belief_forgets_it() -> None:

@@ -49,12 +49,13 @@ def test_the_blind_third_dev_set_holds_its_floors(embed) -> None:
     """Scored first at 23/32 lessons (repeated corrections 1/8, kept beliefs now wrong 6/8);
     these floors are what it reaches now, below the 3-of-4 target for repeated corrections:
     there the user's words share almost nothing ("pg numbers pls" / "like p. 14", cosine 0.05).
-    Its three unmatched proposals are the repeated corrections in other words ("Use the
-    logger." for the lesson keyed "print"), so spurious is bounded, not zero."""
+    Its two unmatched proposals are repeated corrections worded from an episode without the
+    keyword ("Nothing before 8 in the bedrooms." for the lesson keyed "blinds", said only in a
+    question), so spurious is bounded, not zero."""
     totals = run_file(DEV3, embed)
     assert totals["expected"] == 32
     for kind in ("explicit_rule", "confirmed_rule", "kept_belief_now_wrong"):
         assert totals[f"found:{kind}"] == totals[f"expected:{kind}"], kind
     assert totals["found"] >= 25
-    assert totals["spurious"] <= 3
+    assert totals["spurious"] <= 2
     assert totals["forbidden"] == 0

@@ -12,6 +12,7 @@ from credence.memory.semantics.relation import relate
 from credence.memory.semantics.tokens import analyse, is_negative, jaccard, normalise
 from credence.reflection import clauses
 from credence.reflection.pulled import PulledEpisode
+from credence.reflection.restate import with_new_value
 from credence.reflection.signals import (
     confirms,
     is_question,
@@ -125,7 +126,9 @@ def reflect(
     with ``active``), a correction (or one of its sentences) close in meaning to an active
     belief that contradicts it or says it changed ("we moved off Travis, CI runs on GitHub
     Actions now"; see :func:`~credence.reflection.signals.outdated_belief`) becomes
-    ``supersede`` with the corrected text, or ``forget`` when it names no replacement.
+    ``supersede``, or ``forget`` when it names no replacement. A supersede's text is the kept
+    belief with the one value the user replaced ("The user's home airport is SEA."; see
+    :func:`~credence.reflection.restate.with_new_value`), else the corrected sentence.
     Otherwise it is an ``add``.
     Deterministic: the same input always gives the same proposals, strongest support first.
     """
@@ -483,8 +486,11 @@ def _retire(proposal: Proposal, members: list[_Said], wrong: tuple[_Said, LiveBe
             target_belief_id=belief.id,
             rationale=rationale,
         )
-    # The sentence naming what is true now carries words the old belief lacks.
-    lesson = imperative(item.text, item.tokens - analyse(belief.content)[1])
+    # Best, the kept belief with the one value the user replaced; else the sentence naming
+    # what is true now, which carries words the old belief lacks.
+    lesson = with_new_value(belief.content, item.text) or imperative(
+        item.text, item.tokens - analyse(belief.content)[1]
+    )
     return msgspec.structs.replace(
         proposal,
         op="supersede",

@@ -1,0 +1,68 @@
+"""Tests for restating a kept belief with the value a correction replaces."""
+
+from __future__ import annotations
+
+import pytest
+
+from credence.reflection.restate import with_new_value
+
+
+@pytest.mark.parametrize(
+    ("belief", "correction", "restated"),
+    [
+        (
+            "The user's home airport is SFO.",
+            "I moved to Seattle last month, I fly in and out of SEA now, not SFO.",
+            "The user's home airport is SEA.",
+        ),
+        (
+            "The local API dev server listens on port 8080.",
+            "The dev API isn't on 8080 anymore, it moved to port 3001. 8080 is the old server.",
+            "The local API dev server listens on port 3001.",
+        ),
+        (
+            "Escalate billing disputes to Jonas.",
+            "Jonas moved teams, he doesn't handle billing anymore. Those go to Priya now.",
+            "Escalate billing disputes to Priya.",
+        ),
+        (
+            "The project's CI runs on Travis.",
+            "We moved off Travis, CI runs on GitHub Actions now.",
+            "The project's CI runs on GitHub Actions.",
+        ),
+        # A name corrected to a code when no name is on offer, and the article follows it.
+        (
+            "Orders ship with Royal Mail.",
+            "we're on DPD now. Royal Mail links won't work",
+            "Orders ship with DPD.",
+        ),
+        (
+            "The thermostat is a Nest.",
+            "the Nest is gone, we put in an Ecobee",
+            "The thermostat is an Ecobee.",
+        ),
+    ],
+)
+def test_a_single_swapped_value_is_restated_in_the_kept_belief(
+    belief: str, correction: str, restated: str | None
+) -> None:
+    assert with_new_value(belief, correction) == restated
+
+
+@pytest.mark.parametrize(
+    ("belief", "correction"),
+    [
+        # Lower-case names show no value: the user's own words stay the lesson.
+        ("The user's home airport is Dublin.", "not dublin, we moved to cork. fly me from cork"),
+        # Two values changed at once.
+        ("Backups run nightly at 2am to the NAS.", "Backups run at 4am now, to S3, not the NAS."),
+        # Two values of one shape are held and mentioned: which one changed is unclear.
+        ("The user signs emails with 'Cheers, Dana'.", "Not 'Cheers, Dana'. Use 'Best, Dana' now."),
+        # Nothing new is named.
+        ("Mia has swimming on Tuesdays at 5pm.", "Mia quit swimming, take it off the calendar."),
+        # The correction never mentions the old value.
+        ("The user's home airport is SFO.", "I fly out of SEA these days."),
+    ],
+)
+def test_no_restatement_unless_exactly_one_value_is_swapped(belief: str, correction: str) -> None:
+    assert with_new_value(belief, correction) is None
