@@ -436,3 +436,17 @@ def test_a_sentence_saying_a_kept_belief_changed_retires_it() -> None:
     )
     assert (proposal.op, proposal.target_belief_id) == ("supersede", "bel_race")
     assert "half marathon" in proposal.belief
+
+
+def test_two_corrections_link_the_same_whichever_is_compared_first() -> None:
+    # Read later-first, the pair judgement once took the second for an exception to the
+    # first ("in here"), and the repeated correction was never proposed.
+    episodes = [
+        episode("ep_1", ("steer", "can we not print() in here? use the logger")),
+        episode("ep_2", ("denial", "pls rip those prints out, thats what logging is for")),
+    ]
+    said = numpy.array([[1.0, 0.0], [0.6, 0.8]])  # cosine 0.6, as the bundled model scores them
+    [proposal] = reflect(episodes, None, [], intervention_embeddings=said)
+    assert proposal.op == "add"
+    assert proposal.belief == "Don't print() in here. Use the logger."
+    assert proposal.source_episodes == ("ep_1", "ep_2")

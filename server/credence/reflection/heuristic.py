@@ -199,6 +199,9 @@ def _linker(
     """Return the predicate saying whether two interventions carry the same lesson."""
 
     def linked(a: _Said, b: _Said) -> bool:
+        # Judged in the order the user said them, so that the link is the same both ways:
+        # the pair judgement reads the first as the rule in memory and the second as new.
+        a, b = (a, b) if a.order <= b.order else (b, a)
         if intervention_cosine is not None:
             cosine = float(intervention_cosine[a.flat, b.flat])
             floor = CONFIRMATION_COSINE if a.confirming or b.confirming else INTERVENTION_COSINE
