@@ -20,6 +20,9 @@ from credence.reflection.wording import (
     [
         ("no, use metric units please", "Use metric units."),
         ("Can you please cite your sources?", "Cite your sources."),
+        # A request in question form beside a rule is part of the lesson, not a question.
+        ("can we not print() in here? use the logger", "Don't print() in here. Use the logger."),
+        ("Why are we flying? Book the train.", "Book the train."),
         ("I told you, ask before deleting files!", "Ask before deleting files."),
         ("You should run the tests first", "Run the tests first."),
         ("Ok. Make sure to pin versions, thanks", "Pin versions."),

@@ -26,6 +26,10 @@ _REQUEST_FORM = re.compile(
     r"|make sure (?:to|that you|you))\s+",
     re.IGNORECASE,
 )
+# A question that asks for an action rather than an answer.
+_REQUEST_QUESTION = re.compile(
+    r"^(?:can|could|would|will) (?:you|we)(?: please)?(?P<negated> not)?\s+", re.IGNORECASE
+)
 # "Use spaces, not tabs" / "… instead of tabs" asserts its main clause: the tail is contrast.
 _CONTRAST_TAIL = re.compile(r"(?:[,;:]\s*not\b|\b(?:instead of|rather than)\b).*$", re.I | re.S)
 _TRAILING_FILLER = re.compile(
@@ -256,7 +260,9 @@ def lesson_sentences(text: str, focus: frozenset[str] = frozenset()) -> list[str
     kept: list[tuple[str, frozenset[str], bool]] = []
     for sentence in _sentences(text):
         raw = " ".join(sentence.split())
-        if raw.endswith("?") or _ASIDE.match(_LEADING_FILLER.sub("", raw)):
+        if raw.endswith("?"):
+            raw = _asked_for(raw)
+        if not raw or _ASIDE.match(_LEADING_FILLER.sub("", raw)):
             continue
         tidy = _tidy(raw)
         remedy = _COMPLAINT_CLAUSE.sub("", tidy, count=1)
@@ -271,6 +277,16 @@ def lesson_sentences(text: str, focus: frozenset[str] = frozenset()) -> list[str
     if not directive_tokens:
         return [tidy for tidy, _, _ in kept]
     return [tidy for tidy, tokens, rule in kept if rule or tokens & anchor]
+
+
+def _asked_for(question: str) -> str:
+    """What a question in request form asks for ("can we not print() here?" → "don't
+    print() here", "could you cite the page?" → "cite the page"), or "" for a question."""
+    request = _REQUEST_QUESTION.match(_LEADING_FILLER.sub("", question))
+    if request is None:
+        return ""
+    asked = request.string[request.end() :].rstrip("?").strip()
+    return f"don't {asked}" if request.group("negated") else asked
 
 
 def _finish(sentence: str) -> str:
