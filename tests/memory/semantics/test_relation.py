@@ -555,3 +555,47 @@ def test_the_antonym_list_names_each_pair_once() -> None:
     repeated = sorted(" ".join(sorted(p)) for p in set(pairs) if pairs.count(p) > 1)
     assert not repeated
     assert all(len(pair) == 2 for pair in pairs)  # no word is its own opposite
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "change"),
+    [
+        (
+            "Send the monthly invoice to clients as a PDF.",
+            "Send the monthly invoice to clients as a shared Google Sheet.",
+            ("PDF", "shared Google Sheet"),
+        ),
+        (
+            "Give the weekly summary as a numbered list.",
+            "Give the weekly summary as a short paragraph.",
+            ("numbered list", "short paragraph"),
+        ),
+    ],
+)
+def test_one_slot_refilled_in_the_same_sentence_is_a_value_change(
+    old: str, new: str, change: tuple[str, str]
+) -> None:
+    relation = relate(old, new, 0.9)
+    assert (relation.kind, relation.contradiction) == ("contradiction", "value_change")
+    assert [(c.old, c.new) for c in relation.changes] == [change]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # One word for one word: a synonym no thesaurus lists, or not; a human decides.
+        (
+            "Test backups by restoring them every month.",
+            "Verify backups by restoring them every month.",
+        ),
+        # Numbers are compared as values (6-hourly is 4 a day), never as refilled words.
+        ("Back up the database every 6 hours.", "Back up the database four times a day."),
+        # What the rule is about, not its value.
+        ("Invoices for Acme go to Maria Lopez.", "Invoices for Globex Corp go to Maria Lopez."),
+    ],
+)
+def test_a_refilled_slot_that_may_say_the_same_or_names_the_subject_stays_unsettled(
+    old: str, new: str
+) -> None:
+    relation = relate(old, new, 0.9)
+    assert relation.kind == "compatible" and not relation.settled

@@ -67,6 +67,10 @@ UNRELATED_COSINE: Final = 0.30
 # :func:`reworded`) once no value, scope, polarity or opposite differs: chosen on the
 # development sets, where no pair that close and so reworded was a correction.
 REWORDED_COSINE: Final = 0.65
+# Two sentences this close that differ in one short span only (at most MAX_SLOT_WORDS words
+# a side) fill one slot with two values ("… as a PDF" / "… as a Google Docs link").
+ONE_SLOT_COSINE: Final = 0.8
+MAX_SLOT_WORDS: Final = 4
 
 
 class Relation(msgspec.Struct, frozen=True):
@@ -365,11 +369,7 @@ def _same_polarity(old: str, new: str, a: Statement, b: Statement, cosine: float
     if swap is not None and scope_differs and absolute(old):
         return _exception(cosine)
     if values_differ or scope_differs:
-        # Close, but another value or scope: a reviewer sees it rather than nobody.
-        close = cosine >= DUPLICATE_COSINE
-        return Relation(
-            "compatible", cosine, evidence="a value or scope differs", settled=not close
-        )
+        return _another_value(old, a, b, cosine)
     if a.bag == b.bag:
         return Relation("duplicate", max(cosine, DUPLICATE_COSINE), evidence="the same words")
     if swapped is not None:
@@ -450,3 +450,43 @@ def _matched(mine: Sequence[str], theirs: Sequence[str]) -> int:
             left.remove(partner)
             count += 1
     return count
+
+
+def _another_value(old: str, a: Statement, b: Statement, cosine: float) -> Relation:
+    """A close pair where a value or scope differs: a value change when one slot is refilled,
+    else flagged for a reviewer (unsettled when close) rather than seen by nobody."""
+    slot = _one_slot(old, a, b, cosine)
+    if slot is not None:
+        return Relation(
+            "contradiction", cosine, "value_change", (slot,), f"{slot.old} → {slot.new}"
+        )
+    close = cosine >= DUPLICATE_COSINE
+    return Relation("compatible", cosine, evidence="a value or scope differs", settled=not close)
+
+
+def _one_slot(old: str, a: Statement, b: Statement, cosine: float) -> Change | None:
+    """The one short span each side fills differently in an otherwise identical sentence
+    ("… as a PDF" / "… as a Google Docs link"), when it is no synonym and not what the
+    sentence is about: the same slot given another value."""
+    if cosine < ONE_SLOT_COSINE or a.negative != b.negative:
+        return None
+    spans = aligned_spans(a, b)
+    if len(spans) != 1:
+        return None
+    (a_start, a_end), (b_start, b_end) = spans[0]
+    if not (0 < a_end - a_start <= MAX_SLOT_WORDS and 0 < b_end - b_start <= MAX_SLOT_WORDS):
+        return None
+    mine, theirs = a.words[a_start:a_end], b.words[b_start:b_end]
+    if len(mine) == len(theirs) == 1:
+        return None  # a bare one-word swap: a synonym no thesaurus lists, or not (unsettled)
+    if any(word.kind.startswith(("number", "quantity", "time")) for word in (*mine, *theirs)):
+        return None  # numbers, quantities and times are compared as values, not as words
+    if any(word.canon in b.content for word in mine) or any(
+        word.canon in a.content for word in theirs
+    ):
+        return None  # a word moved, not a slot refilled
+    if _matched([w.canon for w in mine], [w.canon for w in theirs]):
+        return None  # a synonym or one word family
+    if _subject_slot(old, a, b):
+        return None
+    return Change(old=_surface_of(mine), new=_surface_of(theirs), kind="value")
