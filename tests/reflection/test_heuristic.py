@@ -283,32 +283,30 @@ def test_a_correction_saying_an_active_belief_is_now_wrong_supersedes_it() -> No
     assert "moved off Travis" in proposal.rationale
 
 
-def test_a_correction_that_shows_no_single_value_swap_supersedes_in_the_users_words() -> None:
-    episodes = [episode("ep_1", ("denial", "we moved off travis, the ci runs on actions now"))]
-    beliefs = [active("bel_ci", "CI runs on Travis.")]
+def _against_one_belief(said: str, belief: str) -> Proposal:
+    """The one proposal from one denial close to one active belief (``bel_1``)."""
     [proposal] = reflect(
-        episodes,
+        [episode("ep_1", ("denial", said))],
         None,
-        beliefs,
+        [active("bel_1", belief)],
         intervention_embeddings=numpy.array([[1.0, 0.0]]),
         active_embeddings=numpy.array([[1.0, 0.0]]),
     )
-    assert (proposal.op, proposal.target_belief_id) == ("supersede", "bel_ci")
+    assert proposal.target_belief_id == "bel_1"
+    return proposal
+
+
+def test_a_correction_that_shows_no_single_value_swap_supersedes_in_the_users_words() -> None:
+    proposal = _against_one_belief(
+        "we moved off travis, the ci runs on actions now", "CI runs on Travis."
+    )
+    assert proposal.op == "supersede"
     assert proposal.belief == "We moved off travis, the ci runs on actions now."
 
 
 def test_a_bare_retraction_of_an_active_belief_forgets_it() -> None:
-    episodes = [episode("ep_1", ("denial", "No, that's not true anymore."))]
-    beliefs = [active("bel_car", "The user drives to work.")]
-    [proposal] = reflect(
-        episodes,
-        None,
-        beliefs,
-        intervention_embeddings=numpy.array([[1.0, 0.0]]),
-        active_embeddings=numpy.array([[1.0, 0.0]]),
-    )
+    proposal = _against_one_belief("No, that's not true anymore.", "The user drives to work.")
     assert (proposal.op, proposal.belief) == ("forget", "The user drives to work.")
-    assert proposal.target_belief_id == "bel_car"
 
 
 def test_third_party_words_never_teach_even_when_repeated() -> None:
