@@ -23,6 +23,7 @@ from credence.reflection.wording import (
         # A request in question form beside a rule is part of the lesson, not a question.
         ("can we not print() in here? use the logger", "Don't print() in here. Use the logger."),
         ("Why are we flying? Book the train.", "Book the train."),
+        ("Can we deploy on Fridays? Tag the release first.", "Tag the release first."),
         ("I told you, ask before deleting files!", "Ask before deleting files."),
         ("You should run the tests first", "Run the tests first."),
         ("Ok. Make sure to pin versions, thanks", "Pin versions."),

@@ -8,7 +8,7 @@ from typing import Final, Literal, NamedTuple
 # A token as written: words, numbers, codes and dotted names ("analytics.orders", "8080").
 _TOKEN: Final = re.compile(r"[A-Za-z0-9](?:[\w.\-/]*[A-Za-z0-9])?")
 _SENTENCE_END: Final = re.compile(r"[.!?]\s*$")
-_VOWEL_SOUND: Final = frozenset("aeiouAEIOU")
+_VOWELS: Final = frozenset("aeiouAEIOU")
 
 Shape = Literal["number", "code", "name"]
 
@@ -109,7 +109,7 @@ def _article_for(head: str, word: str) -> str:
     match = re.search(r"\b(a|an|A|An) $", head)
     if match is None:
         return head
-    article = "an" if word[:1] in _VOWEL_SOUND else "a"
+    article = "an" if word[:1] in _VOWELS else "a"
     if match.group(1)[:1].isupper():
         article = article.capitalize()
     return head[: match.start(1)] + article + " "

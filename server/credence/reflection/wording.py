@@ -26,9 +26,12 @@ _REQUEST_FORM = re.compile(
     r"|make sure (?:to|that you|you))\s+",
     re.IGNORECASE,
 )
-# A question that asks for an action rather than an answer.
+# A question that asks for an action rather than an answer. "Can we …?" alone may ask leave
+# ("can we deploy on Fridays?"); "can we not …?" asks for something to stop.
 _REQUEST_QUESTION = re.compile(
-    r"^(?:can|could|would|will) (?:you|we)(?: please)?(?P<negated> not)?\s+", re.IGNORECASE
+    r"^(?:(?:can|could|would|will) you(?: please)?(?P<negated> not)?"
+    r"|(?:can|could) we(?: please)? (?P<stop>not))\s+",
+    re.IGNORECASE,
 )
 # "Use spaces, not tabs" / "… instead of tabs" asserts its main clause: the tail is contrast.
 _CONTRAST_TAIL = re.compile(r"(?:[,;:]\s*not\b|\b(?:instead of|rather than)\b).*$", re.I | re.S)
@@ -286,7 +289,7 @@ def _asked_for(question: str) -> str:
     if request is None:
         return ""
     asked = request.string[request.end() :].rstrip("?").strip()
-    return f"don't {asked}" if request.group("negated") else asked
+    return f"don't {asked}" if request.group("negated") or request.group("stop") else asked
 
 
 def _finish(sentence: str) -> str:
