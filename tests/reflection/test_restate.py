@@ -60,6 +60,9 @@ def test_a_single_swapped_value_is_restated_in_the_kept_belief(
         ("The user signs emails with 'Cheers, Dana'.", "Not 'Cheers, Dana'. Use 'Best, Dana' now."),
         # Nothing new is named.
         ("Mia has swimming on Tuesdays at 5pm.", "Mia quit swimming, take it off the calendar."),
+        # Of two values held, the one left unsaid may be the one that changed.
+        ("Send invoices to Acme via Stripe.", "Acme pays via PayPal now."),
+        ("Deploy with Terraform to AWS.", "We moved to Pulumi, still on AWS."),
         # The correction never mentions the old value.
         ("The user's home airport is SFO.", "I fly out of SEA these days."),
     ],

@@ -79,13 +79,18 @@ def with_new_value(belief: str, correction: str) -> str | None:
     "The user's home airport is SFO"): the old value is one the belief holds and the correction
     mentions, the new one a value of the same shape (number, code in capitals, or name) that
     only the correction holds, or else a name for a code or a code for a name. There must be
-    exactly one such pair; otherwise the correction says more than one value changed, or says
-    it in words that do not show a value (lower-case names), and the user's own words stay
-    the lesson.
+    exactly one such pair, and a belief holding several values must have all of them named;
+    otherwise the correction says more than one value changed, or leaves unsaid which one did,
+    or says it in words that do not show a value (lower-case names), and the user's own words
+    stay the lesson.
     """
     held = _values(belief)
     fresh = [value for value in _values(correction) if not _mentions(belief, value)]
     named = [value for value in held if _mentions(correction, value)]
+    if len(named) < len(held) > 1:
+        # "Acme pays via PayPal now" against "Send invoices to Acme via Stripe": the value the
+        # user left unsaid may be the one that changed, and the one they named its subject.
+        return None
     # Another shape counts only when no value of the old one's shape is on offer: "SEA now,
     # not SFO" said beside "Seattle" means SEA.
     swaps: list[tuple[_Value, _Value]] = []
