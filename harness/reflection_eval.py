@@ -26,6 +26,9 @@ DEV2 = CORPORA / "dev" / "reflection_2.json"
 # A third, written blind by another helper from the product description only (2026-12-03);
 # its first score is in the README, before the one change it led to.
 DEV3 = CORPORA / "dev" / "reflection_3.json"
+# A fourth, written blind by another helper from the product description only (2026-12-03,
+# later that day); first run: 15 / 32 found, 4 spurious, 2 forbidden words.
+DEV4 = CORPORA / "dev" / "reflection_4.json"
 # The triggers the API accepts; a fixture's other labels ("praise") are what a client sends
 # as a follow-up to the agent's turn.
 TRIGGERS = ("steer", "denial", "followup")
