@@ -24,6 +24,8 @@ from credence.reflection.wording import (
         ("can we not print() in here? use the logger", "Don't print() in here. Use the logger."),
         ("Why are we flying? Book the train.", "Book the train."),
         ("Can we deploy on Fridays? Tag the release first.", "Tag the release first."),
+        # Chat shorthand is read as the words it stands for.
+        ("can u put the prep time next to each meal?", "Put the prep time next to each meal."),
         ("I told you, ask before deleting files!", "Ask before deleting files."),
         ("You should run the tests first", "Run the tests first."),
         ("Ok. Make sure to pin versions, thanks", "Pin versions."),

@@ -135,7 +135,20 @@ def in_third_person(text: str) -> str:
 
 
 def _sentences(text: str) -> list[str]:
+    text = spelled_out(text)
     return [part.strip() for part in _SENTENCE_BREAK.split(text) if part and part.strip()]
+
+
+# Chat shorthand for the words the request forms and the third person are written with.
+_SHORTHAND = {"u": "you", "ur": "your", "ppl": "people", "plz": "please", "thx": "thanks"}
+_SHORTHAND_WORD = re.compile(
+    r"(?<![\w'.-])(" + "|".join(_SHORTHAND) + r")(?![\w'.-])", re.IGNORECASE
+)
+
+
+def spelled_out(text: str) -> str:
+    """``text`` with chat shorthand written out ("can u put …" → "can you put …")."""
+    return _SHORTHAND_WORD.sub(lambda match: _SHORTHAND[match.group(1).lower()], text)
 
 
 def _tidy(sentence: str) -> str:
