@@ -47,7 +47,16 @@ def test_explicit_rules_in_the_users_words(text: str) -> None:
     assert states_rule(text)
 
 
-@pytest.mark.parametrize("text", ["use metric units", "The meeting is at 3pm.", "Thanks!"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "use metric units",
+        "The meeting is at 3pm.",
+        "Thanks!",
+        # What the user cannot do is no rule for the agent.
+        "my neighbour went keto, i could never give up bread tho",
+    ],
+)
 def test_plain_requests_and_facts_are_not_explicit_rules(text: str) -> None:
     assert not states_rule(text)
 
@@ -107,6 +116,7 @@ def test_a_change_of_fact_is_said_in_a_statement() -> None:
     assert says_changed("Backups don't go to the NAS anymore.")
     assert says_changed("the nest is gone, we put in an ecobee last week.")
     assert says_changed("still says northwind, i left in august.")
+    assert says_changed("we moved release day to thursday last month")
     assert not says_changed("Book me a flight to Berlin now.")
     assert not says_changed("Is the CI still on Travis now?")
     assert not says_changed("The CI runs on Travis.")

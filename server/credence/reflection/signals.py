@@ -22,7 +22,8 @@ from credence.reflection.wording import (
 
 # An explicit rule in the user's own words: a candidate lesson even when said once.
 EXPLICIT_RULE = re.compile(
-    r"\b(?:always|never|from now on|every time|has to|have to|must(?:n't| not)?"
+    # "I could never give up bread" tells what the user cannot do, not a rule.
+    r"\b(?:always|(?<!could )(?<!can )never|from now on|every time|has to|have to|must(?:n't| not)?"
     r"|remember (?:this|that)|don'?t ever|do not ever|make it a rule|make sure"
     r"|(?:please|pls) (?:don'?t|do not|never|stop)|going forward|in future|in the future"
     r"|whenever|each time|by default|as a rule|the rule is|at all times|under no circumstances"
@@ -43,7 +44,7 @@ CONFIRMATION = re.compile(
 # A kept fact that no longer holds: "now", "anymore", "we moved off", "out of date", "the
 # Nest is gone", "I left in August".
 CHANGE = re.compile(
-    r"\b(?:any ?more|no longer|no more|these days|stopped|quit|moved (?:off|away|to)"
+    r"\b(?:any ?more|no longer|no more|these days|stopped|quit|moved (?:\w+ ){0,3}?(?:off|away|to)"
     r"|out of date|outdated|replaced|switched|changed|not true|(?:is|that'?s) wrong|nowadays"
     r"|used to|renamed|ripped out|got rid of|migrated|retired|dropped|deregistered|cancell?ed"
     r"|since (?:last|the)|as of|forget (?:the|that|about|it)|doesn'?t exist"
