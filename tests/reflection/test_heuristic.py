@@ -448,3 +448,16 @@ def test_two_corrections_link_the_same_whichever_is_compared_first() -> None:
     assert proposal.op == "add"
     assert proposal.belief == "Don't print() in here. Use the logger."
     assert proposal.source_episodes == ("ep_1", "ep_2")
+
+
+def test_praise_links_to_the_one_request_that_names_what_it_praises() -> None:
+    # Far apart in meaning (cosine 0.4), but "vocab" is named by these two and no other.
+    episodes = [
+        episode("ep_1", ("steer", "at the end of each session give me 5 new vocab words")),
+        episode("ep_2", ("followup", "whats the difference between por and para")),
+        episode("ep_3", ("followup", "the vocab list at the end was great, keep doing that")),
+    ]
+    said = numpy.array([[1.0, 0.0], [0.0, 1.0], [0.4, 0.9165]])
+    [proposal] = reflect(episodes, None, [], intervention_embeddings=said)
+    assert proposal.belief == "At the end of each session give the user 5 new vocab words."
+    assert proposal.source_episodes == ("ep_1", "ep_3")

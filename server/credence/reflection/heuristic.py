@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import msgspec
@@ -10,6 +11,7 @@ import numpy
 from credence.memory.semantics.gate import NEAR_DUPLICATE_COSINE, LiveBelief, Proposal
 from credence.memory.semantics.relation import relate
 from credence.memory.semantics.tokens import analyse, is_negative, jaccard, normalise
+from credence.memory.semantics.wording import VERBS
 from credence.reflection import clauses
 from credence.reflection.pulled import PulledEpisode
 from credence.reflection.restate import with_new_value
@@ -151,7 +153,7 @@ def reflect(
     intervention_cosine = _cosines(intervention_embeddings)
     sentence_cosine = _cosines(sentence_embeddings)
 
-    linked = _linker(episode_cosine, intervention_cosine, sentence_cosine)
+    linked = _linker(episode_cosine, intervention_cosine, sentence_cosine, _only_twice(said))
 
     def now_wrong(members: list[_Said]) -> tuple[_Said, LiveBelief] | None:
         return _now_wrong(
@@ -191,10 +193,18 @@ def reflect(
     return proposals
 
 
+def _only_twice(said: list[_Said]) -> frozenset[str]:
+    """The words exactly two interventions use, verbs aside: a thing both name and no other
+    intervention does ("keep" or "need" name no thing)."""
+    counts = Counter(token for item in said for token in item.tokens)
+    return frozenset(token for token, count in counts.items() if count == 2 and token not in VERBS)
+
+
 def _linker(
     episode_cosine: numpy.ndarray | None,
     intervention_cosine: numpy.ndarray | None,
     sentence_cosine: numpy.ndarray | None,
+    only_twice: frozenset[str] = frozenset(),
 ):
     """Return the predicate saying whether two interventions carry the same lesson."""
 
@@ -202,6 +212,10 @@ def _linker(
         # Judged in the order the user said them, so that the link is the same both ways:
         # the pair judgement reads the first as the rule in memory and the second as new.
         a, b = (a, b) if a.order <= b.order else (b, a)
+        if b.confirming and not a.confirming and a.tokens & b.tokens & only_twice:
+            # Praise names what it approves ("the vocab list at the end was great, keep doing
+            # that"): the one earlier request naming that thing too is the rule it confirms.
+            return True
         if intervention_cosine is not None:
             cosine = float(intervention_cosine[a.flat, b.flat])
             floor = CONFIRMATION_COSINE if a.confirming or b.confirming else INTERVENTION_COSINE

@@ -229,7 +229,7 @@ _COMMON_VERBS_TEXT: Final = """
     turn type understand undo unlock update upload use validate verify visit wait walk want
     warn wash watch water wear welcome write
     align bcc bump cap cc default double-check escalate indent lead mail number rebase route
-    stick tag
+    stick tag need
 """
 COMMON_VERBS: Final = frozenset(_COMMON_VERBS_TEXT.split())
 
