@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from credence.reflection.restate import with_new_value
+from credence.reflection.restate import names_a_value_of, with_new_value
 
 
 @pytest.mark.parametrize(
@@ -69,3 +69,10 @@ def test_a_single_swapped_value_is_restated_in_the_kept_belief(
 )
 def test_no_restatement_unless_exactly_one_value_is_swapped(belief: str, correction: str) -> None:
     assert with_new_value(belief, correction) is None
+
+
+def test_a_value_is_named_whole_and_in_any_case() -> None:
+    assert names_a_value_of("Orders ship with Royal Mail.", "royal mail links won't work")
+    assert names_a_value_of("The dev server listens on port 8080.", "it isn't 8080 anymore")
+    assert not names_a_value_of("Our governing law is New York.", "the new templates")
+    assert not names_a_value_of("Orders ship with Royal Mail.", "the mail is late")

@@ -164,6 +164,21 @@ def test_a_change_naming_two_of_a_beliefs_words_needs_less_closeness_than_one() 
     assert outdated_belief(two, far, active, vectors) is None
 
 
+def test_a_change_naming_the_beliefs_own_value_needs_only_not_to_be_unrelated() -> None:
+    active = [belief("bel_crm", "Deals and activities are tracked in Salesforce.")]
+    vectors = numpy.array([[1.0, 0.0, 0.0]])
+    at_022 = numpy.array([0.22, (1 - 0.22**2) ** 0.5, 0.0])
+    said = "we migrated to hubspot, salesforce is dead to us"
+    found = outdated_belief(said, at_022, active, vectors, [(said, at_022)])
+    assert found is not None and found[0].id == "bel_crm"
+    # An ordinary word of the belief is not its value, and a name is named whole.
+    plain = "we migrated the deals to a new board"
+    assert outdated_belief(plain, at_022, active, vectors, [(plain, at_022)]) is None
+    york = [belief("bel_law", "Our standard governing law is New York.")]
+    new = "we switched to delaware in the new templates"
+    assert outdated_belief(new, at_022, york, vectors, [(new, at_022)]) is None
+
+
 def test_saying_the_opposite_of_a_belief_about_the_same_things_denies_it() -> None:
     kept = "The user drinks coffee every morning."
     assert denies("No, I don't drink coffee at all.", kept)

@@ -71,6 +71,12 @@ def _mentions(text: str, value: _Value) -> bool:
     return re.search(rf"(?<![\w.]){re.escape(value.text)}(?![\w])", text, re.IGNORECASE) is not None
 
 
+def names_a_value_of(belief: str, text: str) -> bool:
+    """Whether ``text`` names, in any case, one of the values written in ``belief``: a number,
+    a code in capitals or a capitalised name, whole ("Salesforce"; "New York", not "new")."""
+    return any(_mentions(text, value) for value in _values(belief))
+
+
 def with_new_value(belief: str, correction: str) -> str | None:
     """``belief`` with its value replaced by the one the user's ``correction`` puts in its
     place, or None when the correction does not name exactly one such swap.

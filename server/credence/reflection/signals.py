@@ -11,6 +11,7 @@ from credence.memory.semantics.gate import LiveBelief
 from credence.memory.semantics.relation import relate
 from credence.memory.semantics.tokens import analyse
 from credence.reflection.clauses import sentences_of
+from credence.reflection.restate import names_a_value_of
 from credence.reflection.wording import (
     in_third_person,
     is_directive,
@@ -81,6 +82,9 @@ BELIEF_COSINE = 0.55
 SENTENCE_BELIEF_COSINE = 0.45
 SHARED_WORD_BELIEF_COSINE = 0.3
 SHARED_WORD_BELIEF_COSINE_WHOLE = 0.4
+# A sentence saying a change that names the belief's own value ("salesforce is dead to us"
+# against "Deals are tracked in Salesforce") needs only not to be unrelated.
+NAMED_VALUE_BELIEF_COSINE = 0.2
 # A correction saying the opposite of a belief retires it when it shares this many words.
 DENIAL_SHARED_WORDS = 2
 # Forget (rather than supersede) when the correction names nothing beyond the belief's words.
@@ -185,6 +189,8 @@ def outdated_belief(
         for number, (kept, score) in enumerate(zip(active, units @ row, strict=True)):
             names = bool(said & analyse(kept.content)[1])
             floor = SHARED_WORD_BELIEF_COSINE if names else SENTENCE_BELIEF_COSINE
+            if names_a_value_of(kept.content, sentence):
+                floor = NAMED_VALUE_BELIEF_COSINE
             if kept.status == "active" and score >= floor:
                 found.append((int(names), float(score), number))
     if found:
