@@ -63,6 +63,12 @@ def test_plain_requests_and_facts_are_not_explicit_rules(text: str) -> None:
 
 def test_questions_and_passing_failures_teach_nothing() -> None:
     assert is_question("How full is the NAS right now?")
+    # In chat a question may come without its mark, behind filler.
+    assert is_question("ok but whats the difference between por and para, i never get it")
+    assert is_question("How much protein is in an egg")
+    # "when …" opens an instruction as often as a question: it needs the mark.
+    assert not is_question("when you write these up, paste the exact commands")
+    assert not is_question("Whats wrong with you. Use metric units.")
     assert teaches_nothing("Which file holds the defaults?")
     assert teaches_nothing("The grocery site timed out, just try again.")
     assert teaches_nothing("pip failed with a network error, run it once more.")

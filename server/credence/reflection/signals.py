@@ -74,6 +74,14 @@ _QUESTION = re.compile(
     r"^(?:what|who|whom|which|where|when|why|how|is|are|was|were|does|do|did|has|have)\b[^.!]*\?$",
     re.IGNORECASE,
 )
+# "What's …" and "how much …" ask even without a question mark; "when …" or "how you …" may
+# open an instruction ("when you write these up, paste the commands"), so they need one.
+_BARE_QUESTION = re.compile(
+    r"^(?:what'?s|what is|what are|how'?s|how (?:much|many|long|often|do|does|did|come))\b"
+    r"[^.!?]*$",
+    re.IGNORECASE,
+)
+_OPENING_FILLER = re.compile(r"^(?:(?:ok|okay|so|but|and|hmm|um|uh|btw|quick q)\b[\s,]*)+", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # A correction this close in meaning to an active belief, signalling a change, retires it;
 # one of its sentences may be this close instead, or, when it names a content word of the
@@ -99,7 +107,14 @@ _RETRACTION_WORDS = frozenset(
 def is_question(text: str) -> bool:
     """True when every sentence of ``text`` is a question asked for information."""
     sentences = [part.strip() for part in _SENTENCE_END.split(text.strip()) if part.strip()]
-    return bool(sentences) and all(_QUESTION.match(sentence) for sentence in sentences)
+    return bool(sentences) and all(_asks(sentence) for sentence in sentences)
+
+
+def _asks(sentence: str) -> bool:
+    """Whether one sentence asks for information, with its question mark or, in chat, without
+    one ("ok but whats the difference between por and para")."""
+    sentence = _OPENING_FILLER.sub("", sentence)
+    return bool(_QUESTION.match(sentence) or _BARE_QUESTION.match(sentence))
 
 
 def says_changed(text: str) -> bool:
