@@ -20,6 +20,8 @@ SETS = {
     "dev3": CORPORA / "dev" / "gate_pairs_3.jsonl",
     # A fourth, written blind by another helper on 2026-12-03 (160 pairs, 70 of them duplicates).
     "dev4": CORPORA / "dev" / "gate_pairs_4.jsonl",
+    # A fifth, written blind by another helper later on 2026-12-03 (160 pairs, 60 duplicates).
+    "dev5": CORPORA / "dev" / "gate_pairs_5.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }
