@@ -381,21 +381,39 @@ def _same_polarity(old: str, new: str, a: Statement, b: Statement, cosine: float
             evidence=f"{swapped[0]} → {swapped[1]}: a synonym, an opposite or another name",
             settled=False,
         )
+    return _in_other_words(old, new, a, b, cosine)
+
+
+def _in_other_words(old: str, new: str, a: Statement, b: Statement, cosine: float) -> Relation:
+    """The last judgement, when no value, scope, polarity or opposite differs: the same lesson
+    in other words when close enough and reworded throughout, else compatible."""
     floor = PROHIBITION_COSINE if a.negative and b.negative else DUPLICATE_COSINE
     if cosine >= floor and _share_enough(old, new) and negated(old) == negated(new):
         if reordered(old, new):
             return Relation(
                 "compatible", cosine, evidence="an order or position differs", settled=False
             )
-        return Relation("duplicate", cosine, evidence="the same lesson in other words")
+        said_again = Relation("duplicate", cosine, evidence="the same lesson in other words")
+        return _unless_refilled(said_again, old, a, b)
     if (
         cosine >= REWORDED_COSINE
         and negated(old) == negated(new)
         and not reordered(old, new)
         and reworded(meaning(old), meaning(new), SYNONYMS)
     ):
-        return Relation("duplicate", cosine, evidence="the same lesson, reworded")
+        said_again = Relation("duplicate", cosine, evidence="the same lesson, reworded")
+        return _unless_refilled(said_again, old, a, b)
     return Relation("compatible", cosine)
+
+
+def _unless_refilled(duplicate: Relation, old: str, a: Statement, b: Statement) -> Relation:
+    """``duplicate``, unless the two differ in one span refilled with other words ("by email"
+    / "by text message"): another value or another subject, never the same lesson; a human
+    looks."""
+    refilled = _refilled_slot(old, a, b, duplicate.score)
+    if refilled is None:
+        return duplicate
+    return Relation("compatible", duplicate.score, evidence=refilled.evidence, settled=False)
 
 
 def _adds_detail(new: str, a: Statement, b: Statement) -> bool:
@@ -453,22 +471,22 @@ def _matched(mine: Sequence[str], theirs: Sequence[str]) -> int:
 
 
 def _another_value(old: str, a: Statement, b: Statement, cosine: float) -> Relation:
-    """A close pair where a value or scope differs: a value change when one slot is refilled,
-    else flagged for a reviewer (unsettled when close) rather than seen by nobody."""
-    slot = _one_slot(old, a, b, cosine)
-    if slot is not None:
-        return Relation(
-            "contradiction", cosine, "value_change", (slot,), f"{slot.old} → {slot.new}"
-        )
+    """A close pair where a value or scope differs: judged by its one refilled slot when it has
+    one, else flagged for a reviewer (unsettled when close) rather than seen by nobody."""
+    if cosine >= ONE_SLOT_COSINE:
+        refilled = _refilled_slot(old, a, b, cosine)
+        if refilled is not None:
+            return refilled
     close = cosine >= DUPLICATE_COSINE
     return Relation("compatible", cosine, evidence="a value or scope differs", settled=not close)
 
 
-def _one_slot(old: str, a: Statement, b: Statement, cosine: float) -> Change | None:
-    """The one short span each side fills differently in an otherwise identical sentence
-    ("… as a PDF" / "… as a Google Docs link"), when it is no synonym and not what the
-    sentence is about: the same slot given another value."""
-    if cosine < ONE_SLOT_COSINE or a.negative != b.negative:
+def _refilled_slot(old: str, a: Statement, b: Statement, cosine: float) -> Relation | None:
+    """The relation of two sentences identical but for one short span each side fills with
+    other words, no synonym of each other ("… as a PDF" / "… as a Google Docs link"): the same
+    slot given another value, or, when the span names what the sentence is about, another
+    subject (flagged). None when they differ otherwise."""
+    if a.negative != b.negative:
         return None
     spans = aligned_spans(a, b)
     if len(spans) != 1:
@@ -487,6 +505,10 @@ def _one_slot(old: str, a: Statement, b: Statement, cosine: float) -> Change | N
         return None  # a word moved, not a slot refilled
     if _matched([w.canon for w in mine], [w.canon for w in theirs]):
         return None  # a synonym or one word family
+    change = Change(old=_surface_of(mine), new=_surface_of(theirs), kind="value")
+    evidence = f"{change.old} → {change.new}"
     if _subject_slot(old, a, b):
-        return None
-    return Change(old=_surface_of(mine), new=_surface_of(theirs), kind="value")
+        return Relation(
+            "compatible", cosine, evidence=f"another subject? {evidence}", settled=False
+        )
+    return Relation("contradiction", cosine, "value_change", (change,), evidence)
