@@ -325,6 +325,15 @@ def test_property_generic_rule_redacts_exactly_the_value(
     assert result.text == head + placeholder("generic_secret", value) + tail
 
 
+def test_a_keyed_value_that_opens_like_a_glued_flag_is_the_keys_whole_value() -> None:
+    # Found by the property test above: "-p…" after "password: " is not mysql's -pSECRET.
+    value = "-pS3cretVal9"
+    assert redact(f"password: {value}, next").text == (
+        "password: " + placeholder("generic_secret", value) + ", next"
+    )
+    assert redact("mysql -u root -pS3cretVal9 db").rules == ("cli_password_glued",)
+
+
 def test_generic_rule_keeps_the_value_when_it_starts_after_a_double_separator() -> None:
     # ':=' and '=>' are separators, not the start of the value.
     assert redact(f"token:={OPAQUE}").text == "token:=" + placeholder("generic_secret", OPAQUE)

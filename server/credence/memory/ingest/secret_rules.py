@@ -112,6 +112,9 @@ def _after_first(marker: bytes, check: Callable[[str], bool] | None = None) -> S
 
 def _short_flag_value(data: bytes, start: int, end: int) -> Span | None:
     # mysql -pS3cret: the value is glued to "-p"; "-pthread" and "-p1" are flags, not secrets.
+    # After a key's separator ("password: -pX…") it is the key's value, generic_secret's whole.
+    if data[max(0, start - 4) : start].rstrip(b" \t").endswith((b":", b"=", b">")):
+        return None
     value_start = data.index(b"-p", start, end) + 2
     value = match_text(data, value_start, end)
     return (value_start, end) if has_letter_and_digit(value) else None
