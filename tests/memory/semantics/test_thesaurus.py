@@ -43,7 +43,7 @@ def test_phrasal_verbs_fold_to_the_word_they_mean() -> None:
 
 
 def test_no_synonym_line_holds_an_order_word_with_its_opposite() -> None:
-    for line in (frozenset(lines) for lines in SETS.values()):
+    for line in (frozenset(lines) for lines in SETS.lines.values()):
         assert line
     assert {"first", "last", "before", "after"} <= ORDER_WORDS
     assert {"store", "fix", "send"} <= COMMON_VERBS

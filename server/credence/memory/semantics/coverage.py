@@ -7,7 +7,7 @@ from functools import lru_cache
 from typing import Final
 
 from credence.memory.semantics.statements import stem
-from credence.memory.semantics.thesaurus import synonymous
+from credence.memory.semantics.thesaurus import Synonyms, synonymous
 
 # One word family by a shared opening ("allergic" / "allergy"): the shared part must be a
 # real stem, most of the shorter word, and the longer must end soon after it, so "internal"
@@ -65,7 +65,7 @@ def adjectives_of(word: str) -> frozenset[str]:
     return frozenset(stem(base) for base in bases if len(base) >= MIN_ADVERB - 2)
 
 
-def adverb_synonym(word: str, other: str, sets: dict[str, frozenset[int]]) -> bool:
+def adverb_synonym(word: str, other: str, sets: Synonyms) -> bool:
     """Whether two stems are synonyms once an adverb is read as its adjective ("fully" /
     "whole" through "full")."""
     return any(
@@ -75,15 +75,13 @@ def adverb_synonym(word: str, other: str, sets: dict[str, frozenset[int]]) -> bo
     )
 
 
-def answers(word: str, other: str, sets: dict[str, frozenset[int]]) -> bool:
+def answers(word: str, other: str, sets: Synonyms) -> bool:
     """Whether stem ``other`` says what stem ``word`` says: the same, a synonym, one family, or
     an adverb and an adjective that are synonyms (see :func:`adverb_synonym`)."""
     return one_family(word, other) or adverb_synonym(word, other, sets)
 
 
-def unanswered(
-    first: Sequence[str], second: Sequence[str], sets: dict[str, frozenset[int]]
-) -> list[int]:
+def unanswered(first: Sequence[str], second: Sequence[str], sets: Synonyms) -> list[int]:
     """Positions in ``first`` whose word no word of ``second`` answers (see :func:`answers`)."""
     said = frozenset(second)
     return [
@@ -97,9 +95,7 @@ def _one_run(positions: list[int]) -> bool:
     return bool(positions) and positions[-1] - positions[0] == len(positions) - 1
 
 
-def one_slot_rewritten(
-    first: Sequence[str], second: Sequence[str], sets: dict[str, frozenset[int]]
-) -> bool:
+def one_slot_rewritten(first: Sequence[str], second: Sequence[str], sets: Synonyms) -> bool:
     """Whether the words only one side says form one run in each, standing at the same place
     among the words both say ("Play upbeat music" / "Play slow, calming music"): a value
     rewritten in place, the shape of a correction rather than of a paraphrase."""
@@ -112,7 +108,7 @@ def _in_place(
     second: Sequence[str],
     mine: list[int],
     theirs: list[int],
-    sets: dict[str, frozenset[int]],
+    sets: Synonyms,
 ) -> bool:
     if not (_one_run(mine) and _one_run(theirs)):
         return False
@@ -125,7 +121,7 @@ def _in_place(
     return after and answers(first[mine[-1] + 1], second[theirs[-1] + 1], sets)
 
 
-def reworded(first: Sequence[str], second: Sequence[str], sets: dict[str, frozenset[int]]) -> bool:
+def reworded(first: Sequence[str], second: Sequence[str], sets: Synonyms) -> bool:
     """Whether two sequences of meaning words can be one lesson in other words: each side's
     words all answered by the other's (several may answer one: "full test suite" /
     "complete suite"), or both sides reword something while keeping at least

@@ -8,7 +8,7 @@ from typing import Final
 
 from credence.memory.semantics.statement_words import KIN
 from credence.memory.semantics.statements import Change, Statement, Word
-from credence.memory.semantics.thesaurus import COMMON_VERBS, same_bag
+from credence.memory.semantics.thesaurus import COMMON_VERBS, Synonyms, same_bag
 
 # Words after a sentence's subject that show it is one ("Sofia is …", "Jira has …").
 _FINITE_TEXT: Final = (
@@ -100,7 +100,7 @@ def value_swap(
     return Change(old=old_word.surface, new=new_word.surface, kind=old_word.kind), rest
 
 
-def synonyms_agree(rest: tuple[list[str], list[str]], sets: dict[str, frozenset[int]]) -> bool:
+def synonyms_agree(rest: tuple[list[str], list[str]], sets: Synonyms) -> bool:
     """Whether the words around a swapped value say the same, synonym for synonym."""
     return bool(rest[0]) and same_bag(rest[0], rest[1], sets)
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import Final, NamedTuple
+
+from credence.memory.semantics import wordnet
 
 # Common English synonym sets, the first entries a general thesaurus gives for words that
 # instructions, preferences and facts are written with. Words in one line stand for each other
@@ -234,13 +236,30 @@ _COMMON_VERBS_TEXT: Final = """
 COMMON_VERBS: Final = frozenset(_COMMON_VERBS_TEXT.split())
 
 
-def synonym_sets(stem: Callable[[str], str]) -> dict[str, frozenset[int]]:
-    """Map each stem to the numbers of the synonym lines it belongs to, under ``stem``."""
+class Synonyms(NamedTuple):
+    """Where two stems may be synonyms: the hand-written lines above, and WordNet's common
+    senses (see :mod:`credence.memory.semantics.wordnet`), with each stem's known opposites."""
+
+    lines: dict[str, frozenset[int]]
+    wordnet: dict[str, wordnet.Senses]
+    opposites: dict[str, frozenset[str]]
+
+
+def synonym_sets(
+    stem: Callable[[str], str], antonyms: dict[str, frozenset[str]] | None = None
+) -> Synonyms:
+    """The synonym lines and WordNet's senses, each word put under ``stem``; ``antonyms`` (a
+    stem's opposites, under the same stemmer) join WordNet's own."""
     table: dict[str, set[int]] = {}
     for number, line in enumerate(SYNONYM_LINES):
         for word in line.split():
             table.setdefault(stem(word), set()).add(number)
-    return {word: frozenset(lines) for word, lines in table.items()}
+    lines = {word: frozenset(numbers) for word, numbers in table.items()}
+    senses = wordnet.load(stem)
+    opposites = {word: found.opposites for word, found in senses.items() if found.opposites}
+    for word, theirs in (antonyms or {}).items():
+        opposites[word] = opposites.get(word, frozenset()) | theirs
+    return Synonyms(lines, senses, opposites)
 
 
 def fold_phrases(words: Sequence[str], folds: dict[tuple[str, ...], str]) -> list[str]:
@@ -260,15 +279,25 @@ def fold_phrases(words: Sequence[str], folds: dict[tuple[str, ...], str]) -> lis
     return out
 
 
-def synonymous(first: str, second: str, sets: dict[str, frozenset[int]]) -> bool:
-    """Whether two stems are one word or share a synonym line."""
+def synonymous(first: str, second: str, sets: Synonyms) -> bool:
+    """Whether two stems are one word, share a synonym line, or share a common WordNet sense
+    (one commonly a kind of the other counts: "adore" / "love"), unless WordNet's link joins
+    two words with opposites of their own that they do not share: "hot" (cold) is not "warm"
+    (cool), "forbidden" (permitted) not "required" (optional)."""
     if first == second:
         return True
-    mine = sets.get(first)
-    return bool(mine and mine & sets.get(second, frozenset()))
+    mine = sets.lines.get(first)
+    if mine and mine & sets.lines.get(second, frozenset()):
+        return True
+    if not wordnet.related(sets.wordnet.get(first), sets.wordnet.get(second)):
+        return False
+    against = sets.opposites.get(first, frozenset())
+    theirs = sets.opposites.get(second, frozenset())
+    opposed = second in against or bool(against and theirs and not against & theirs)
+    return not opposed
 
 
-def same_bag(first: Sequence[str], second: Sequence[str], sets: dict[str, frozenset[int]]) -> bool:
+def same_bag(first: Sequence[str], second: Sequence[str], sets: Synonyms) -> bool:
     """Whether two bags of stems match one to one, each word with itself or a synonym."""
     if len(first) != len(second):
         return False
