@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Final, Literal, NamedTuple
 
@@ -43,7 +44,9 @@ def _shape(token: str, opens_sentence: bool) -> Shape | None:
     return None
 
 
-def _values(text: str) -> list[_Value]:
+# Cached: the reflector asks of each kept belief once per sentence of every correction.
+@functools.lru_cache(maxsize=1024)
+def _values(text: str) -> tuple[_Value, ...]:
     """The values written in ``text``, adjacent names joined ("Royal Mail", "GitHub Actions")."""
     values: list[_Value] = []
     for match in _TOKEN.finditer(text):
@@ -64,11 +67,16 @@ def _values(text: str) -> list[_Value]:
             )
         else:
             values.append(_Value(match.group(), match.start(), match.end(), shape))
-    return values
+    return tuple(values)
+
+
+@functools.lru_cache(maxsize=1024)
+def _whole(value: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w.]){re.escape(value)}(?![\w])", re.IGNORECASE)
 
 
 def _mentions(text: str, value: _Value) -> bool:
-    return re.search(rf"(?<![\w.]){re.escape(value.text)}(?![\w])", text, re.IGNORECASE) is not None
+    return _whole(value.text).search(text) is not None
 
 
 def names_a_value_of(belief: str, text: str) -> bool:
