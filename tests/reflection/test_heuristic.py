@@ -461,3 +461,26 @@ def test_praise_links_to_the_one_request_that_names_what_it_praises() -> None:
     [proposal] = reflect(episodes, None, [], intervention_embeddings=said)
     assert proposal.belief == "At the end of each session give the user 5 new vocab words."
     assert proposal.source_episodes == ("ep_1", "ep_3")
+
+
+def test_two_denials_naming_one_thing_no_one_else_names_are_one_correction() -> None:
+    # Far apart in meaning (cosine 0.3), but "music" is named by these two denials alone.
+    episodes = [
+        episode("ep_1", ("denial", "music bed under the intro is way too loud")),
+        episode("ep_2", ("followup", "what loudness should we hit for spotify")),
+        episode("ep_3", ("denial", "turn the music down under my voice again, it's drowning me")),
+    ]
+    said = numpy.array([[1.0, 0.0], [0.0, 1.0], [0.3, 0.9539]])
+    [proposal] = reflect(episodes, None, [], intervention_embeddings=said)
+    assert "music" in proposal.belief.casefold()
+    assert proposal.source_episodes == ("ep_1", "ep_3")
+
+
+def test_two_requests_naming_one_thing_are_not_linked_by_that_word_alone() -> None:
+    # Requests, not pushback: asking twice about the intro is not one lesson repeated.
+    episodes = [
+        episode("ep_1", ("steer", "make the intro music a bit longer this time")),
+        episode("ep_2", ("steer", "use the rain sound under the intro music today")),
+    ]
+    said = numpy.array([[1.0, 0.0], [0.3, 0.9539]])
+    assert reflect(episodes, None, [], intervention_embeddings=said) == []

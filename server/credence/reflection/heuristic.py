@@ -216,6 +216,9 @@ def _linker(
             # Praise names what it approves ("the vocab list at the end was great, keep doing
             # that"): the one earlier request naming that thing too is the rule it confirms.
             return True
+        if _pushback_on_one_thing(a, b, only_twice):
+            cosine = 0.0 if intervention_cosine is None else intervention_cosine[a.flat, b.flat]
+            return not _contradict(a.text, b.text, a.negative, b.negative, float(cosine))
         if intervention_cosine is not None:
             cosine = float(intervention_cosine[a.flat, b.flat])
             floor = CONFIRMATION_COSINE if a.confirming or b.confirming else INTERVENTION_COSINE
@@ -243,6 +246,17 @@ def _linker(
         )
 
     return linked
+
+
+def _pushback_on_one_thing(a: _Said, b: _Said, only_twice: frozenset[str]) -> bool:
+    """Whether two denials in two episodes name one thing no other intervention names: one
+    correction repeated, however differently worded ("this one has a pool, hard pass" /
+    "another one with a pool??")."""
+    return (
+        a.trigger == b.trigger == "denial"
+        and a.episode != b.episode
+        and bool(a.tokens & b.tokens & only_twice)
+    )
 
 
 def _contradict(a: str, b: str, a_negative: bool, b_negative: bool, cosine: float) -> bool:
