@@ -31,7 +31,16 @@ def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -
 
 def test_a_month_after_a_preposition_stays_a_length_of_time() -> None:
     assert statement("Keep logs for a month").canons[-1] == "#2592000time"
-    assert statement("Pay $5 a month").canons[-1] == "/month"
+    assert statement("Pay $5 a month").canons[-1] == "/2592000s"
+
+
+def test_a_recurrence_is_one_period_in_seconds_however_it_is_said() -> None:
+    weekly = statement("Run it weekly").canons
+    for said in ("Run it once a week", "Run it every 7 days", "Run it every week"):
+        assert statement(said).canons == weekly == ("run", "/604800s")
+    assert statement("Run it four times a day").canons == statement("Run it every 6 hours").canons
+    assert statement("Run it twice a week").canons != weekly
+    assert statement("Wait 7 days").canons == ("wait", "#604800time")  # a length, not a period
 
 
 def test_ordinals_are_numbers_and_differ_by_value() -> None:

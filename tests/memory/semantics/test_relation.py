@@ -588,8 +588,6 @@ def test_one_slot_refilled_in_the_same_sentence_is_a_value_change(
             "Test backups by restoring them every month.",
             "Verify backups by restoring them every month.",
         ),
-        # Numbers are compared as values (6-hourly is 4 a day), never as refilled words.
-        ("Back up the database every 6 hours.", "Back up the database four times a day."),
         # What the rule is about, not its value.
         ("Invoices for Acme go to Maria Lopez.", "Invoices for Globex Corp go to Maria Lopez."),
         # Close enough to pass for "the same lesson in other words", but one slot refilled.
@@ -602,3 +600,29 @@ def test_a_refilled_slot_that_may_say_the_same_or_names_the_subject_stays_unsett
 ) -> None:
     relation = relate(old, new, 0.98)
     assert relation.kind == "compatible" and not relation.settled
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Back up the database every 6 hours.", "Back up the database four times a day."),
+        ("Rotate the API credentials every 7 days.", "Rotate the API credentials once a week."),
+        ("Feed the cat wet food twice a day.", "Feed the cat wet food two times daily."),
+        ("Hold the retro every 14 days.", "Hold the retro once every two weeks."),
+    ],
+)
+def test_one_recurrence_said_two_ways_is_a_duplicate(old: str, new: str) -> None:
+    assert relate(old, new, 0.95).kind == "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Back up the database every 6 hours.", "Back up the database twice a day."),
+        ("Rotate the API credentials every 7 days.", "Rotate the API credentials monthly."),
+        ("Water the plants three times a week.", "Water the plants every day."),
+    ],
+)
+def test_another_recurrence_is_a_value_change(old: str, new: str) -> None:
+    relation = relate(old, new, 0.95)
+    assert relation.kind == "contradiction" and relation.contradiction == "value_change"

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import difflib
+import re
 import unicodedata
 from functools import lru_cache
+from typing import Final
 
 import msgspec
 
@@ -172,7 +174,7 @@ def statement(text: str) -> Statement:
         low = named or ABBREVIATIONS.get(low, low)
         words.append(Word(_stem(low), surface, _shape_kind(surface, low, position)))
         position += 1
-    ordered = _reorder_clauses(words)
+    ordered = _reorder_clauses(_fold_recurrences(words))
     canons = tuple(word.canon for word in ordered)
     return Statement(
         words=ordered,
@@ -187,6 +189,52 @@ def statement(text: str) -> Statement:
             if slot_kind(ordered, position, position + 1) is not None
         ),
     )
+
+
+# A recurrence's period in seconds, as the time units count them (a month is 30 days).
+_PERIOD_SECONDS: Final = {
+    "hour": 3600,
+    "day": 86400,
+    "week": 7 * 86400,
+    "month": 30 * 86400,
+    "year": 365 * 86400,
+}
+_EVERY: Final = frozenset(_stem(word) for word in ("every", "each"))
+_ONCE: Final = _stem("once")
+_TIMES = re.compile(r"#(\d+(?:\.\d+)?)x")
+_DURATION = re.compile(r"#(\d+(?:\.\d+)?)time")
+
+
+def _period(seconds: float, surface: str) -> Word:
+    value = round(float(seconds), 3)
+    return Word(f"/{int(value) if value.is_integer() else value}s", surface, "time")
+
+
+def _fold_recurrences(words: list[Word]) -> list[Word]:
+    """One period token per recurrence, in seconds: "weekly", "once a week" and "every 7 days"
+    are one (/604800s); "four times a day" is "every 6 hours" (/21600s); "once every two
+    weeks" is "every 14 days"."""
+    out: list[Word] = []
+    for word in words:
+        previous = out[-1] if out else None
+        period = None
+        if word.kind == "time" and word.canon[1:] in _PERIOD_SECONDS:
+            period = _period(_PERIOD_SECONDS[word.canon[1:]], word.surface)
+        elif word.kind == "quantity:time" and previous is not None and previous.canon in _EVERY:
+            duration = _DURATION.fullmatch(word.canon)
+            if duration is not None:
+                out.pop()
+                period = _period(float(duration.group(1)), f"{previous.surface} {word.surface}")
+        if period is not None and out:
+            times = _TIMES.fullmatch(out[-1].canon) if out[-1].kind == "number" else None
+            count = float(times.group(1)) if times is not None else 0.0
+            if count > 0:
+                said = f"{out.pop().surface} {period.surface}"
+                period = _period(float(period.canon[1:-1]) / count, said)
+            elif out[-1].canon == _ONCE:
+                out.pop()
+        out.append(period or word)
+    return out
 
 
 def _match_phrase(lowered: list[str], position: int) -> tuple[str, int] | None:
