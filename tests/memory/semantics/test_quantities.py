@@ -71,3 +71,14 @@ def test_a_bare_fraction_is_no_quantity() -> None:
 )
 def test_an_hour_said_with_its_half_of_the_day_is_a_clock_time(said: str, written: str) -> None:
     assert statement(said).canons == statement(written).canons
+
+
+def test_a_number_hyphenated_to_its_unit_is_that_quantity() -> None:
+    assert statement("two-week sprints").canons == ("#1209600time", "sprint")
+    assert statement("2-week sprints").canons == statement("two-week sprints").canons
+    assert statement("a fortnight").canons == statement("two weeks").canons
+    assert statement("a 30-minute call").canons[0] == statement("half an hour").canons[0]
+    assert statement("fortnightly").canons == statement("every 14 days").canons
+    # Not a number and a unit: left as words.
+    for word in ("x-api-key", "covid-19", "one-on-one", "e-mail"):
+        assert statement(word).canons == (word,)

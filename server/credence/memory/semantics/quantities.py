@@ -85,6 +85,20 @@ def _read_clock_word(low: str) -> str | None:
     return None
 
 
+_PLAIN_NUMBER: Final = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _number_joined_to_unit(low: str) -> tuple[str, str] | None:
+    """ "30-minute", "two-week", "10-year": a number hyphenated to its unit, as a quantity."""
+    number, dash, unit = low.partition("-")
+    if not dash or unit not in UNITS or unit in ONE_LETTER_UNITS:
+        return None
+    said = _number_words([number], 0)
+    if said is not None:
+        return _quantity(said[0], unit)
+    return _quantity(float(number), unit) if _PLAIN_NUMBER.fullmatch(number) else None
+
+
 def read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None:
     """A number, quantity or clock time at ``position``: (canonical, kind, tokens used)."""
     low = lowered[position]
@@ -104,6 +118,9 @@ def read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None
     ranged = RANGE.match(low)
     if ranged:
         return _range(ranged, lowered, position, start, prefix_unit)
+    joined = _number_joined_to_unit(low) if prefix_unit is None else None
+    if joined is not None:
+        return (*joined, 1)
     match = QUANTITY.match(low.replace(",", ""))
     if match:
         value = float(match.group(1))

@@ -196,6 +196,7 @@ _PERIOD_SECONDS: Final = {
     "hour": 3600,
     "day": 86400,
     "week": 7 * 86400,
+    "fortnight": 14 * 86400,
     "month": 30 * 86400,
     "year": 365 * 86400,
 }
