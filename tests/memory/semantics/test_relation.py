@@ -626,3 +626,22 @@ def test_one_recurrence_said_two_ways_is_a_duplicate(old: str, new: str) -> None
 def test_another_recurrence_is_a_value_change(old: str, new: str) -> None:
     relation = relate(old, new, 0.95)
     assert relation.kind == "contradiction" and relation.contradiction == "value_change"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The user's weekday alarm is set for 6:30.", "The user's weekend alarm is set for 8:30."),
+        ("The user's morning run is 5 km.", "The user's evening run is 8 km."),
+        ("The flight to Lisbon departs at 07:45.", "The flight to Berlin departs at 18:20."),
+    ],
+)
+def test_two_changes_apart_around_a_shared_word_are_likely_two_things(old: str, new: str) -> None:
+    # The first names which thing, the second its value; a reviewer sees it, flagged.
+    relation = relate(old, new, 0.9)
+    assert relation.kind == "compatible" and not relation.settled
+
+
+def test_two_changes_side_by_side_stay_one_correction() -> None:
+    relation = relate("Send the report to Alice at 9am.", "Send the report to Bob at 10am.", 0.9)
+    assert relation.kind == "contradiction" and relation.contradiction == "value_change"

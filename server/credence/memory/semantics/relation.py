@@ -125,6 +125,21 @@ def _subject_slot(old: str, a: Statement, b: Statement) -> str:
     return ""
 
 
+def _apart_around_the_subject(changes: list[Change], a: Statement, b: Statement) -> str:
+    """The first change when two changes stand apart around a word both say ("The user's
+    weekday alarm is set for 6:30" / "… weekend alarm … 8:30", "The user's morning run is
+    5 km" / "… evening run is 8 km"): the first names which thing, the second its value, so
+    most likely two things, not one corrected twice ("… to Alice at 9am" / "… to Bob at 10am"
+    have only "at" between them)."""
+    spans = [mine for mine, _ in aligned_spans(a, b)]
+    if len(changes) < 2 or len(spans) < 2:
+        return ""
+    (_, first_end), (last_start, _) = spans[0], spans[-1]
+    shared = a.content & b.content
+    between = a.words[first_end:last_start]
+    return changes[0].old if any(word.canon in shared for word in between) else ""
+
+
 def _surface_of(words: tuple[Word, ...]) -> str:
     return " ".join(word.surface for word in words)
 
@@ -222,7 +237,7 @@ def _relate(old: str, new: str, cosine: float) -> Relation:
         evidence = "; ".join(f"{change.old} → {change.new}" for change in changes)
         if _another_subject(changes):
             return Relation("compatible", cosine, evidence=f"another subject: {evidence}")
-        subject = _subject_slot(old, a, b)
+        subject = _subject_slot(old, a, b) or _apart_around_the_subject(changes, a, b)
         if subject:
             # Most likely a rule about another thing; a reviewer sees it, flagged.
             return Relation(
