@@ -454,3 +454,18 @@ def test_the_prefix_index_finds_exactly_what_comparing_every_pair_finds() -> Non
                 )
             }
             assert set(index.lexical_conflicts(tokens, negative)) == expected
+
+
+def test_a_belief_restated_with_a_negative_clause_of_its_own_is_no_reversal() -> None:
+    # The words overlap and the polarity differs, but the proposal says the belief word for
+    # word and then adds a clause: a refinement, not "contradicts".
+    said = "Review the monthly credit card statement."
+    beliefs = [belief("bel_1", said, embedding=unit(1, 0, 0))]
+    near = unit(0.8, 0.6, 0)[None, :]
+    added = "Review the monthly credit card statement and flag charges the user doesn't know."
+    [result] = run([proposal(0, added)], beliefs, embeddings=near)
+    assert Reason("contradicts", "bel_1") not in result.reasons
+    # Said with its negation where the belief's own words are, it still reverses them.
+    reversed_ = "Don't review the monthly credit card statement."
+    [result] = run([proposal(0, reversed_)], beliefs, embeddings=near)
+    assert Reason("contradicts", "bel_1") in result.reasons

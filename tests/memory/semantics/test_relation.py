@@ -645,3 +645,12 @@ def test_two_changes_apart_around_a_shared_word_are_likely_two_things(old: str, 
 def test_two_changes_side_by_side_stay_one_correction() -> None:
     relation = relate("Send the report to Alice at 9am.", "Send the report to Bob at 10am.", 0.9)
     assert relation.kind == "contradiction" and relation.contradiction == "value_change"
+
+
+def test_a_statement_with_a_negative_clause_added_refines_it() -> None:
+    old = "Use descriptive variable names in the user's code."
+    added = "Use descriptive variable names in the user's code, and avoid single-letter names."
+    assert relate(old, added, 0.6).kind == "refinement"
+    # A clause that sets a scope is an exception to review, not a refinement.
+    scoped = "Use descriptive variable names in the user's code, and never unless asked."
+    assert relate(old, scoped, 0.6).kind != "refinement"

@@ -212,6 +212,10 @@ def _memory_conflicts(
             score = VALUE_CHANGE_SCORE if relation.changes else 1.0 + relation.score
             conflicts[belief_id] = max(conflicts.get(belief_id, 0.0), score)
             changes[belief_id] = relation.changes
+        elif relation.kind == "refinement":
+            # The words overlap and the polarity differs, but structure reads the proposal as
+            # the belief plus a clause of its own ("…, and avoid single letters"): no reversal.
+            conflicts.pop(belief_id, None)
         elif not relation.settled and relation.kind != "unrelated":
             unsettled.append(belief_id)
     if own_target is not None:

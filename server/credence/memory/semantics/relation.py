@@ -251,6 +251,8 @@ def _relate(old: str, new: str, cosine: float) -> Relation:
         )
     close = cosine >= COMPARE_COSINE or shares_core(a, b)
     opposed = opposed_words(old, new)
+    if a.negative != b.negative and _adds_a_clause(old, new):
+        return Relation("refinement", cosine, evidence="adds a clause")
     if a.negative != b.negative:
         return _opposite_polarity(old, new, a, b, cosine, close, opposed)
     if opposed and close:
@@ -288,6 +290,20 @@ def _other_subject(old: str, new: str, opposed: tuple[tuple[str, str], ...]) -> 
 
 def _names_a_thing(word: str) -> bool:
     return word[:1] not in "<>" and word not in VERBS
+
+
+# Words that join a clause of its own after a whole statement ("…, and avoid …").
+_CLAUSE_JOINS: Final = frozenset({"and", "also", "then", "plus"})
+
+
+def _adds_a_clause(old: str, new: str) -> bool:
+    """Whether ``new`` says ``old`` word for word, then joins a clause of its own ("Use
+    descriptive names" / "Use descriptive names, and avoid single letters"): a negation in that
+    clause does not reverse ``old``. A clause that sets a scope ("… unless …") is not one."""
+    mine, theirs = words_of(old), words_of(new)
+    if len(theirs) <= len(mine) + 1 or theirs[: len(mine)] != mine:
+        return False
+    return theirs[len(mine)] in _CLAUSE_JOINS and not scope_of(new) - scope_of(old)
 
 
 def _opposite_polarity(
