@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from credence.memory.semantics.lexicon import FEELING_VERBS
 from credence.memory.semantics.thesaurus import COMMON_VERBS
 from credence.memory.semantics.tokens import analyse, is_negative
 
@@ -200,7 +201,7 @@ _DIRECTIVE_START = re.compile(
 # Verbs an instruction starts with ("Round to cents", "Greet people by name"): without a
 # tagger, a sentence opening with one of these is read as an imperative. The verbs of feeling
 # open praise and complaints ("Love it", "Hate that font") more often than requests.
-_FEELINGS = frozenset({"like", "love", "enjoy", "favour", "favor", "dislike", "hate"})
+_FEELINGS = FEELING_VERBS - {"prefer"}  # "Prefer short answers" is an instruction
 _IMPERATIVE_VERBS = COMMON_VERBS - _FEELINGS
 _MODAL = re.compile(
     r"\b(?:always|never|must|mustn'?t|has to|have to|had better|should|shouldn'?t|needs? to"

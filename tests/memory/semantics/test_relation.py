@@ -654,3 +654,11 @@ def test_a_statement_with_a_negative_clause_added_refines_it() -> None:
     # A clause that sets a scope is an exception to review, not a refinement.
     scoped = "Use descriptive variable names in the user's code, and never unless asked."
     assert relate(old, scoped, 0.6).kind != "refinement"
+
+
+def test_another_holder_of_a_taste_is_another_person_not_a_correction() -> None:
+    relation = relate("Alice prefers early meetings.", "Ben prefers early meetings.", 0.9)
+    assert relation.kind == "compatible" and not relation.settled
+    # Who holds a role is a value: naming another is a correction.
+    relation = relate("Maria approves expense claims.", "Jonas approves expense claims.", 0.9)
+    assert relation.kind == "contradiction" and relation.contradiction == "value_change"

@@ -101,6 +101,9 @@ PERMISSION_WORDS = frozenset(_words("allowed fine ok okay permitted acceptable c
 # Absolute rules: what a scoped exception carves a hole into.
 ABSOLUTE_WORDS = frozenset(_words("always never must dont not no every all only avoid"))
 
+# Verbs of feeling: what follows them is a taste of whoever holds it ("Alice prefers …").
+FEELING_VERBS = frozenset(_words("like love enjoy favour favor dislike hate prefer"))
+
 # Relational words whose two sides carry a preference or an order: swapping them reverses it.
 PREFERENCE_MARKERS: tuple[tuple[str, ...], ...] = (
     ("rather", "than"),

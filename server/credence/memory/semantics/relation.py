@@ -8,6 +8,7 @@ from typing import Final, Literal
 import msgspec
 
 from credence.memory.semantics.coverage import answers, opens, reworded
+from credence.memory.semantics.lexicon import FEELING_VERBS
 from credence.memory.semantics.preference import sides_exchanged
 from credence.memory.semantics.slots import opening_swap, synonyms_agree, value_swap
 from credence.memory.semantics.statement_words import PREPOSITIONS
@@ -20,6 +21,7 @@ from credence.memory.semantics.statements import (
     is_negation,
     shares_core,
     statement,
+    stem,
     value_changes,
 )
 from credence.memory.semantics.thesaurus import synonymous
@@ -103,6 +105,7 @@ def _another_subject(changes: list[Change]) -> bool:
 _DETERMINERS: Final = frozenset({"the", "a", "an", "our", "my", "your", "their", "this", "that"})
 _ABOUT: Final = frozenset({"for", "about", "of", "regarding"})
 _OPENERS: Final = frozenset((word,) for word in _DETERMINERS)
+_FEELINGS: Final = frozenset(stem(word) for word in FEELING_VERBS)
 
 
 def _subject_slot(old: str, a: Statement, b: Statement) -> str:
@@ -122,7 +125,15 @@ def _subject_slot(old: str, a: Statement, b: Statement) -> str:
         opening = before < 0 and (start > 0 or words_of(old)[:1] in _OPENERS)
         if opening and end < len(a.words) and a.words[end].canon in a.content:
             return _surface_of(span)
+        if start == 0 and _holds_a_taste(a, end):
+            return _surface_of(span)
     return ""
+
+
+def _holds_a_taste(a: Statement, end: int) -> bool:
+    """Whether the words up to ``end`` open ``a`` as the holder of a taste ("Alice prefers
+    meetings before noon"): another holder is another person, not a correction."""
+    return end < len(a.words) and a.words[end].canon in _FEELINGS
 
 
 def _apart_around_the_subject(changes: list[Change], a: Statement, b: Statement) -> str:
@@ -361,9 +372,13 @@ def _same_polarity(old: str, new: str, a: Statement, b: Statement, cosine: float
     swapped = _substitution(a, b)
     opening = opening_swap(words_of(old), words_of(new), a, b)
     if opening is not None and not same_meaning(old, new):
-        return Relation(
-            "contradiction", cosine, "value_change", (opening,), f"{opening.old} → {opening.new}"
-        )
+        evidence = f"{opening.old} → {opening.new}"
+        spans = aligned_spans(a, b)
+        if spans and spans[0][0][0] == 0 and _holds_a_taste(a, spans[0][0][1]):
+            return Relation(
+                "compatible", cosine, evidence=f"another subject? {evidence}", settled=False
+            )
+        return Relation("contradiction", cosine, "value_change", (opening,), evidence)
     if swapped is not None and is_unit(swapped[0]) and is_unit(swapped[1]):
         unit = Change(old=swapped[0], new=swapped[1], kind="unit")
         return Relation(
