@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from harness.reflection_eval import DEV, DEV2, DEV3, DEV4, FROZEN, run_file
+from harness.reflection_eval import DEV, DEV2, DEV3, DEV4, DEV5, FROZEN, run_file
 
 from benchmarks.figures import figure
 from credence.memory.semantics.model import MiniLMEmbedder
@@ -17,6 +17,7 @@ SETS = (
     ("reflection_dev2", DEV2, None),
     ("reflection_dev3", DEV3, None),
     ("reflection_dev4", DEV4, None),
+    ("reflection_dev5", DEV5, None),
     ("reflection_frozen", FROZEN, None),
 )
 

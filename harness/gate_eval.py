@@ -22,6 +22,8 @@ SETS = {
     "dev4": CORPORA / "dev" / "gate_pairs_4.jsonl",
     # A fifth, written blind by another helper later on 2026-12-03 (160 pairs, 60 duplicates).
     "dev5": CORPORA / "dev" / "gate_pairs_5.jsonl",
+    # A sixth, written blind by another helper on 2026-12-04 (160 pairs, 60 duplicates).
+    "dev6": CORPORA / "dev" / "gate_pairs_6.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -29,6 +29,9 @@ DEV3 = CORPORA / "dev" / "reflection_3.json"
 # A fourth, written blind by another helper from the product description only (2026-12-03,
 # later that day); first run: 15 / 32 found, 4 spurious, 2 forbidden words.
 DEV4 = CORPORA / "dev" / "reflection_4.json"
+# A fifth, written blind by another helper from the product description only (2026-12-04);
+# first run: 25 / 32 found, 2 spurious, 0 forbidden words.
+DEV5 = CORPORA / "dev" / "reflection_5.json"
 # The triggers the API accepts; a fixture's other labels ("praise") are what a client sends
 # as a follow-up to the agent's turn.
 TRIGGERS = ("steer", "denial", "followup")
