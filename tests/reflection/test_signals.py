@@ -123,6 +123,10 @@ def test_a_change_of_fact_is_said_in_a_statement() -> None:
     assert says_changed("the nest is gone, we put in an ecobee last week.")
     assert says_changed("still says northwind, i left in august.")
     assert says_changed("we moved release day to thursday last month")
+    assert says_changed("fyi we ditched pixieset last month, everything goes on shootproof")
+    # Clause by clause: "always" in another clause does not make the change a request.
+    assert says_changed("interviews are an hour now, 45 min was always too tight")
+    assert not says_changed("Book it now, and always use the corporate card.")
     assert not says_changed("Book me a flight to Berlin now.")
     assert not says_changed("Is the CI still on Travis now?")
     assert not says_changed("The CI runs on Travis.")

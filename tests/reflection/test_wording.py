@@ -150,3 +150,9 @@ def test_past_tenses_stay_past_in_the_third_person() -> None:
 
 def test_the_user_in_the_third_person() -> None:
     assert in_third_person("I don't drink my coffee") == "the user doesn't drink the user's coffee"
+
+
+def test_an_aside_is_dropped_unless_it_says_a_fact_changed() -> None:
+    assert lesson_sentences("btw my second shooter is going on leave in june") == []
+    reported = "fyi we ditched pixieset last month, everything goes on shootproof now"
+    assert lesson_sentences(reported) == [reported]

@@ -13,6 +13,7 @@ from credence.memory.semantics.tokens import analyse
 from credence.reflection.clauses import sentences_of
 from credence.reflection.restate import names_a_value_of
 from credence.reflection.wording import (
+    CHANGE,
     in_third_person,
     is_directive,
     is_one_off,
@@ -44,18 +45,10 @@ CONFIRMATION = re.compile(
 )
 # A kept fact that no longer holds: "now", "anymore", "we moved off", "out of date", "the
 # Nest is gone", "I left in August".
-CHANGE = re.compile(
-    r"\b(?:any ?more|no longer|no more|these days|stopped|quit|moved (?:\w+ ){0,3}?(?:off|away|to)"
-    r"|out of date|outdated|replaced|switched|changed|not true|(?:is|that'?s) wrong|nowadays"
-    r"|used to|renamed|ripped out|got rid of|migrated|retired|dropped|deregistered|cancell?ed"
-    r"|since (?:last|the)|as of|forget (?:the|that|about|it)|doesn'?t exist"
-    r"|(?:has |have )?left (?:the|us|our)|(?:i|we|she|he|they) left|(?:is|are|'s|'re) gone"
-    r"|took over|taken over|handed (?:it )?over)\b",
-    re.IGNORECASE,
-)
 # "Now" alone says a fact changed only in a statement ("it's an induction hob now"), not in a
 # request ("book it now").
 _NOW = re.compile(r"\bnow\b", re.IGNORECASE)
+_CLAUSE_BREAK = re.compile(r"\s*[,;]\s*")
 # Words that only acknowledge ("great, thanks!"): an intervention of nothing else teaches nothing.
 ACKNOWLEDGEMENTS = frozenset(
     (
@@ -125,8 +118,11 @@ def says_changed(text: str) -> bool:
             continue
         if CHANGE.search(sentence):
             return True
-        if _NOW.search(sentence) and not is_directive(tidied(sentence)):
-            return True
+        # Judged clause by clause: "interviews are an hour now, 45 min was always too tight"
+        # states a change though its second clause holds "always".
+        for clause in _CLAUSE_BREAK.split(sentence):
+            if _NOW.search(clause) and not is_directive(tidied(clause)):
+                return True
     return False
 
 

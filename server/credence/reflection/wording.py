@@ -187,6 +187,18 @@ _COMPLAINT_SENTENCE = re.compile(
 )
 # "By the way, …" sets an aside apart: news about something else, never part of the rule.
 _ASIDE = re.compile(r"^(?:by the way|btw|fyi|unrelated|side note|also unrelated)\b", re.I)
+# Words saying a fact changed ("we moved off Jira", "it's gone"): an aside that says one
+# ("btw we ditched pixieset") is how users report a change, not chit-chat.
+CHANGE = re.compile(
+    r"\b(?:any ?more|no longer|no more|these days|stopped|quit|moved (?:\w+ ){0,3}?(?:off|away|to)"
+    r"|out of date|outdated|replaced|switched|changed|not true|(?:is|that'?s) wrong|nowadays"
+    r"|used to|renamed|ripped out|got rid of|migrated|retired|dropped|ditched|scrapped|deregistered"
+    r"|cancell?ed"
+    r"|since (?:last|the)|as of|forget (?:the|that|about|it)|doesn'?t exist"
+    r"|(?:has |have )?left (?:the|us|our)|(?:i|we|she|he|they) left|(?:is|are|'s|'re) gone"
+    r"|took over|taken over|handed (?:it )?over)\b",
+    re.IGNORECASE,
+)
 # One-off scope: "for this trip", "today", "just this once" — a request, not a standing rule.
 _ONE_OFF = re.compile(
     r"\b(?:this time|just this once|for now|(?:for )?today|tonight|tomorrow|right now"
@@ -279,7 +291,7 @@ def lesson_sentences(text: str, focus: frozenset[str] = frozenset()) -> list[str
         raw = " ".join(sentence.split())
         if raw.endswith("?"):
             raw = _asked_for(raw)
-        if not raw or _ASIDE.match(_LEADING_FILLER.sub("", raw)):
+        if not raw or (_ASIDE.match(_LEADING_FILLER.sub("", raw)) and not CHANGE.search(raw)):
             continue
         tidy = _tidy(raw)
         remedy = _COMPLAINT_CLAUSE.sub("", tidy, count=1)
