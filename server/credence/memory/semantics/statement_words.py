@@ -125,16 +125,8 @@ PERIODS = {
     "yearly": "year",
     "annually": "year",
 }
-PERIOD_NOUNS = {
-    "hour": "hour",
-    "day": "day",
-    "night": "night",
-    "evening": "night",
-    "week": "week",
-    "fortnight": "fortnight",
-    "month": "month",
-    "year": "year",
-}
+_RECURRING = ("hour", "day", "night", "week", "fortnight", "month", "year")
+PERIOD_NOUNS = {noun: noun for noun in _RECURRING} | {"evening": "night"}
 PERIOD_LEADS = frozenset({"every", "each", "per", "a", "an", "once"})
 
 # Phrases with one canonical symbol; the longest match wins.

@@ -33,6 +33,7 @@ from credence.memory.semantics.statement_words import (
     RAW_TOKEN,
     REGION_SHAPE,
     SUBORDINATORS,
+    UNITS,
     WEEKDAYS,
     same_value_name,
 )
@@ -191,14 +192,10 @@ def statement(text: str) -> Statement:
     )
 
 
-# A recurrence's period in seconds, as the time units count them (a month is 30 days).
+# A recurrence's period in seconds, as the time units count them (a month is 30 days); "night"
+# has no length and stays a word of its own.
 _PERIOD_SECONDS: Final = {
-    "hour": 3600,
-    "day": 86400,
-    "week": 7 * 86400,
-    "fortnight": 14 * 86400,
-    "month": 30 * 86400,
-    "year": 365 * 86400,
+    noun: seconds for noun, (dimension, seconds) in UNITS.items() if dimension == "time"
 }
 _EVERY: Final = frozenset(_stem(word) for word in ("every", "each"))
 _ONCE: Final = _stem("once")
