@@ -586,7 +586,7 @@ def test_one_slot_refilled_in_the_same_sentence_is_a_value_change(
         # One word for one word: a synonym no thesaurus lists, or not; a human decides.
         (
             "Test backups by restoring them every month.",
-            "Verify backups by restoring them every month.",
+            "Audit backups by restoring them every month.",
         ),
         # What the rule is about, not its value.
         ("Invoices for Acme go to Maria Lopez.", "Invoices for Globex Corp go to Maria Lopez."),
@@ -661,4 +661,12 @@ def test_another_holder_of_a_taste_is_another_person_not_a_correction() -> None:
     assert relation.kind == "compatible" and not relation.settled
     # Who holds a role is a value: naming another is a correction.
     relation = relate("Maria approves expense claims.", "Jonas approves expense claims.", 0.9)
+    assert relation.kind == "contradiction" and relation.contradiction == "value_change"
+
+
+def test_an_environment_name_opening_an_instruction_is_its_verb() -> None:
+    old, new = "Test backups by restoring them.", "Verify backups by restoring them."
+    assert relate(old, new, 0.9).kind == "duplicate"
+    # Elsewhere it still names the environment.
+    relation = relate("Deploy to test first.", "Deploy to staging first.", 0.9)
     assert relation.kind == "contradiction" and relation.contradiction == "value_change"

@@ -37,6 +37,7 @@ from credence.memory.semantics.statement_words import (
     WEEKDAYS,
     same_value_name,
 )
+from credence.memory.semantics.thesaurus import COMMON_VERBS
 from credence.memory.semantics.tokens import (
     APOSTROPHES,
     NEGATION_WORDS,
@@ -253,7 +254,8 @@ def _shape_kind(surface: str, low: str, position: int) -> str:
         return "language"
     if low in FORMATS or (low.startswith(".") and low[1:] in FORMATS):
         return "format"
-    if low in PLACES or REGION_SHAPE.match(low):
+    # "Test backups monthly" opens with an instruction's verb, not the test environment.
+    if (low in PLACES and not (position == 0 and low in COMMON_VERBS)) or REGION_SHAPE.match(low):
         return "place"
     if (IDENTIFIER_SHAPE.search(low) and HAS_DIGIT.search(low)) or "." in low or "+" in low:
         return "name"
