@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from typing import Final, NamedTuple
 
 from credence.memory.semantics import wordnet
+from credence.memory.semantics.wordnet import Senses
 
 # Common English synonym sets, the first entries a general thesaurus gives for words that
 # instructions, preferences and facts are written with. Words in one line stand for each other
@@ -241,15 +242,24 @@ class Synonyms(NamedTuple):
     senses (see :mod:`credence.memory.semantics.wordnet`), with each stem's known opposites."""
 
     lines: dict[str, frozenset[int]]
-    wordnet: dict[str, wordnet.Senses]
+    wordnet: dict[str, Senses]
     opposites: dict[str, frozenset[str]]
+    american: Callable[[str], str]
+
+    def senses(self, word: str) -> Senses | None:
+        """WordNet's senses of a stem, or of its American spelling: WordNet's sense-tagged
+        corpus is American, so "favourite" is untagged where "favorite" is not."""
+        return self.wordnet.get(word) or self.wordnet.get(self.american(word))
 
 
 def synonym_sets(
-    stem: Callable[[str], str], antonyms: dict[str, frozenset[str]] | None = None
+    stem: Callable[[str], str],
+    antonyms: dict[str, frozenset[str]] | None = None,
+    american: Callable[[str], str] = str,
 ) -> Synonyms:
     """The synonym lines and WordNet's senses, each word put under ``stem``; ``antonyms`` (a
-    stem's opposites, under the same stemmer) join WordNet's own."""
+    stem's opposites, under the same stemmer) join WordNet's own; ``american`` spells a stem
+    the American way."""
     table: dict[str, set[int]] = {}
     for number, line in enumerate(SYNONYM_LINES):
         for word in line.split():
@@ -259,7 +269,7 @@ def synonym_sets(
     opposites = {word: found.opposites for word, found in senses.items() if found.opposites}
     for word, theirs in (antonyms or {}).items():
         opposites[word] = opposites.get(word, frozenset()) | theirs
-    return Synonyms(lines, senses, opposites)
+    return Synonyms(lines, senses, opposites, american)
 
 
 def fold_phrases(words: Sequence[str], folds: dict[tuple[str, ...], str]) -> list[str]:
@@ -289,7 +299,7 @@ def synonymous(first: str, second: str, sets: Synonyms) -> bool:
     mine = sets.lines.get(first)
     if mine and mine & sets.lines.get(second, frozenset()):
         return True
-    if not wordnet.related(sets.wordnet.get(first), sets.wordnet.get(second)):
+    if not wordnet.related(sets.senses(first), sets.senses(second)):
         return False
     against = sets.opposites.get(first, frozenset())
     theirs = sets.opposites.get(second, frozenset())
