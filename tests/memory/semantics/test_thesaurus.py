@@ -48,3 +48,12 @@ def test_no_synonym_line_holds_an_order_word_with_its_opposite() -> None:
     assert {"first", "last", "before", "after"} <= ORDER_WORDS
     assert {"store", "fix", "send"} <= COMMON_VERBS
     assert "sofia" not in COMMON_VERBS
+
+
+def test_answers_are_remembered_per_pair_and_the_memo_is_bounded(monkeypatch) -> None:
+    sets = synonym_sets(stem)
+    assert synonymous(stem("adores"), stem("loves"), sets)
+    assert sets.known[stem("adores"), stem("loves")] is True
+    monkeypatch.setattr("credence.memory.semantics.thesaurus.MAX_KNOWN_PAIRS", 1)
+    assert not synonymous("python", "java", sets)
+    assert list(sets.known) == [("python", "java")]  # full: started again

@@ -237,6 +237,10 @@ _COMMON_VERBS_TEXT: Final = """
 COMMON_VERBS: Final = frozenset(_COMMON_VERBS_TEXT.split())
 
 
+# Pairs of stems remembered before the memo starts again: bounded, since a server runs long.
+MAX_KNOWN_PAIRS: Final = 100_000
+
+
 class Synonyms(NamedTuple):
     """Where two stems may be synonyms: the hand-written lines above, and WordNet's common
     senses (see :mod:`credence.memory.semantics.wordnet`), with each stem's known opposites."""
@@ -245,6 +249,8 @@ class Synonyms(NamedTuple):
     wordnet: dict[str, Senses]
     opposites: dict[str, frozenset[str]]
     american: Callable[[str], str]
+    # Answers already given, by pair of stems: the gate asks the same pairs many times.
+    known: dict[tuple[str, str], bool]
 
     def senses(self, word: str) -> Senses | None:
         """WordNet's senses of a stem, or of its American spelling: WordNet's sense-tagged
@@ -269,7 +275,7 @@ def synonym_sets(
     opposites = {word: found.opposites for word, found in senses.items() if found.opposites}
     for word, theirs in (antonyms or {}).items():
         opposites[word] = opposites.get(word, frozenset()) | theirs
-    return Synonyms(lines, senses, opposites, american)
+    return Synonyms(lines, senses, opposites, american, {})
 
 
 def fold_phrases(words: Sequence[str], folds: dict[tuple[str, ...], str]) -> list[str]:
@@ -296,6 +302,15 @@ def synonymous(first: str, second: str, sets: Synonyms) -> bool:
     (cool), "forbidden" (permitted) not "required" (optional)."""
     if first == second:
         return True
+    known = sets.known.get((first, second))
+    if known is None:
+        if len(sets.known) >= MAX_KNOWN_PAIRS:
+            sets.known.clear()
+        known = sets.known[first, second] = _synonymous(first, second, sets)
+    return known
+
+
+def _synonymous(first: str, second: str, sets: Synonyms) -> bool:
     mine = sets.lines.get(first)
     if mine and mine & sets.lines.get(second, frozenset()):
         return True
