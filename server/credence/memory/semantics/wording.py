@@ -42,8 +42,6 @@ ANTONYMS = antonym_table(stem)
 VERBS = frozenset(stem(word) for word in COMMON_VERBS)
 # Endings that derive an adverb or a comparison from an adjective.
 _DERIVED_ENDINGS: Final = ("ly", "est", "er")
-# spelling() is defined below; the lambda reads it when first called.
-SYNONYMS = synonym_sets(stem, ANTONYMS, lambda word: spelling(word))
 _FOLDS = {tuple(stem(word) for word in phrase): stem(word) for phrase, word in PHRASE_FOLDS.items()}
 _FOLDED = frozenset(_FOLDS.values())
 _LIGHT = frozenset(stem(word) for word in LIGHT_WORDS)
@@ -253,6 +251,9 @@ def spelling(word: str) -> str:
         if word.endswith(british):
             return word[: -len(british)] + american
     return word
+
+
+SYNONYMS = synonym_sets(stem, ANTONYMS, spelling)
 
 
 @lru_cache(maxsize=16384)
