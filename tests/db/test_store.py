@@ -108,6 +108,58 @@ async def test_a_one_statement_write_is_three_trips_with_its_savepoint_riding_al
     assert (await store.fetchone("SELECT COUNT(*) FROM one"))[0] == 1
 
 
+async def test_an_inline_write_leaves_only_begin_and_commit_to_the_database_thread(
+    store: Store,
+) -> None:
+    await store.write(lambda c: c.run("CREATE TABLE inl (v INTEGER)"))
+    trips = counting_trips(store)
+
+    async def three_statements(conn):
+        await conn.run("INSERT INTO inl VALUES (1)")
+        await conn.run("INSERT INTO inl VALUES (2)")
+        return (await conn.one("SELECT COUNT(*) FROM inl"))[0]
+
+    assert await store.write(three_statements, inline=True) == 2
+    assert len(trips) == 2, trips  # BEGIN IMMEDIATE and COMMIT, where the disk is waited on
+    trips.clear()
+    await store.write(lambda c: c.run("INSERT INTO inl VALUES (3)"))
+    assert len(trips) == 3, trips  # a unit that is not inline goes to the thread as before
+
+
+async def test_inline_and_threaded_units_in_one_group_commit_roll_back_alone(
+    store: Store,
+) -> None:
+    await store.write(lambda c: c.run("CREATE TABLE mix (v INTEGER UNIQUE)"))
+
+    def unit(value: int, *, fail: bool = False):
+        async def work(conn):
+            await conn.run("INSERT INTO mix VALUES (?)", (value,))
+            if fail:
+                raise ValueError("refused after a partial write")
+            return value
+
+        return work
+
+    writes = [
+        store.write(unit(1), inline=True),
+        store.write(unit(2, fail=True), inline=True),
+        store.write(unit(3)),
+        store.write(unit(4, fail=True)),
+        store.write(unit(5), inline=True),
+    ]
+    results = await asyncio.gather(*writes, return_exceptions=True)
+    assert [r if not isinstance(r, Exception) else "refused" for r in results] == [
+        1,
+        "refused",
+        3,
+        "refused",
+        5,
+    ]
+    rows = await store.fetchall("SELECT v FROM mix ORDER BY v")
+    assert [r[0] for r in rows] == [1, 3, 5]
+    assert not store._conn.in_transaction
+
+
 async def test_a_write_that_fails_before_or_in_its_first_statement_rolls_back_alone(
     store: Store,
 ) -> None:

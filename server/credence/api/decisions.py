@@ -105,7 +105,7 @@ class Decisions:
                 await idempotency.remember(conn, principal.key_id, idem_key, refusal, now)
             return refusal, None
 
-        answer, transition = await beliefs.store.write(work)
+        answer, transition = await beliefs.store.write(work, inline=True)
         if transition is not None:
             beliefs.committed(prepared, transition)
         return answer

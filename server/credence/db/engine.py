@@ -129,8 +129,9 @@ class Database(Protocol):
         """Run ``work(conn)`` outside any transaction."""
         ...
 
-    async def write(self, work: Callable[[Connection], Awaitable[T]]) -> T:
-        """Run ``work(conn)`` in one committed transaction; its exception rolls it back."""
+    async def write(self, work: Callable[[Connection], Awaitable[T]], *, inline: bool = False) -> T:
+        """Run ``work(conn)`` in one committed transaction; its exception rolls it back.
+        ``inline`` marks a unit of a few indexed statements (SQLite runs it on the loop)."""
         ...
 
     async def fetchall(self, sql: str, params: Params = ()) -> list[Row]:

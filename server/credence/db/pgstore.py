@@ -194,8 +194,11 @@ class PostgresStore(SharedStoreParts):
         """Run ``work(conn)`` in autocommit on a pooled connection."""
         return await self._use(work, transaction=False)
 
-    async def write(self, work: Work[T]) -> T:
-        """Run ``work(conn)`` in one committed transaction; its exception rolls it back."""
+    async def write(self, work: Work[T], *, inline: bool = False) -> T:
+        """Run ``work(conn)`` in one committed transaction; its exception rolls it back.
+
+        ``inline`` changes nothing here: every statement is a round trip to the server anyway.
+        """
         return await self._use(work, transaction=True)
 
     def pool_stats(self) -> dict[str, int]:

@@ -9,7 +9,7 @@ import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import aiosqlite
 
@@ -48,8 +48,9 @@ class SqliteConnection:
     """The aiosqlite connection seen through the engine-neutral ``Connection`` interface.
 
     Every method is one call on the database thread (each aiosqlite call is a thread hop that
-    costs more than the SQL). The store's own savepoints ride along: ``defer`` queues a control
-    statement that runs just before the next statement, in the same call.
+    costs more than the SQL), or, while ``inline`` is set, a direct call on the event loop's
+    thread. The store's own savepoints ride along: ``defer`` queues a control statement that
+    runs just before the next statement, in the same call.
     """
 
     dialect: Dialect = "sqlite"
@@ -57,6 +58,7 @@ class SqliteConnection:
     def __init__(self, raw: aiosqlite.Connection) -> None:
         self.raw = raw
         self._deferred: list[str] = []
+        self.inline = False
 
     def defer(self, statement: str) -> None:
         """Run ``statement`` (a SAVEPOINT or RELEASE) before the next one, in its call."""
@@ -71,6 +73,8 @@ class SqliteConnection:
 
     async def _call(self, action: Callable[..., T], *args: Any) -> T:
         deferred, self._deferred = self._deferred, []
+        if self.inline:
+            return _on_thread(self.raw._conn, deferred, action, args)
         # aiosqlite runs any callable on its thread through _execute; its public methods do so.
         return await self.raw._execute(_on_thread, self.raw._conn, deferred, action, args)
 
@@ -149,9 +153,7 @@ class Store(SharedStoreParts):
     def __init__(self, path: Path) -> None:
         self.path = path
         self._conn: aiosqlite.Connection | None = None
-        self._queue: collections.deque[tuple[bool, Work[Any], asyncio.Future[Any]]] = (
-            collections.deque()
-        )
+        self._queue: collections.deque[_Queued] = collections.deque()
         self._wakeup = asyncio.Event()
         self._executor: asyncio.Task[None] | None = None
         self.schema_version = 0
@@ -163,7 +165,11 @@ class Store(SharedStoreParts):
     async def open(self) -> None:
         """Open the file, enforce the pragmas, apply migrations and start the executor."""
         create_private_file(self.path)
-        self._conn = await aiosqlite.connect(self.path, isolation_level=None)
+        # The executor serialises every use of the connection, so an inline write may run its
+        # statements on the event loop's thread between calls on the database thread.
+        self._conn = await aiosqlite.connect(
+            self.path, isolation_level=None, check_same_thread=False
+        )
         self._conn.row_factory = aiosqlite.Row
         # Batched audit appends link and hash the chain in SQL, as PostgreSQL's trigger does.
         await self._conn.create_function("audit_row_hash", 13, sqlite_row_hash, deterministic=True)
@@ -201,7 +207,8 @@ class Store(SharedStoreParts):
     async def close(self) -> None:
         """Finish queued work, stop the executor and close the connection."""
         if self._executor is not None:
-            self._queue.append((False, _stop, asyncio.get_running_loop().create_future()))
+            stop = _Queued(False, False, _stop, asyncio.get_running_loop().create_future())
+            self._queue.append(stop)
             self._wakeup.set()
             try:
                 await self._executor
@@ -217,17 +224,22 @@ class Store(SharedStoreParts):
 
     async def read(self, work: Work[T]) -> T:
         """Run ``work(conn)`` outside any transaction and return its result."""
-        return await self._submit(False, work)
+        return await self._submit(work, write=False, inline=False)
 
-    async def write(self, work: Work[T]) -> T:
-        """Run ``work(conn)`` inside a committed transaction; its exception rolls it back."""
-        return await self._submit(True, work)
+    async def write(self, work: Work[T], *, inline: bool = False) -> T:
+        """Run ``work(conn)`` inside a committed transaction; its exception rolls it back.
 
-    async def _submit(self, is_write: bool, work: Work[T]) -> T:
+        ``inline``: the unit is a few indexed statements, run on the event loop's thread.
+        A trip to the database thread costs several times such a statement's own CPU; the
+        transaction's BEGIN and its COMMIT (which waits on the disk) stay on that thread.
+        """
+        return await self._submit(work, write=True, inline=inline)
+
+    async def _submit(self, work: Work[T], *, write: bool, inline: bool) -> T:
         if self._executor is None or self._executor.done():
             raise StoreError("store is not open")
         future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
-        self._queue.append((is_write, work, future))
+        self._queue.append(_Queued(write, inline, work, future))
         self._wakeup.set()
         return await future
 
@@ -239,32 +251,30 @@ class Store(SharedStoreParts):
                 self._wakeup.clear()
                 await self._wakeup.wait()
                 continue
-            is_write, work, future = self._queue.popleft()
-            if work is _stop:
+            first = self._queue.popleft()
+            if first.work is _stop:
                 return
-            if not is_write:
-                if not future.cancelled():
-                    await _settle(future, work, conn)
+            if not first.write:
+                if not first.future.cancelled():
+                    await _settle(first.future, first.work, conn)
                 continue
-            batch = [(work, future)]
-            while self._queue and self._queue[0][0] and len(batch) < MAX_BATCH:
-                _, more_work, more_future = self._queue.popleft()
-                batch.append((more_work, more_future))
+            batch = [first]
+            while self._queue and self._queue[0].write and len(batch) < MAX_BATCH:
+                batch.append(self._queue.popleft())
             await self._commit_batch(conn, batch)
 
-    async def _commit_batch(
-        self, conn: SqliteConnection, batch: list[tuple[Work[Any], asyncio.Future[Any]]]
-    ) -> None:
+    async def _commit_batch(self, conn: SqliteConnection, batch: list[_Queued]) -> None:
         outcomes: list[tuple[asyncio.Future[Any], bool, Any]] = []
         try:
             await conn.execute("BEGIN IMMEDIATE")
         except Exception as exc:  # the database itself is unusable: fail the whole batch
-            for _, future in batch:
-                _resolve(future, False, exc)
+            for unit in batch:
+                _resolve(unit.future, False, exc)
             return
-        for work, future in batch:
+        for _, inline, work, future in batch:
             if future.cancelled():
                 continue
+            conn.inline = inline
             # The savepoint and its release ride with the unit's first statement and with the
             # next one after it (or COMMIT): two fewer trips to the database thread per write.
             conn.defer("SAVEPOINT unit")
@@ -279,6 +289,8 @@ class Store(SharedStoreParts):
                 if not conn.undefer("SAVEPOINT unit"):
                     conn.defer("RELEASE unit")
                 outcomes.append((future, True, result))
+            finally:
+                conn.inline = False
         try:
             await conn.execute("COMMIT")
             self.commits += 1
@@ -379,6 +391,15 @@ def split_statements(sql: str) -> list[str]:
     if buffer.strip():
         statements.append(buffer.strip())
     return statements
+
+
+class _Queued(NamedTuple):
+    """One unit waiting for the connection: a read, or a write (inline or on the thread)."""
+
+    write: bool
+    inline: bool
+    work: Work[Any]
+    future: asyncio.Future[Any]
 
 
 async def _stop(conn: Connection) -> None:  # sentinel work item

@@ -402,7 +402,8 @@ class BeliefService:
         outcome = await self.store.write(
             lambda conn: self.decide_in(
                 conn, belief_id, decision, principal, if_match=if_match, embedded=embedded, now=now
-            )
+            ),
+            inline=True,
         )
         if isinstance(outcome, DomainError):
             raise outcome
