@@ -178,7 +178,7 @@ async def test_an_untrusted_belief_is_a_409_and_the_database_refusal_a_conflict(
             version=2,
             detail="",
         )
-        await rows_of.apply(conn, [BeliefWrite(after=after, audit=entry)])
+        await rows_of.apply(conn, [BeliefWrite(before=record, after=after, audit=entry)])
 
     with pytest.raises(Conflict, match="third-party"):
         await one.store.write(activate)

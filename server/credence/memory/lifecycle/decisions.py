@@ -336,6 +336,7 @@ class _Mover:
             detail=detail or (forgotten_reason or ""),
         )
         return BeliefWrite(
+            before=row,
             after=after,
             audit=entry,
             new_embedding=embedded is not None,
