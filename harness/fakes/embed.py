@@ -6,6 +6,7 @@ import hashlib
 import json
 import math
 import re
+import threading
 from http.server import BaseHTTPRequestHandler
 
 from harness.loopback import LoopbackServer
@@ -28,14 +29,27 @@ class FakeEmbeddings(LoopbackServer):
     """``POST /v1/embeddings`` on 127.0.0.1.
 
     ``down`` makes every request answer 503. ``hold_on(text)`` makes any request whose input
-    contains ``text`` block until ``release()``; ``holding`` is set while one waits.
+    contains ``text`` block until ``release()``; ``holding`` is set while one waits, and
+    ``wait_holding(n)`` waits until ``n`` wait at once.
     """
 
     def __init__(self) -> None:
         self.down = False
         self.hold_text: str | None = None
         self.calls = 0
+        self._held = 0
+        self._held_changed = threading.Condition()
         super().__init__(self._handler())
+
+    def wait_holding(self, count: int, timeout: float) -> bool:
+        """Wait until ``count`` requests are held at once; False if ``timeout`` passes first."""
+        with self._held_changed:
+            return self._held_changed.wait_for(lambda: self._held >= count, timeout)
+
+    def _count_held(self, change: int) -> None:
+        with self._held_changed:
+            self._held += change
+            self._held_changed.notify_all()
 
     def hold_on(self, text: str) -> None:
         """Block requests that embed ``text`` until ``release()``."""
@@ -65,9 +79,13 @@ class FakeEmbeddings(LoopbackServer):
                 inputs = json.loads(raw)["input"]
                 if fake.hold_text is not None and any(fake.hold_text in t for t in inputs):
                     fake.holding.set()
-                    while not fake._released.wait(0.05):
-                        if fake._stopping.is_set():
-                            return
+                    fake._count_held(+1)
+                    try:
+                        while not fake._released.wait(0.05):
+                            if fake._stopping.is_set():
+                                return
+                    finally:
+                        fake._count_held(-1)
                 data = [
                     {"object": "embedding", "index": i, "embedding": vector(text)}
                     for i, text in enumerate(inputs)
