@@ -476,6 +476,19 @@ def test_two_denials_naming_one_thing_no_one_else_names_are_one_correction() -> 
     assert proposal.source_episodes == ("ep_1", "ep_3")
 
 
+def test_pushback_on_the_one_the_agent_offered_is_no_one_off_request() -> None:
+    # "this one" names the listing the agent found, not an occasion the rule is scoped to.
+    episodes = [
+        episode("ep_1", ("denial", "this one has a pool, hard pass. we dont want the upkeep")),
+        episode("ep_2", ("followup", "dumb q but what is escrow exactly")),
+        episode("ep_3", ("denial", "another one with a pool?? i'm not skimming leaves every week")),
+    ]
+    said = numpy.array([[1.0, 0.0], [0.0, 1.0], [0.3, 0.9539]])
+    [proposal] = reflect(episodes, None, [], intervention_embeddings=said)
+    assert "pool" in proposal.belief.casefold()
+    assert proposal.source_episodes == ("ep_1", "ep_3")
+
+
 def test_two_requests_naming_one_thing_are_not_linked_by_that_word_alone() -> None:
     # Requests, not pushback: asking twice about the intro is not one lesson repeated.
     episodes = [

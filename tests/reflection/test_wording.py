@@ -142,6 +142,23 @@ def test_complaints_and_one_off_scopes() -> None:
     assert not is_one_off("Skip the gym on Sundays")
 
 
+@pytest.mark.parametrize(
+    ("text", "one_off"),
+    [
+        ("for this one only go super stiff and polite", True),
+        ("just this one, skip the risk ratings", True),
+        ("on this one use the long form", True),
+        # "this one" naming the thing the agent offered is the subject, not a scope.
+        ("this one has a pool, hard pass. we dont want the upkeep", False),
+        ("this one is way too far from the station", False),
+    ],
+)
+def test_this_one_is_a_scope_only_after_for_on_or_just_or_before_only(
+    text: str, one_off: bool
+) -> None:
+    assert is_one_off(text) is one_off
+
+
 def test_past_tenses_stay_past_in_the_third_person() -> None:
     assert imperative("I need a flat pan, I moved house and I flew home") == (
         "The user needs a flat pan, the user moved house and the user flew home."

@@ -202,7 +202,8 @@ CHANGE = re.compile(
 # One-off scope: "for this trip", "today", "just this once" — a request, not a standing rule.
 _ONE_OFF = re.compile(
     r"\b(?:this time|just this once|for now|(?:for )?today|tonight|tomorrow|right now"
-    r"|this (?:morning|afternoon|evening|week|weekend|trip|one|report|email|ticket|order))\b",
+    r"|this (?:morning|afternoon|evening|week|weekend|trip|report|email|ticket|order)"
+    r"|(?:for|on|just) this one|this one only)\b",
     re.IGNORECASE,
 )
 _DIRECTIVE_START = re.compile(
