@@ -197,8 +197,11 @@ def test_a_retried_request_on_another_store_waits_for_and_replays_the_first(
 
             def handler(name: str, pause: float):
                 async def work(conn: Connection) -> tuple[str, idempotency.Remembered]:
-                    await idempotency.hold(conn, "key_1", "retry-1")
-                    seen = await idempotency.find(conn, "key_1", "retry-1")
+                    # The decision path's own lookup: hold and find sent in one pipeline.
+                    *_, rows = await conn.rows_together(
+                        idempotency.lookup(conn, "key_1", "retry-1")
+                    )
+                    seen = idempotency.found(rows)
                     if seen is not None:
                         return "replayed", seen
                     await asyncio.sleep(pause)  # the decision takes a while

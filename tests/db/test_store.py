@@ -126,6 +126,20 @@ async def test_an_inline_write_leaves_only_begin_and_commit_to_the_database_thre
     assert len(trips) == 3, trips  # a unit that is not inline goes to the thread as before
 
 
+async def test_rows_together_answers_each_query_in_order_in_one_trip(store: Store) -> None:
+    await store.write(lambda c: c.run("CREATE TABLE tog (v INTEGER)"))
+    await store.write(lambda c: c.run_many("INSERT INTO tog VALUES (?)", [(1,), (2,), (3,)]))
+    trips = counting_trips(store)
+    queries = [
+        ("SELECT v FROM tog WHERE v > ? ORDER BY v", (1,)),
+        ("SELECT v FROM tog WHERE v > ?", (9,)),
+        ("SELECT COUNT(*) AS n FROM tog", ()),
+    ]
+    later, none, count = await store.read(lambda c: c.rows_together(queries))
+    assert [r["v"] for r in later] == [2, 3] and none == [] and count[0]["n"] == 3
+    assert len(trips) == 1, trips
+
+
 async def test_inline_and_threaded_units_in_one_group_commit_roll_back_alone(
     store: Store,
 ) -> None:

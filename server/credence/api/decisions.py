@@ -19,7 +19,7 @@ from credence.observe import tracing
 
 if TYPE_CHECKING:
     from credence.access.principal import Principal
-    from credence.db.engine import Connection, Statement
+    from credence.db.engine import Connection, Row, Statement
 
 
 def fingerprint(belief_id: str, decision: Decision) -> str:
@@ -69,8 +69,8 @@ class Decisions:
         now = rfc3339(beliefs.clock())
         idem_key = idempotency_key if if_match is not None else None
 
-        async def replay(conn: Connection, idem_key: str) -> Remembered | None:
-            seen = await idempotency.find(conn, principal.key_id, idem_key)
+        def replay(rows: list[Row]) -> Remembered | None:
+            seen = idempotency.found(rows)
             if seen is None or seen.fingerprint == request:
                 return seen
             reused = "this Idempotency-Key was already used with a different request"
@@ -84,10 +84,14 @@ class Decisions:
                 answers.append(answer_of(transition, request))
                 return [idempotency.remembering(principal.key_id, idem_key, answers[0], now)]
 
-            if idem_key is not None:
-                await idempotency.hold(conn, principal.key_id, idem_key)
-                if (seen := await replay(conn, idem_key)) is not None:
-                    return seen, None
+            # The key's hold and stored answer, and the belief, in one trip to the database.
+            lookups = (
+                idempotency.lookup(conn, principal.key_id, idem_key) if idem_key is not None else []
+            )
+            subject = beliefs.subject_query(conn, belief_id, prepared)
+            *looked, subject_rows = await conn.rows_together([*lookups, subject])
+            if idem_key is not None and (seen := replay(looked[-1])) is not None:
+                return seen, None
             outcome = await beliefs.decide_in(
                 conn,
                 belief_id,
@@ -97,6 +101,7 @@ class Decisions:
                 embedded=embedded,
                 now=now,
                 also=remembering if idem_key is not None else None,
+                subject_rows=subject_rows,
             )
             if isinstance(outcome, Transition):
                 return (answers[0] if answers else answer_of(outcome, request)), outcome

@@ -12,7 +12,14 @@ from psycopg import errors as pg_errors
 
 from credence.db.audit import APPEND, AuditEntry
 from credence.db.changes import BUMP_BELIEF_CHANGES
-from credence.db.engine import Connection, Row, Statement, for_update, placeholders
+from credence.db.engine import (
+    Connection,
+    Query,
+    Row,
+    Statement,
+    for_update,
+    placeholders,
+)
 from credence.db.paging import newest_first
 from credence.errors import Conflict
 from credence.models.common import BeliefOp, BeliefStatus, Provenance
@@ -301,26 +308,26 @@ def _update_sql(columns: tuple[str, ...]) -> str:
     return f"UPDATE beliefs SET {', '.join(f'{c} = ?' for c in columns)} WHERE id = ?"
 
 
-async def subject(
-    conn: Connection,
-    belief_id: str,
-    *,
-    names: Sequence[str] = (),
-    with_target: bool = False,
-    restoring: bool = False,
-) -> Subject | None:
-    """The belief and what a decision on it may touch, locked (PostgreSQL) until the write
-    commits, in one read: ``names`` (ids to retire) and, ``with_target``, the belief's target.
-    ``restoring`` adds the beliefs its decision retired (a second read). None: no such belief."""
+def subject_query(
+    conn: Connection, belief_id: str, *, names: Sequence[str] = (), with_target: bool = False
+) -> Query:
+    """The one read of a belief and what a decision on it may touch, locked (PostgreSQL)
+    until the write commits: ``names`` (ids to retire) and, ``with_target``, its target."""
     named = tuple(dict.fromkeys(n for n in names if n != belief_id))
     sql = _SUBJECT.format(
         target=_TARGET_OF if with_target else "?",
         named="".join(", ?" for _ in named),
         lock=for_update(conn),
     )
-    found = [
-        BeliefRecord.from_row(row) for row in await conn.rows(sql, (belief_id, belief_id, *named))
-    ]
+    return sql, (belief_id, belief_id, *named)
+
+
+async def subject_of(
+    conn: Connection, rows: list[Row], belief_id: str, *, restoring: bool = False
+) -> Subject | None:
+    """The Subject in ``subject_query``'s rows; ``restoring`` adds the beliefs the belief's
+    decision retired (a second read). None: no such belief."""
+    found = [BeliefRecord.from_row(row) for row in rows]
     belief = next((r for r in found if r.id == belief_id), None)
     if belief is None:
         return None

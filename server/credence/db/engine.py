@@ -15,6 +15,8 @@ Dialect = Literal["sqlite", "postgresql"]
 Params = Sequence[Any] | dict[str, Any]
 # One statement of a batch and its parameter sets (it runs once per set).
 Statement = tuple[str, Sequence[Params]]
+# One query and its parameters, for ``rows_together``.
+Query = tuple[str, Params]
 T = TypeVar("T")
 
 
@@ -54,6 +56,11 @@ class Connection(Protocol):
     async def batch(self, statements: Sequence[Statement]) -> None:
         """Execute each statement once per parameter set, in order, in one trip to the
         database (SQLite: one call on its thread; PostgreSQL: one pipeline)."""
+        ...
+
+    async def rows_together(self, queries: Sequence[Query]) -> list[list[Row]]:
+        """Each query's rows, the queries run in order in one trip to the database (SQLite:
+        one call; PostgreSQL: one pipeline, each query on its own snapshot as it starts)."""
         ...
 
 

@@ -6,7 +6,7 @@ import json
 
 import msgspec
 
-from credence.db.engine import Connection, Statement
+from credence.db.engine import Connection, Query, Row, Statement
 
 
 class Remembered(msgspec.Struct, frozen=True):
@@ -18,29 +18,33 @@ class Remembered(msgspec.Struct, frozen=True):
     headers: dict[str, str]
 
 
-async def hold(conn: Connection, key_id: str, idem_key: str) -> None:
-    """Serialise writers of one (key, Idempotency-Key) until the caller's transaction ends.
+_HOLD = "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))"
+_FIND = (
+    "SELECT fingerprint, status_code, body, headers FROM idempotency"
+    " WHERE key_id = ? AND idem_key = ?"
+)
+
+
+def lookup(conn: Connection, key_id: str, idem_key: str) -> list[Query]:
+    """The queries that hold this key's Idempotency-Key and then find its stored answer, in
+    order, for one trip (``Connection.rows_together``); the last one's rows go to ``found``.
 
     On PostgreSQL two replicas may receive the same retried request at once; a transaction-
-    scoped advisory lock makes the second wait for the first's commit, then ``find`` the
-    answer to replay. SQLite has one writer, so nothing to do there.
+    scoped advisory lock makes the second wait for the first's commit, and the find after it
+    (on a snapshot taken once the lock is held) then sees the answer to replay. SQLite has one
+    writer, so there is nothing to hold.
     """
-    if conn.dialect == "postgresql":
-        await conn.one(
-            "SELECT pg_advisory_xact_lock(hashtextextended(?, 0))",
-            (json.dumps([key_id, idem_key]),),
-        )
+    find: Query = (_FIND, (key_id, idem_key))
+    if conn.dialect != "postgresql":
+        return [find]
+    return [(_HOLD, (json.dumps([key_id, idem_key]),)), find]
 
 
-async def find(conn: Connection, key_id: str, idem_key: str) -> Remembered | None:
-    """The answer stored for this key's Idempotency-Key, or None."""
-    row = await conn.one(
-        "SELECT fingerprint, status_code, body, headers FROM idempotency"
-        " WHERE key_id = ? AND idem_key = ?",
-        (key_id, idem_key),
-    )
-    if row is None:
+def found(rows: list[Row]) -> Remembered | None:
+    """The stored answer in the find query's rows, or None."""
+    if not rows:
         return None
+    row = rows[0]
     return Remembered(
         fingerprint=row["fingerprint"],
         status_code=int(row["status_code"]),

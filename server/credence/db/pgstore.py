@@ -18,6 +18,7 @@ from credence.db import pg_migrate
 from credence.db.engine import (
     Dialect,
     Params,
+    Query,
     SharedStoreParts,
     Statement,
     StoreError,
@@ -117,6 +118,20 @@ class PostgresConnection:
         async with self.raw.pipeline(), self.raw.cursor() as cursor:
             for sql, params in statements:
                 await cursor.executemany(to_pyformat(sql), list(params))
+
+    async def rows_together(self, queries: Sequence[Query]) -> list[list[Any]]:
+        """Each query's rows, the queries sent in one pipeline: one round trip. Each runs on
+        its own snapshot, taken as it starts, so a query after a lock sees what committed
+        while the lock was awaited."""
+        cursors = [self.raw.cursor(row_factory=row_factory) for _ in queries]
+        try:
+            async with self.raw.pipeline():
+                for cursor, (sql, params) in zip(cursors, queries, strict=True):
+                    await cursor.execute(to_pyformat(sql), params)
+            return [await c.fetchall() if c.description else [] for c in cursors]
+        finally:
+            for cursor in cursors:
+                await cursor.close()
 
 
 class PostgresStore(SharedStoreParts):

@@ -18,6 +18,7 @@ from credence.db.engine import (
     Connection,
     Dialect,
     Params,
+    Query,
     SharedStoreParts,
     Statement,
     StoreError,
@@ -107,6 +108,10 @@ class SqliteConnection:
         prepared = [(sql, [_sqlite_params(p) for p in params]) for sql, params in statements]
         await self._call(_run_batch, prepared)
 
+    async def rows_together(self, queries: Sequence[Query]) -> list[list[Any]]:
+        """Each query's rows, the queries run in order in one call."""
+        return await self._call(_fetch_each, [(sql, _sqlite_params(p)) for sql, p in queries])
+
 
 def _on_thread(
     raw: sqlite3.Connection,
@@ -121,6 +126,10 @@ def _on_thread(
 
 def _fetch_all(raw: sqlite3.Connection, sql: str, params: Any) -> list[Any]:
     return raw.execute(sql, params).fetchall()
+
+
+def _fetch_each(raw: sqlite3.Connection, queries: list[tuple[str, Any]]) -> list[list[Any]]:
+    return [raw.execute(sql, params).fetchall() for sql, params in queries]
 
 
 def _change(raw: sqlite3.Connection, sql: str, params: Any) -> int:

@@ -40,7 +40,7 @@ from credence.observe import metrics
 
 if TYPE_CHECKING:
     from credence.access.principal import Principal
-    from credence.db.engine import Connection, Database, Statement
+    from credence.db.engine import Connection, Database, Query, Row, Statement
     from credence.embed import Embedder
 
 ACTION_OF: dict[type[Decision], str] = {
@@ -355,6 +355,17 @@ class BeliefService:
         embedded = Embedded(np.asarray(vector, dtype="<f4").tobytes(), self.embedder.name)
         return msgspec.structs.replace(decision, content=content), embedded
 
+    @staticmethod
+    def subject_query(conn: Connection, belief_id: str, decision: Decision) -> Query:
+        """The one read a decision on ``belief_id`` needs (the belief, locked, with what the
+        decision may touch), to run alone or in one trip with the caller's own reads."""
+        return rows_of.subject_query(
+            conn,
+            belief_id,
+            names=decision.retire if isinstance(decision, Keep | Edit) else (),
+            with_target=isinstance(decision, Keep | Edit),
+        )
+
     async def decide_in(
         self,
         conn: Connection,
@@ -366,16 +377,16 @@ class BeliefService:
         embedded: Embedded | None,
         now: str,
         also: Callable[[Transition], Sequence[Statement]] | None = None,
+        subject_rows: list[Row] | None = None,
     ) -> Transition | DomainError:
-        """Decide inside the caller's write: read the belief once, apply the rules, write the
-        transition as one statement batch, with the statements ``also`` makes of it (the
+        """Decide inside the caller's write: read the belief once (or take ``subject_rows``,
+        the rows of ``subject_query`` the caller read), apply the rules, and write the
+        transition as one statement batch with the statements ``also`` makes of it (the
         answer to remember). A refusal is returned, and nothing is written."""
-        subject = await rows_of.subject(
-            conn,
-            belief_id,
-            names=decision.retire if isinstance(decision, Keep | Edit) else (),
-            with_target=isinstance(decision, Keep | Edit),
-            restoring=isinstance(decision, Reopen),
+        if subject_rows is None:
+            subject_rows = await conn.rows(*self.subject_query(conn, belief_id, decision))
+        subject = await rows_of.subject_of(
+            conn, subject_rows, belief_id, restoring=isinstance(decision, Reopen)
         )
         if subject is None or not principal.sees_agent(subject.belief.agent_id):
             return NotFound(f"belief {belief_id!r} not found")
