@@ -12,14 +12,7 @@ from psycopg import errors as pg_errors
 
 from credence.db.audit import APPEND, AuditEntry
 from credence.db.changes import BUMP_BELIEF_CHANGES
-from credence.db.engine import (
-    Connection,
-    Query,
-    Row,
-    Statement,
-    for_update,
-    placeholders,
-)
+from credence.db.engine import Connection, Query, Row, Statement, for_update, placeholders
 from credence.db.paging import newest_first
 from credence.errors import Conflict
 from credence.models.common import BeliefOp, BeliefStatus, Provenance
