@@ -463,29 +463,37 @@ def test_praise_links_to_the_one_request_that_names_what_it_praises() -> None:
     assert proposal.source_episodes == ("ep_1", "ep_3")
 
 
-def test_two_denials_naming_one_thing_no_one_else_names_are_one_correction() -> None:
-    # Far apart in meaning (cosine 0.3), but "music" is named by these two denials alone.
+@pytest.mark.parametrize(
+    ("first", "aside", "again", "thing"),
+    [
+        # Far apart in meaning (cosine 0.3), but "music" is named by these two denials alone.
+        (
+            "music bed under the intro is way too loud",
+            "what loudness should we hit for spotify",
+            "turn the music down under my voice again, it's drowning me",
+            "music",
+        ),
+        # "this one" names the listing the agent found, not an occasion the rule is scoped to.
+        (
+            "this one has a pool, hard pass. we dont want the upkeep",
+            "dumb q but what is escrow exactly",
+            "another one with a pool?? i'm not skimming leaves every week",
+            "pool",
+        ),
+    ],
+    ids=["far-apart-in-meaning", "this-one-is-no-one-off"],
+)
+def test_two_denials_naming_one_thing_no_one_else_names_are_one_correction(
+    first: str, aside: str, again: str, thing: str
+) -> None:
     episodes = [
-        episode("ep_1", ("denial", "music bed under the intro is way too loud")),
-        episode("ep_2", ("followup", "what loudness should we hit for spotify")),
-        episode("ep_3", ("denial", "turn the music down under my voice again, it's drowning me")),
+        episode("ep_1", ("denial", first)),
+        episode("ep_2", ("followup", aside)),
+        episode("ep_3", ("denial", again)),
     ]
     said = numpy.array([[1.0, 0.0], [0.0, 1.0], [0.3, 0.9539]])
     [proposal] = reflect(episodes, None, [], intervention_embeddings=said)
-    assert "music" in proposal.belief.casefold()
-    assert proposal.source_episodes == ("ep_1", "ep_3")
-
-
-def test_pushback_on_the_one_the_agent_offered_is_no_one_off_request() -> None:
-    # "this one" names the listing the agent found, not an occasion the rule is scoped to.
-    episodes = [
-        episode("ep_1", ("denial", "this one has a pool, hard pass. we dont want the upkeep")),
-        episode("ep_2", ("followup", "dumb q but what is escrow exactly")),
-        episode("ep_3", ("denial", "another one with a pool?? i'm not skimming leaves every week")),
-    ]
-    said = numpy.array([[1.0, 0.0], [0.0, 1.0], [0.3, 0.9539]])
-    [proposal] = reflect(episodes, None, [], intervention_embeddings=said)
-    assert "pool" in proposal.belief.casefold()
+    assert thing in proposal.belief.casefold()
     assert proposal.source_episodes == ("ep_1", "ep_3")
 
 

@@ -129,7 +129,7 @@ def _fetch_all(raw: sqlite3.Connection, sql: str, params: Any) -> list[Any]:
 
 
 def _fetch_each(raw: sqlite3.Connection, queries: list[tuple[str, Any]]) -> list[list[Any]]:
-    return [raw.execute(sql, params).fetchall() for sql, params in queries]
+    return [_fetch_all(raw, sql, params) for sql, params in queries]
 
 
 def _change(raw: sqlite3.Connection, sql: str, params: Any) -> int:

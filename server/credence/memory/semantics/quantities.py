@@ -85,9 +85,6 @@ def _read_clock_word(low: str) -> str | None:
     return None
 
 
-_PLAIN_NUMBER: Final = re.compile(r"\d+(?:\.\d+)?")
-
-
 def _number_joined_to_unit(low: str) -> tuple[str, str] | None:
     """ "30-minute", "two-week", "10-year": a number hyphenated to its unit, as a quantity."""
     number, dash, unit = low.partition("-")
@@ -96,7 +93,8 @@ def _number_joined_to_unit(low: str) -> tuple[str, str] | None:
     said = _number_words([number], 0)
     if said is not None:
         return _quantity(said[0], unit)
-    return _quantity(float(number), unit) if _PLAIN_NUMBER.fullmatch(number) else None
+    plain = QUANTITY.match(number)
+    return _quantity(float(number), unit) if plain and plain.group(2) is None else None
 
 
 def read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None:
