@@ -332,10 +332,10 @@ def test_the_key_cache_polls_the_change_counter_not_the_key_per_request(settings
             reads = 0
             real_read = reader.read
 
-            async def counted(work):
+            async def counted(work, *, inline=False):
                 nonlocal reads
                 reads += 1
-                return await real_read(work)
+                return await real_read(work, inline=inline)
 
             reader.read = counted  # type: ignore[method-assign]
             assert (await ring.resolve(secret)).key_id == info["id"]

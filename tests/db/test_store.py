@@ -126,6 +126,41 @@ async def test_an_inline_write_leaves_only_begin_and_commit_to_the_database_thre
     assert len(trips) == 3, trips  # a unit that is not inline goes to the thread as before
 
 
+async def test_an_inline_read_makes_no_trip_to_the_database_thread(store: Store) -> None:
+    await store.write(lambda c: c.run("CREATE TABLE lk (v INTEGER)"))
+    await store.write(lambda c: c.run("INSERT INTO lk VALUES (7)"))
+    trips = counting_trips(store)
+    assert (await store.read(lambda c: c.one("SELECT v FROM lk"), inline=True))["v"] == 7
+    assert trips == []
+    assert (await store.read(lambda c: c.one("SELECT v FROM lk")))["v"] == 7
+    assert len(trips) == 1, trips  # a read that is not inline goes to the thread as before
+
+
+async def test_an_inline_read_waits_for_the_write_in_flight_and_sees_it_committed(
+    store: Store,
+) -> None:
+    await store.write(lambda c: c.run("CREATE TABLE fl (v INTEGER)"))
+    inserted, release = asyncio.Event(), asyncio.Event()
+
+    async def slow_insert(conn):
+        await conn.run("INSERT INTO fl VALUES (1)")
+        inserted.set()
+        await release.wait()  # the transaction stays open, its row uncommitted
+
+    write = asyncio.create_task(store.write(slow_insert, inline=True))
+    await inserted.wait()
+    read = asyncio.create_task(
+        store.read(lambda c: c.one("SELECT COUNT(*) AS n FROM fl"), inline=True)
+    )
+    for _ in range(20):
+        await asyncio.sleep(0)
+    waited = not read.done()  # it waits its turn: it would have counted an uncommitted row
+    release.set()
+    await write
+    assert waited
+    assert (await read)["n"] == 1 and not store._conn.in_transaction
+
+
 async def test_rows_together_answers_each_query_in_order_in_one_trip(store: Store) -> None:
     await store.write(lambda c: c.run("CREATE TABLE tog (v INTEGER)"))
     await store.write(lambda c: c.run_many("INSERT INTO tog VALUES (?)", [(1,), (2,), (3,)]))

@@ -35,7 +35,7 @@ async def visible_agent(store: Database, principal: Principal, agent_id: str) ->
     async def work(conn: Connection) -> AgentRecord | None:
         return await db_agents.get(conn, agent_id)
 
-    row = await store.read(work)
+    row = await store.read(work, inline=True)
     if row is None:
         raise NotFound(f"agent {agent_id!r} not found")
     return agent_from_row(row)

@@ -219,7 +219,7 @@ class KeyRing:
         async with self._poll:  # one poll at a time; the others reuse its answer
             if self._generation is None or self._monotonic() - self._polled_at >= POLL_SECONDS:
                 started = self._monotonic()
-                generation = await self._store.read(db_keys.key_changes)
+                generation = await self._store.read(db_keys.key_changes, inline=True)
                 if generation != self._generation:
                     self._cache.clear()
                 self._generation, self._polled_at = generation, started
@@ -239,7 +239,7 @@ class KeyRing:
         async def lookup(conn: Connection) -> db_keys.KeyRecord | None:
             return await db_keys.active_key(conn, digest)
 
-        key = await self._store.read(lookup)
+        key = await self._store.read(lookup, inline=True)
         principal = None
         if key is not None and hmac.compare_digest(key.key_hash, digest):
             principal = principal_from_row(key)

@@ -37,7 +37,7 @@ async def me_of(services: Services, principal: Principal) -> Me:
     """The caller as /me shows it: key, scope, agents and its reviewer."""
 
     reviewer_id, name = await services.store.read(
-        lambda conn: access_reviewers.reviewer_of_key(conn, principal.key_id)
+        lambda conn: access_reviewers.reviewer_of_key(conn, principal.key_id), inline=True
     )
     return Me(
         key_id=principal.key_id,

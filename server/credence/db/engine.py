@@ -132,8 +132,9 @@ class Database(Protocol):
         """A per-installation secret kept in the database."""
         ...
 
-    async def read(self, work: Callable[[Connection], Awaitable[T]]) -> T:
-        """Run ``work(conn)`` outside any transaction."""
+    async def read(self, work: Callable[[Connection], Awaitable[T]], *, inline: bool = False) -> T:
+        """Run ``work(conn)`` outside any transaction.
+        ``inline`` marks a lookup by key (SQLite runs it on the loop)."""
         ...
 
     async def write(self, work: Callable[[Connection], Awaitable[T]], *, inline: bool = False) -> T:
@@ -155,7 +156,7 @@ class SharedStoreParts:
 
     _secrets: dict[str, bytes]
 
-    async def read(self, work: Callable[[Connection], Awaitable[T]]) -> T:
+    async def read(self, work: Callable[[Connection], Awaitable[T]], *, inline: bool = False) -> T:
         """Run ``work(conn)`` outside any transaction (each store defines how)."""
         raise NotImplementedError
 

@@ -205,8 +205,8 @@ class PostgresStore(SharedStoreParts):
             await self._pool.close()
             self._pool = None
 
-    async def read(self, work: Work[T]) -> T:
-        """Run ``work(conn)`` in autocommit on a pooled connection."""
+    async def read(self, work: Work[T], *, inline: bool = False) -> T:
+        """Run ``work(conn)`` in autocommit on a pooled connection (``inline`` as for write)."""
         return await self._use(work, transaction=False)
 
     async def write(self, work: Work[T], *, inline: bool = False) -> T:

@@ -231,9 +231,13 @@ class Store(SharedStoreParts):
             await self._conn.close()
             self._conn = None
 
-    async def read(self, work: Work[T]) -> T:
-        """Run ``work(conn)`` outside any transaction and return its result."""
-        return await self._submit(work, write=False, inline=False)
+    async def read(self, work: Work[T], *, inline: bool = False) -> T:
+        """Run ``work(conn)`` outside any transaction and return its result.
+
+        ``inline``: the read is a lookup by key, run on the event loop's thread. It still
+        waits its turn in the queue, so it never sees a write transaction's uncommitted rows.
+        """
+        return await self._submit(work, write=False, inline=inline)
 
     async def write(self, work: Work[T], *, inline: bool = False) -> T:
         """Run ``work(conn)`` inside a committed transaction; its exception rolls it back.
@@ -265,7 +269,11 @@ class Store(SharedStoreParts):
                 return
             if not first.write:
                 if not first.future.cancelled():
-                    await _settle(first.future, first.work, conn)
+                    conn.inline = first.inline
+                    try:
+                        await _settle(first.future, first.work, conn)
+                    finally:
+                        conn.inline = False
                 continue
             batch = [first]
             while self._queue and self._queue[0].write and len(batch) < MAX_BATCH:

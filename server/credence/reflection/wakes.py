@@ -98,7 +98,7 @@ async def list_wakes(store: Database, now: datetime) -> list[Wake]:
 
 async def get_wake(store: Database, wake_id: str, now: datetime) -> Wake | None:
     """One wake, or None."""
-    row = await store.read(lambda conn: db_wakes.get(conn, wake_id))
+    row = await store.read(lambda conn: db_wakes.get(conn, wake_id), inline=True)
     return wake_from_row(row, now) if row is not None else None
 
 

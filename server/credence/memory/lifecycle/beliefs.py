@@ -152,7 +152,7 @@ class BeliefService:
 
     async def get_row(self, belief_id: str) -> Any:
         """The raw row of a belief, or None."""
-        return await self.store.read(lambda conn: rows_of.get(conn, belief_id))
+        return await self.store.read(lambda conn: rows_of.get(conn, belief_id), inline=True)
 
     async def get_record(self, belief_id: str) -> BeliefRecord | None:
         """A belief's record (JSON columns decoded), or None."""

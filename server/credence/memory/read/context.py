@@ -254,7 +254,7 @@ class ContextService:
         # The agent row and the store-wide change counter in one indexed read: freshness is
         # checked (another process may have changed a belief) without a second round trip.
         row = await self.store.read(
-            lambda conn: db_recall.agent_settings_and_changes(conn, agent_id)
+            lambda conn: db_recall.agent_settings_and_changes(conn, agent_id), inline=True
         )
         if row is None:
             self._agents.pop(agent_id, None)
