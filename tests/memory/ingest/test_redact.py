@@ -309,9 +309,9 @@ def test_generic_rule_finds_the_value_after_every_separator(template: str) -> No
 @given(
     key=st.sampled_from(["password", "DB_PASS", "client_secret", "apiKey", "x-api-key", "token"]),
     quote=st.sampled_from(["", '"', "'", "`", '\\"']),
-    before=st.sampled_from(["", " ", "\t", "  "]),
+    before=st.sampled_from(["", " ", "\t", "  ", " " * 9]),
     operator=st.sampled_from([":", "=", ":=", "=>"]),
-    after=st.sampled_from(["", " ", "\t\t"]),
+    after=st.sampled_from(["", " ", "\t\t", " " * 12, "\t" * 5]),
     value=st.text(alphabet=_ALNUM + "!#$%&()*+./:=?@[]^_{|}~-", min_size=8, max_size=40).filter(
         lambda v: v[0] not in ":=>$%{<[" and looks_like_secret(v)
     ),
@@ -332,6 +332,36 @@ def test_a_keyed_value_that_opens_like_a_glued_flag_is_the_keys_whole_value() ->
         "password: " + placeholder("generic_secret", value) + ", next"
     )
     assert redact("mysql -u root -pS3cretVal9 db").rules == ("cli_password_glued",)
+
+
+@pytest.mark.parametrize("blanks", [" " * 5, "\t" * 3, " \t " * 8])
+def test_a_keyed_value_like_a_glued_flag_is_whole_after_any_run_of_blanks(blanks: str) -> None:
+    # The "-p" had leaked: a lookback of four bytes missed the separator behind five blanks.
+    value = "-pS3cretVal9"
+    assert redact(f"password:{blanks}{value}, next").text == (
+        f"password:{blanks}" + placeholder("generic_secret", value) + ", next"
+    )
+
+
+ALIGNED = " " * 14  # a config file's value column: more blanks than a separator usually has
+
+
+@pytest.mark.parametrize(
+    ("rule", "text", "secret"),
+    [
+        ("generic_secret", f"user:     admin\npassword:{ALIGNED}{OPAQUE}\n", OPAQUE),
+        ("generic_secret", f"api_key{ALIGNED}={ALIGNED}{OPAQUE}", OPAQUE),
+        ("aws_secret_key", f"aws_secret_access_key{ALIGNED}= {AWS_SECRET}", AWS_SECRET),
+        ("aws_secret_key_pair", f"| {AWS_KEY_ID}{ALIGNED}|{ALIGNED}{AWS_SECRET} |", AWS_SECRET),
+        ("authorization", f"Authorization:{ALIGNED}Bearer {OPAQUE}", OPAQUE),
+        ("session_cookie", f"Cookie:{ALIGNED}sid={OPAQUE}", f"sid={OPAQUE}"),
+    ],
+)
+def test_a_value_aligned_in_a_column_is_still_found(rule: str, text: str, secret: str) -> None:
+    # Found in review: past four blanks around the separator, these values went out in clear.
+    result = redact(text)
+    assert secret not in result.text
+    assert placeholder(rule, secret) in result.text
 
 
 def test_generic_rule_keeps_the_value_when_it_starts_after_a_double_separator() -> None:

@@ -112,8 +112,12 @@ def _after_first(marker: bytes, check: Callable[[str], bool] | None = None) -> S
 
 def _short_flag_value(data: bytes, start: int, end: int) -> Span | None:
     # mysql -pS3cret: the value is glued to "-p"; "-pthread" and "-p1" are flags, not secrets.
-    # After a key's separator ("password: -pX…") it is the key's value, generic_secret's whole.
-    if data[max(0, start - 4) : start].rstrip(b" \t").endswith((b":", b"=", b">")):
+    # After a key's separator ("password: -pX…") it is the key's value, generic_secret's whole,
+    # however many blanks stand between them (a blank run precedes one match only: linear).
+    before = start
+    while before > 0 and data[before - 1] in b" \t":
+        before -= 1
+    if before > 0 and data[before - 1] in b":=>":
         return None
     value_start = data.index(b"-p", start, end) + 2
     value = match_text(data, value_start, end)
@@ -171,7 +175,8 @@ class Rule:
 _TOKEN_CHARS = frozenset((string.ascii_letters + string.digits + "_-").encode())
 _BASE64_CHARS = frozenset((string.ascii_letters + string.digits + "/+=").encode())
 _Q = rb"(?:\\?[\"'`])?"  # an optional quote, also JSON-escaped (\") as in logged JSON strings
-_SEP = rb"[ \t]{0,4}(?::=|=>|[:=])[ \t]{0,4}"
+# Any run of blanks around it: config files align their values in columns ("token:      …").
+_SEP = rb"[ \t]*(?::=|=>|[:=])[ \t]*"
 # A value runs to whitespace, a quote, a comma or a semicolon; its first character is not one a
 # separator could have taken, so where the value starts is never ambiguous.
 _VALUE = rb"[^\s\"'`,;\\:=>][^\s\"'`,;\\]{%d,}" % (MIN_SECRET_LENGTH - 1)
@@ -369,7 +374,7 @@ RULES: tuple[Rule, ...] = (
         # Unlabeled, right after its access key id ("AKIA… wJalr…/K7MDENG…"): caught before the
         # id becomes a placeholder, which would hide the pair from any later rule.
         compile_pattern(
-            rb"\b(?:AKIA|ASIA)[A-Z0-9]{16}[ \t]{0,4}[,;:/|][ \t]{0,4}[A-Za-z0-9/+]{40}"
+            rb"\b(?:AKIA|ASIA)[A-Z0-9]{16}[ \t]*[,;:/|][ \t]*[A-Za-z0-9/+]{40}"
             rb"|\b(?:AKIA|ASIA)[A-Z0-9]{16}[ \t\r\n]{1,8}[A-Za-z0-9/+]{40}"
         ),
         _trailing_40,
@@ -469,9 +474,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "session_cookie",
         # Cookie: / Set-Cookie: headers carry sessions: the whole value, after the colon.
-        compile_pattern(
-            rb"(?i:\b(?:set-)?cookie)[ \t]{0,4}:[ \t]{0,4}[^\s=;]{1,64}=[^\r\n\"'`]{8,}"
-        ),
+        compile_pattern(rb"(?i:\b(?:set-)?cookie)[ \t]*:[ \t]*[^\s=;]{1,64}=[^\r\n\"'`]{8,}"),
         _after_first(b":"),
         needs=(b"cookie",),
         ignore_case=True,
