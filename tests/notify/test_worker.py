@@ -188,6 +188,36 @@ async def test_gone_subscription_is_deleted_after_one_attempt(env: Env, status: 
     assert len(env.fake.attempts("gone")) == 1
 
 
+async def test_idle_waits_for_a_send_claimed_while_it_read_what_was_due(env: Env):
+    # idle() judged "busy" before reading what was due: a claim committed during that read
+    # left the row leased (so not due) and the stale "not busy" ended the wait mid-send.
+    await env.subscribe("alice", await env.key())
+    env.fake.script("alice", Reply(201, delay=0.3))
+    await env.propose(TEXTS[0])
+    worker = env.worker()
+    lane = worker._lanes[0]
+    real_claim, real_next_due = lane.claim, lane.next_due
+    claimed = asyncio.Event()
+
+    async def claim(limit: int) -> list[Any]:
+        rows = await real_claim(limit)
+        if rows:
+            claimed.set()
+        return rows
+
+    async def next_due() -> str | None:
+        task = asyncio.current_task()
+        if task is None or not task.get_name().startswith("push-"):  # idle() asking
+            await claimed.wait()
+        return await real_next_due()
+
+    lane.claim, lane.next_due = claim, next_due
+    await worker.start()
+    await _run(worker)
+    [row] = await env.rows()
+    assert row["state"] == "sent" and len(env.fake.attempts("alice")) == 1
+
+
 async def test_429_is_retried_no_sooner_than_retry_after(env: Env):
     await env.subscribe("alice", await env.key())
     env.fake.script("alice", Reply(429, retry_after="120"))

@@ -230,12 +230,14 @@ class PushWorker:
         """Wait until nothing is due or in flight (for tests and the CLI)."""
         deadline = asyncio.get_running_loop().time() + timeout
         while True:
-            busy = any(lane.tasks or lane.buffer or lane.claiming for lane in self._lanes)
             due = False
             now = rfc3339(self.clock())
             for lane in self._lanes:
                 moment = await lane.next_due()
                 due = due or (moment is not None and moment <= now)
+            # Judged after the reads: a claim that committed while they ran leased its rows
+            # (so they read as not due), and its lane shows them as claiming, buffered or sent.
+            busy = any(lane.tasks or lane.buffer or lane.claiming for lane in self._lanes)
             if not busy and not due:
                 return
             if asyncio.get_running_loop().time() > deadline:
