@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from credence.reflection.restate import names_a_value_of, with_new_value
+from credence.reflection.restate import names_a_value_of, offers_a_value_for, with_new_value
 
 
 @pytest.mark.parametrize(
@@ -76,3 +76,12 @@ def test_a_value_is_named_whole_and_in_any_case() -> None:
     assert names_a_value_of("The dev server listens on port 8080.", "it isn't 8080 anymore")
     assert not names_a_value_of("Our governing law is New York.", "the new templates")
     assert not names_a_value_of("Orders ship with Royal Mail.", "the mail is late")
+
+
+def test_a_new_code_or_name_is_offered_in_the_place_of_one_of_its_shape() -> None:
+    assert offers_a_value_for("Object dates are written with BC/AD.", "we switched to BCE/CE")
+    assert offers_a_value_for("Deploys go through Jenkins.", "the team moved deploys to GitLab")
+    # A value of another shape, the same value again, or a number: nothing is offered.
+    assert not offers_a_value_for("The museum is closed on Mondays.", "we switched to BCE/CE")
+    assert not offers_a_value_for("Deploys go through Jenkins.", "Jenkins is slow now")
+    assert not offers_a_value_for("Labels are at most 80 words.", "make it 120 words now")

@@ -97,6 +97,19 @@ def test_a_close_correction_saying_a_belief_changed_finds_it() -> None:
     assert outdated_belief("CI runs on Actions now.", None, active, vectors) is None
 
 
+def test_a_change_offering_a_new_value_finds_that_belief_over_one_sharing_a_word() -> None:
+    # "museum" is a word of the opening-hours belief; the new code replaces the dates' one.
+    active = [
+        belief("bel_hours", "The museum is closed on Mondays."),
+        belief("bel_dates", "Object dates are written with BC/AD."),
+    ]
+    vectors = numpy.array([[1.0, 0.0], [0.0, 1.0]])
+    text = "we switched to BCE/CE across the whole museum"
+    sentence = numpy.array([0.5, 0.6])
+    found = outdated_belief(text, sentence, active, vectors, [(text, sentence)])
+    assert found is not None and found[0].id == "bel_dates"
+
+
 def test_only_active_beliefs_are_retired() -> None:
     pending = [belief("bel_ci", "CI runs on Travis.", status="pending")]
     vectors = numpy.array([[1.0, 0.0]])

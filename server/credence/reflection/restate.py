@@ -85,6 +85,13 @@ def names_a_value_of(belief: str, text: str) -> bool:
     return any(_mentions(text, value) for value in _values(belief))
 
 
+def offers_a_value_for(belief: str, text: str) -> bool:
+    """Whether ``text`` puts forward a code or a name that ``belief`` does not hold, of a shape
+    one of its values has ("we switched to BCE/CE" against "dates are written with BC/AD")."""
+    held = {value.shape for value in _values(belief)} & {"code", "name"}
+    return any(value.shape in held and not _mentions(belief, value) for value in _values(text))
+
+
 def with_new_value(belief: str, correction: str) -> str | None:
     """``belief`` with its value replaced by the one the user's ``correction`` puts in its
     place, or None when the correction does not name exactly one such swap.

@@ -11,7 +11,7 @@ from credence.memory.semantics.gate import LiveBelief
 from credence.memory.semantics.relation import relate
 from credence.memory.semantics.tokens import analyse
 from credence.reflection.clauses import sentences_of
-from credence.reflection.restate import names_a_value_of
+from credence.reflection.restate import names_a_value_of, offers_a_value_for
 from credence.reflection.wording import (
     CHANGE,
     in_third_person,
@@ -164,9 +164,9 @@ def outdated_belief(
     rows align with ``active``) and the correction contradicts it (relate) or says that it
     changed ("now", "anymore", "we moved off"); or one of ``sentences`` (text, embedding) of
     the correction says it changed and is close to the belief — at ``SENTENCE_BELIEF_COSINE``,
-    or at ``SHARED_WORD_BELIEF_COSINE`` when it names one of the belief's content words (the
-    whole correction at ``SHARED_WORD_BELIEF_COSINE_WHOLE``, or at ``SHARED_WORD_BELIEF_COSINE``
-    when it names two).
+    or at ``SHARED_WORD_BELIEF_COSINE`` when it names one of the belief's content words or puts
+    a new code or name in the place of one of its values (the whole correction at
+    ``SHARED_WORD_BELIEF_COSINE_WHOLE``, or at ``SHARED_WORD_BELIEF_COSINE`` when it names two).
     Among several, the belief the change sentence names wins, then the closest.
     """
     if vector is None or not len(active) or len(vectors) != len(active):
@@ -198,7 +198,10 @@ def outdated_belief(
         said = analyse(sentence)[1]
         row = _unit(numpy.asarray(sentence_vector, dtype=numpy.float64)[None, :])[0]
         for number, (kept, score) in enumerate(zip(active, units @ row, strict=True)):
-            names = bool(said & analyse(kept.content)[1])
+            # A word of the belief's own, or a new value in the place of one of its values.
+            names = bool(said & analyse(kept.content)[1]) or offers_a_value_for(
+                kept.content, sentence
+            )
             floor = SHARED_WORD_BELIEF_COSINE if names else SENTENCE_BELIEF_COSINE
             if names_a_value_of(kept.content, sentence):
                 floor = NAMED_VALUE_BELIEF_COSINE
