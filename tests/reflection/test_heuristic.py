@@ -497,11 +497,16 @@ def test_two_denials_naming_one_thing_no_one_else_names_are_one_correction(
     assert proposal.source_episodes == ("ep_1", "ep_3")
 
 
-def test_two_requests_naming_one_thing_are_not_linked_by_that_word_alone() -> None:
-    # Requests, not pushback: asking twice about the intro is not one lesson repeated.
+@pytest.mark.parametrize(("trigger", "linked"), [("steer", False), ("denial", True)])
+def test_two_requests_naming_one_thing_are_not_linked_by_that_word_alone(
+    trigger: str, linked: bool
+) -> None:
+    # Requests, not pushback: asking twice about the intro is not one lesson repeated. The
+    # same words pushed back twice are (the rule above), so the rule is there and scoped.
     episodes = [
-        episode("ep_1", ("steer", "make the intro music a bit longer this time")),
-        episode("ep_2", ("steer", "use the rain sound under the intro music today")),
+        episode("ep_1", (trigger, "no, the intro music should be a bit longer")),
+        episode("ep_2", (trigger, "no, use the rain sound under the intro music")),
     ]
     said = numpy.array([[1.0, 0.0], [0.3, 0.9539]])
-    assert reflect(episodes, None, [], intervention_embeddings=said) == []
+    proposals = reflect(episodes, None, [], intervention_embeddings=said)
+    assert len(proposals) == (1 if linked else 0), proposals
