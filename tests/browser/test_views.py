@@ -167,10 +167,11 @@ def test_reflect_now_runs_a_job_and_shows_it(app: App) -> None:
     app.page.select_option("#agent-filter", "ingest")
     button = app.page.get_by_role("button", name="Reflect now")
     button.click()
-    # Server first, then page: a failure says which side was slow or wrong. The job runs on a
-    # loaded CI machine, so its wait is generous; the page polls every second after it.
-    jobs = wait_jobs(app, "ingest")
-    assert len(jobs) == 1, jobs
+    # Server first, then page: a failure says which side was slow or wrong. On a loaded CI
+    # machine the click, the POST and the job are all slow, so each wait is generous (once,
+    # with two other suites running beside it, the job took over 15 s to appear).
+    jobs = wait_jobs(app, "ingest", timeout_s=60)
+    assert len(jobs) == 1, (jobs, app.page.locator("#toast").text_content())
     job = wait_job(app, jobs[0]["id"], timeout_s=90)
     assert job["trigger"] == "manual"
     assert job["status"] == "succeeded", job
