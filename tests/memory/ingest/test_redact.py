@@ -341,6 +341,15 @@ def test_a_keyed_value_that_opens_like_a_glued_flag_is_the_keys_whole_value() ->
     assert redact("mysql -u root -pS3cretVal9 db").rules == ("cli_password_glued",)
 
 
+@pytest.mark.parametrize("blanks", [" ", " " * 7])
+def test_a_glued_flag_after_a_key_naming_no_secret_is_still_the_flags_value(blanks: str) -> None:
+    # Only generic_secret's keys give the value to it: "cmd: -pX…" had gone out in clear.
+    text = f"cmd:{blanks}-pS3cretVal9 db"
+    assert redact(text).text == (
+        f"cmd:{blanks}-p" + placeholder("cli_password_glued", "S3cretVal9") + " db"
+    )
+
+
 def test_a_key_pair_aligned_in_a_table_is_found_whole() -> None:
     result = redact(f"| {AWS_KEY_ID}{ALIGNED}|{ALIGNED}{AWS_SECRET} |")
     assert AWS_KEY_ID not in result.text and AWS_SECRET not in result.text

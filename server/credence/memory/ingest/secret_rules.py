@@ -112,16 +112,34 @@ def _after_first(marker: bytes, check: Callable[[str], bool] | None = None) -> S
 
 def _short_flag_value(data: bytes, start: int, end: int) -> Span | None:
     # mysql -pS3cret: the value is glued to "-p"; "-pthread" and "-p1" are flags, not secrets.
-    # After a key's separator ("password: -pX…") it is the key's value, generic_secret's whole,
-    # however many blanks stand between them (a blank run precedes one match only: linear).
-    before = start
-    while before > 0 and data[before - 1] in b" \t":
-        before -= 1
-    if before > 0 and data[before - 1] in b":=>":
+    # As the value of a key naming a secret ("password:   -pX…") it is generic_secret's whole.
+    if _follows_a_secret_key(data, start):
         return None
     value_start = data.index(b"-p", start, end) + 2
     value = match_text(data, value_start, end)
     return (value_start, end) if has_letter_and_digit(value) else None
+
+
+_KEY_CHARS = frozenset((string.ascii_letters + string.digits + "_.-").encode())
+
+
+def _follows_a_secret_key(data: bytes, at: int) -> bool:
+    """Whether ``data[:at]`` ends with a key naming a secret, its separator and blanks, as
+    generic_secret matches them ("password:   ", '"db_pass" => '). Each match scans back only
+    over the text since the one before it, so a scan stays linear."""
+    end = at
+    while end > 0 and data[end - 1] in b" \t":
+        end -= 1
+    if end == 0 or data[end - 1] not in b":=>":
+        return False
+    while end > 0 and data[end - 1] in b":=> \t":
+        end -= 1
+    while end > 0 and data[end - 1] in b"\"'`\\":
+        end -= 1
+    key_start = end
+    while key_start > 0 and data[key_start - 1] in _KEY_CHARS:
+        key_start -= 1
+    return key_start < end and SECRET_KEY.search(data[key_start:end]) is not None
 
 
 def _trailing_40(data: bytes, start: int, end: int) -> Span | None:
