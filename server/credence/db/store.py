@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import logging
 import sqlite3
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any, NamedTuple, TypeVar
@@ -60,6 +61,15 @@ class SqliteConnection:
         self.raw = raw
         self._deferred: list[str] = []
         self.inline = False
+
+    @contextlib.contextmanager
+    def running(self, *, inline: bool) -> Iterator[None]:
+        """One unit's turn on the connection: its calls run on the loop's thread if ``inline``."""
+        self.inline = inline
+        try:
+            yield
+        finally:
+            self.inline = False
 
     def defer(self, statement: str) -> None:
         """Run ``statement`` (a SAVEPOINT or RELEASE) before the next one, in its call."""
@@ -269,11 +279,8 @@ class Store(SharedStoreParts):
                 return
             if not first.write:
                 if not first.future.cancelled():
-                    conn.inline = first.inline
-                    try:
+                    with conn.running(inline=first.inline):
                         await _settle(first.future, first.work, conn)
-                    finally:
-                        conn.inline = False
                 continue
             batch = [first]
             while self._queue and self._queue[0].write and len(batch) < MAX_BATCH:
@@ -291,23 +298,21 @@ class Store(SharedStoreParts):
         for _, inline, work, future in batch:
             if future.cancelled():
                 continue
-            conn.inline = inline
             # The savepoint and its release ride with the unit's first statement and with the
             # next one after it (or COMMIT): two fewer trips to the database thread per write.
             conn.defer("SAVEPOINT unit")
-            try:
-                result = await work(conn)
-            except Exception as exc:
-                if not conn.undefer("SAVEPOINT unit"):  # it ran: undo what the unit wrote
-                    await conn.execute("ROLLBACK TO unit")
-                    conn.defer("RELEASE unit")
-                outcomes.append((future, False, exc))
-            else:
-                if not conn.undefer("SAVEPOINT unit"):
-                    conn.defer("RELEASE unit")
-                outcomes.append((future, True, result))
-            finally:
-                conn.inline = False
+            with conn.running(inline=inline):
+                try:
+                    result = await work(conn)
+                except Exception as exc:
+                    if not conn.undefer("SAVEPOINT unit"):  # it ran: undo what the unit wrote
+                        await conn.execute("ROLLBACK TO unit")
+                        conn.defer("RELEASE unit")
+                    outcomes.append((future, False, exc))
+                else:
+                    if not conn.undefer("SAVEPOINT unit"):
+                        conn.defer("RELEASE unit")
+                    outcomes.append((future, True, result))
         try:
             await conn.execute("COMMIT")
             self.commits += 1

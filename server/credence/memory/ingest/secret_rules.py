@@ -125,8 +125,8 @@ _KEY_CHARS = frozenset((string.ascii_letters + string.digits + "_.-").encode())
 
 def _follows_a_secret_key(data: bytes, at: int) -> bool:
     """Whether ``data[:at]`` ends with a key naming a secret, its separator and blanks, as
-    generic_secret matches them ("password:   ", '"db_pass" => '). Each match scans back only
-    over the text since the one before it, so a scan stays linear."""
+    generic_secret matches them ("password:   ", '"db_pass" => '). It scans back over one
+    key at most, which only the match right after it can share, so a pass stays linear."""
     end = at
     while end > 0 and data[end - 1] in b" \t":
         end -= 1
