@@ -63,6 +63,7 @@ def test_a_reordered_clause_is_not_a_swapped_preference() -> None:
         ("Never deploy on Fridays", "Deploying on Fridays is allowed when the fix is urgent"),
         ("Don't commit to main", "Commit to main except when the release is blocked"),
         ("Always run the tests before merging", "Skipping tests before merging is fine"),
+        ("Never deploy on Fridays", "Deploy on Fridays when shipping a hotfix"),
     ],
 )
 def test_a_scoped_exception_to_a_rule_is_flagged_as_one(old: str, new: str) -> None:
@@ -142,7 +143,15 @@ _VALUES = st.sampled_from(
         "12",
     ]
 )
-_SCOPES = st.sampled_from(["unless the reviewer asks", "only for urgent fixes", "when it is late"])
+_SCOPES = st.sampled_from(
+    [
+        "unless the reviewer asks",
+        "only for urgent fixes",
+        "when it is late",
+        "when writing to the legal team",
+        "once the build is green",
+    ]
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -670,3 +679,21 @@ def test_an_environment_name_opening_an_instruction_is_its_verb() -> None:
     # Elsewhere it still names the environment.
     relation = relate("Deploy to test first.", "Deploy to staging first.", 0.9)
     assert relation.kind == "contradiction" and relation.contradiction == "value_change"
+
+
+def test_an_activity_or_a_count_reworded_is_not_a_scope_that_differs() -> None:
+    # "when flying" names where the preference applies, as "on flights" does; "once a week"
+    # counts, as "weekly" does. Cosines are all-MiniLM-L6-v2's for each pair.
+    flying = relate(
+        "The user prefers aisle seats on flights.",
+        "When flying, the user would rather sit in an aisle seat.",
+        0.83,
+    )
+    assert flying.kind == "duplicate"
+    weekly = relate(
+        "Water the fiddle-leaf fig once a week.", "Give the fiddle-leaf fig a drink weekly.", 0.86
+    )
+    assert weekly.kind == "duplicate"
+    # A real condition still differs: never a duplicate, and a human sees it.
+    condition = relate("Water the fig once a week.", "Water the fig once the soil is dry.", 0.82)
+    assert condition.kind != "duplicate"

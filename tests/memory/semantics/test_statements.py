@@ -19,3 +19,15 @@ def test_common_abbreviations_read_as_the_word_they_shorten() -> None:
 )
 def test_irregular_verb_forms_stem_as_their_base_form(form: str, base: str) -> None:
     assert stem(form) == stem(base)
+
+
+def kinds(text: str) -> dict[str, str]:
+    return {word.surface: word.kind for word in statement(text).words}
+
+
+def test_a_language_that_is_also_an_everyday_word_is_the_language_only_when_capitalised() -> None:
+    assert kinds("The payments service is written in Go")["Go"] == "language"
+    assert kinds("Billing questions should go to Priya")["go"] == "word"
+    assert kinds("Port the parser to Rust")["Rust"] == "language"
+    assert kinds("Keep a swift pace in standups")["swift"] == "word"
+    assert kinds("Write the scripts in python")["python"] == "language"

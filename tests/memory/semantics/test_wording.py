@@ -9,6 +9,7 @@ from credence.memory.semantics.wording import (
     opposed_words,
     permits,
     reordered,
+    scope_of,
     without_named_days,
     words_of,
 )
@@ -75,3 +76,28 @@ def test_a_permission_is_denied_only_by_a_negation_next_to_it() -> None:
     assert not permits("Dependencies may not be pinned loosely.")
     assert not permits("Deploying on Fridays isn't okay.")
     assert not permits("Never deploy on Fridays.")
+
+
+def test_a_condition_or_exception_sets_a_scope() -> None:
+    assert scope_of("Answer in Spanish when the user writes in Spanish") == {"if"}
+    assert scope_of("Deploy on Fridays once the release is signed off") == {"if"}
+    assert scope_of("Never deploy on Fridays unless it is a hotfix") == {"unless"}
+    assert scope_of("Run only the smoke tests for patch releases") == {"only"}
+
+
+def test_once_that_counts_sets_no_scope() -> None:
+    assert scope_of("Water the fiddle-leaf fig once a week") == frozenset()
+    assert scope_of("Rotate the keys once per quarter") == frozenset()
+    assert scope_of("Ask for a review once") == frozenset()
+
+
+def test_when_before_an_activity_sets_no_scope() -> None:
+    assert scope_of("Use a formal tone when writing to the legal team") == frozenset()
+    assert scope_of("When flying, the user would rather sit in an aisle seat") == frozenset()
+    # An "-ing" noun opens a condition of its own.
+    assert scope_of("Send the digest when morning comes") == {"if"}
+
+
+def test_where_after_a_verb_of_telling_is_what_is_told() -> None:
+    assert scope_of("Don't disclose where the user lives") == frozenset()
+    assert scope_of("Use tabs where the linter allows them") == {"if"}

@@ -42,6 +42,7 @@ from credence.memory.semantics.wording import (
     permits,
     reordered,
     same_meaning,
+    scope_markers,
     scope_of,
     spelling,
     swapped_preference,
@@ -314,7 +315,7 @@ def _adds_a_clause(old: str, new: str) -> bool:
     mine, theirs = words_of(old), words_of(new)
     if len(theirs) <= len(mine) + 1 or theirs[: len(mine)] != mine:
         return False
-    return theirs[len(mine)] in _CLAUSE_JOINS and not scope_of(new) - scope_of(old)
+    return theirs[len(mine)] in _CLAUSE_JOINS and not scope_markers(new) - scope_markers(old)
 
 
 def _opposite_polarity(
@@ -336,10 +337,10 @@ def _opposite_polarity(
         return Relation("compatible" if close else "unrelated", cosine)
     same_core = shares_core(a, b)
     if not (is_negation(a, b) or (same_core and cosine >= POLARITY_COSINE)):
-        if close and same_core and (scope_of(new) - scope_of(old) or permits(new)):
+        if close and same_core and (scope_markers(new) - scope_markers(old) or permits(new)):
             return _exception(cosine)
         return Relation("compatible" if close else "unrelated", cosine)
-    if scope_of(new) - scope_of(old) or (permits(new) and not permits(old)):
+    if scope_markers(new) - scope_markers(old) or (permits(new) and not permits(old)):
         return _exception(cosine)
     return Relation("contradiction", cosine, "polarity", evidence="the opposite advice")
 
@@ -388,7 +389,11 @@ def _same_polarity(old: str, new: str, a: Statement, b: Statement, cosine: float
     # ordinary words is judged below by the substitution and duplicate rules.
     values = differing_values(old, new)
     values_differ = bool(values[0] or values[1])
-    scope_differs = scope_of(old) != scope_of(new)
+    # A clause added or dropped whole narrows or widens the rule, whatever word opens it
+    # ("… when writing to the legal team"); reworded, only a real condition counts.
+    nested = a.content <= b.content or b.content <= a.content
+    scope = scope_markers if nested else scope_of
+    scope_differs = scope(old) != scope(new)
     if (
         a.negative
         and b.negative

@@ -15,6 +15,7 @@ from credence.memory.semantics.statement_words import (
     ABBREVIATIONS,
     CHOICE_WORDS,
     DAY_PARTS,
+    EVERYDAY_LANGUAGE_NAMES,
     FILLERS,
     FORMATS,
     GROUP_NOUNS,
@@ -250,7 +251,7 @@ def _shape_kind(surface: str, low: str, position: int) -> str:
         return "name"
     if fold_plural(low) in WEEKDAYS or low in MONTHS or fold_plural(low) in DAY_PARTS:
         return "time"
-    if low in LANGUAGES:
+    if low in LANGUAGES and not (low in EVERYDAY_LANGUAGE_NAMES and surface.islower()):
         return "language"
     if low in FORMATS or (low.startswith(".") and low[1:] in FORMATS):
         return "format"

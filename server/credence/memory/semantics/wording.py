@@ -147,9 +147,49 @@ def swapped_preference(old: str, new: str) -> bool:
     return swapped(words_of(old), words_of(new))
 
 
-def scope_of(text: str) -> frozenset[str]:
-    # "if" and "when" set the same condition; "unless" and "except" the same exception.
+# What "once" counts rather than conditions ("once a week", "once per sprint").
+_COUNTED_AFTER_ONCE: Final = frozenset({"a", "an", "per", "every", "each", "daily", "weekly"})
+# Nouns that end in "-ing" and so open a real condition after "when" ("when morning comes").
+_ING_NOUNS: Final = frozenset(
+    {"morning", "evening", "spring", "nothing", "something", "anything", "everything", "thing"}
+)
+# Verbs after which "where" opens what is said, not a condition ("disclose where the user lives").
+_TELLING: Final = frozenset(
+    {"know", "knows", "tell", "say", "show", "share", "disclose", "reveal", "ask", "mention"}
+)
+
+
+def scope_markers(text: str) -> frozenset[str]:
+    """The scope class of every scope word in ``text``, whatever it opens (see
+    :func:`scope_of` for only those that narrow a rule)."""
     return frozenset(SCOPE_MARKERS[word] for word in words_of(text) if word in SCOPE_MARKERS)
+
+
+@lru_cache(maxsize=16384)
+def scope_of(text: str) -> frozenset[str]:
+    """The scope classes ``text`` narrows a rule with: "if" and "when" set the same condition,
+    "unless" and "except" the same exception, "only" its own. Not a scope: "once" that counts
+    ("once a week"), "when" before a verb's -ing form (the activity the rule belongs to, "when
+    writing to the legal team"), "where" after a verb of telling ("disclose where …")."""
+    tokens = words_of(text)
+    found = set()
+    for position, word in enumerate(tokens):
+        if word not in SCOPE_MARKERS:
+            continue
+        following = tokens[position + 1] if position + 1 < len(tokens) else ""
+        previous = tokens[position - 1] if position else ""
+        if word == "once" and (following in _COUNTED_AFTER_ONCE or not following):
+            continue
+        if word in ("when", "whenever", "while") and _activity(following):
+            continue
+        if word == "where" and previous in _TELLING:
+            continue
+        found.add(SCOPE_MARKERS[word])
+    return frozenset(found)
+
+
+def _activity(word: str) -> bool:
+    return word.endswith("ing") and len(word) > 5 and word not in _ING_NOUNS
 
 
 # How far before a permission word a negation still denies it: "is not allowed", "no one can".
