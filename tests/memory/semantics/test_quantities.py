@@ -23,6 +23,7 @@ from credence.memory.semantics.statements import statement
         ("Spend $600 a month", "Spend six hundred dollars every month"),
         ("Run 5 km", "Run five kilometres"),
         ("Import a thousand rows", "Import 1,000 rows"),
+        ("Pay rent on the first of each month", "Pay rent on the 1st of each month"),
     ],
 )
 def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -> None:
@@ -32,6 +33,21 @@ def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -
 def test_a_month_after_a_preposition_stays_a_length_of_time() -> None:
     assert statement("Keep logs for a month").canons[-1] == "#2592000time"
     assert statement("Pay $5 a month").canons[-1] == "/2592000s"
+
+
+def test_an_ordinal_in_words_is_a_date_only_in_the_shape_of_one() -> None:
+    assert "#15th" in statement("The report is due on the fifteenth of March").canons
+    assert "#1th" not in statement("Address the user by their first name").canons
+    assert "#1th" not in statement("Put the first draft in the shared folder").canons
+
+
+def test_a_period_after_a_counted_thing_is_a_rate() -> None:
+    per_day = statement("Take two pills per day").canons
+    assert statement("Take two pills a day").canons == per_day
+    assert statement("Drink two cups of coffee a day").canons[-1] == "/86400s"
+    # A word of duration before it keeps it a length, however much was counted.
+    assert statement("Finish two tasks in a day").canons[-1] == "#86400time"
+    assert statement("Two reviewers, a day apart").canons[-2] == "#86400time"
 
 
 def test_a_recurrence_is_one_period_in_seconds_however_it_is_said() -> None:

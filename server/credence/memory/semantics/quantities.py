@@ -27,6 +27,11 @@ from credence.memory.semantics.statement_words import (
 )
 from credence.memory.semantics.tokens import fold_plural
 
+# Ordinals said in words, as the days of a month are named ("the first of each month").
+_ORDINALS = """first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
+thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"""
+_ORDINAL_WORDS: Final = dict(zip(_ORDINALS.split(), range(1, 21), strict=True)) | {"thirtieth": 30}
+
 
 def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
@@ -220,6 +225,10 @@ def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | 
     ordinal = ORDINAL.match(low)
     if ordinal:
         return f"#{ordinal.group(1)}th", "number", 1
+    # "the first of each month", "the fifteenth of March": a day of the month, as "1st" is.
+    dated = _word_at(lowered, position - 1) == "the" and _word_at(lowered, position + 1) == "of"
+    if low in _ORDINAL_WORDS and dated:
+        return f"#{_ORDINAL_WORDS[low]}th", "number", 1
     start = position
     if low in ("a", "an") and _word_at(lowered, position + 1) in FRACTIONS:
         position += 1
@@ -259,9 +268,8 @@ def _next_is_time_unit(lowered: list[str], position: int) -> bool:
     if position + 1 >= len(lowered):
         return False
     following = lowered[position + 1]
-    previous = lowered[position - 1] if position else ""
     # "twice a day" and "$600 a month" are rates, not one day or one month.
-    return following in UNITS and UNITS[following][0] == "time" and not _rate_lead(previous)
+    return following in UNITS and UNITS[following][0] == "time" and not _rate_at(lowered, position)
 
 
 def _rate_lead(previous: str) -> bool:
@@ -274,6 +282,30 @@ def _rate_lead(previous: str) -> bool:
     )
 
 
+# How far back a count still makes "a <period>" a rate: "two cups of coffee a day".
+_COUNT_REACH: Final = 4
+# Words after which "a day" is how long, not how often: "for a day", "takes a day".
+_DURATION_LEADS: Final = frozenset(
+    {"for", "in", "within", "after", "over", "under", "than", "half", "take", "takes", "last"}
+)
+
+
+def _rate_at(lowered: list[str], position: int) -> bool:
+    """Whether "a" at ``position``, before a period, makes a rate: after a count, an amount or
+    a unit ("twice a day", "$600 a month"), or after a counted thing ("two pills a day")."""
+    previous = lowered[position - 1] if position else ""
+    before = lowered[max(0, position - _COUNT_REACH) : position]
+    return _rate_lead(previous) or _counted_before(before)
+
+
+def _counted_before(before: list[str]) -> bool:
+    """Whether a count opens the words just before "a <period>" ("two pills a day", "three
+    cups of coffee a day") with no word of duration right before it ("two tasks in a day")."""
+    if not before or before[-1] in _DURATION_LEADS or before[-1] in (",", ";"):
+        return False
+    return any(word[:1].isdigit() or word in NUMBER_WORDS for word in before)
+
+
 def read_period(lowered: list[str], position: int) -> tuple[str, int] | None:
     """A recurrence: "daily", "every day", "once a day", "per day" -> one period token."""
     low = lowered[position]
@@ -284,8 +316,7 @@ def read_period(lowered: list[str], position: int) -> tuple[str, int] | None:
         used += 1
     if used and position + used < len(lowered):
         noun = PERIOD_NOUNS.get(fold_plural(lowered[position + used]))
-        previous = lowered[position - 1] if position else ""
-        rate = low in ("a", "an") and _rate_lead(previous)
+        rate = low in ("a", "an") and _rate_at(lowered, position)
         if noun is not None and (used > 1 or low in ("every", "each", "per") or rate):
             return f"/{noun}", used + 1
     return None

@@ -423,9 +423,6 @@ LANGUAGES = frozenset(
         "julia",
     ]
 )
-# Language names that are also everyday words: written in lower case they are the word ("should
-# go to Priya", "a swift reply"), not the language.
-EVERYDAY_LANGUAGE_NAMES = frozenset({"go", "swift", "rust"})
 FORMATS = frozenset(
     [
         "csv",

@@ -15,7 +15,6 @@ from credence.memory.semantics.statement_words import (
     ABBREVIATIONS,
     CHOICE_WORDS,
     DAY_PARTS,
-    EVERYDAY_LANGUAGE_NAMES,
     FILLERS,
     FORMATS,
     GROUP_NOUNS,
@@ -245,13 +244,18 @@ def _match_phrase(lowered: list[str], position: int) -> tuple[str, int] | None:
     return None
 
 
+# Language names that are also everyday words: written in lower case they are the word ("should
+# go to Priya", "a swift reply"), not the language.
+_EVERYDAY_LANGUAGE_NAMES: Final = frozenset({"go", "swift", "rust"})
+
+
 def _shape_kind(surface: str, low: str, position: int) -> str:
     """``name`` for tokens shaped like a proper noun, identifier or handle; else ``word``."""
     if surface[:1] in "@#" and len(surface) > 1:
         return "name"
     if fold_plural(low) in WEEKDAYS or low in MONTHS or fold_plural(low) in DAY_PARTS:
         return "time"
-    if low in LANGUAGES and not (low in EVERYDAY_LANGUAGE_NAMES and surface.islower()):
+    if low in LANGUAGES and not (low in _EVERYDAY_LANGUAGE_NAMES and surface.islower()):
         return "language"
     if low in FORMATS or (low.startswith(".") and low[1:] in FORMATS):
         return "format"
