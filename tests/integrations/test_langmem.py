@@ -67,7 +67,10 @@ def test_a_langmem_write_is_pending_until_kept_then_search_finds_it(
         {"role": "user", "content": "Please split this PR, it is 900 lines. Keep them under 300."},
         {"role": "assistant", "content": "Understood, I will split it into three."},
     ]
-    puts = manager.invoke({"messages": conversation})
+    try:
+        puts = manager.invoke({"messages": conversation})
+    finally:
+        model.root_client.close()  # its pooled connection would outlive the fake LLM server
     assert [p["value"]["content"]["content"] for p in puts] == [LESSON]
     assert fake_llm.calls >= 1
 

@@ -6,6 +6,7 @@ import pytest
 
 from tests.livesrv import running
 from tests.notify.test_push_e2e import (
+    _close_clients,  # noqa: F401  (autouse here too: it closes the clients _setup opens)
     _kept,
     _propose,
     _received,
