@@ -24,6 +24,8 @@ SETS = {
     "dev5": CORPORA / "dev" / "gate_pairs_5.jsonl",
     # A sixth, written blind by another helper on 2026-12-04 (160 pairs, 60 duplicates).
     "dev6": CORPORA / "dev" / "gate_pairs_6.jsonl",
+    # A seventh, written blind by another helper on 2026-12-05 (160 pairs, 66 duplicates).
+    "dev7": CORPORA / "dev" / "gate_pairs_7.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -24,6 +24,9 @@ from credence.memory.semantics.statements import statement
         ("Run 5 km", "Run five kilometres"),
         ("Import a thousand rows", "Import 1,000 rows"),
         ("Pay rent on the first of each month", "Pay rent on the 1st of each month"),
+        ("The commute takes three quarters of an hour", "The commute takes 45 minutes"),
+        ("Bedtime is eight o'clock in the evening", "Bedtime is 8 pm"),
+        ("Bedtime is nine o'clock", "Bedtime is 9:00"),
     ],
 )
 def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -> None:
@@ -36,7 +39,8 @@ def test_a_month_after_a_preposition_stays_a_length_of_time() -> None:
 
 
 def test_an_ordinal_in_words_is_a_date_only_in_the_shape_of_one() -> None:
-    assert "#15th" in statement("The report is due on the fifteenth of March").canons
+    assert "#15th" in statement("The report is due on the fifteenth of each month").canons
+    assert "@--03-15" in statement("The report is due on the fifteenth of March").canons
     assert "#1th" not in statement("Address the user by their first name").canons
     assert "#1th" not in statement("Put the first draft in the shared folder").canons
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from credence.memory.semantics.dates import ORDINAL_WORDS, read_date
 from credence.memory.semantics.statement_words import (
     BARE_CLOCK,
     CLOCK,
@@ -26,11 +27,6 @@ from credence.memory.semantics.statement_words import (
     UNITS,
 )
 from credence.memory.semantics.tokens import fold_plural
-
-# Ordinals said in words, as the days of a month are named ("the first of each month").
-_ORDINALS = """first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
-thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"""
-_ORDINAL_WORDS: Final = dict(zip(_ORDINALS.split(), range(1, 21), strict=True)) | {"thirtieth": 30}
 
 
 def _format_number(value: float) -> str:
@@ -108,6 +104,9 @@ def read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None
     clock_time = _read_clock_word(low)
     if clock_time:
         return clock_time, "time", 1
+    date = read_date(lowered, position)
+    if date is not None:
+        return date[0], "time", date[1]
     spoken = _spoken_number(lowered, position)
     if spoken is not None:
         return spoken
@@ -197,7 +196,6 @@ _DAY_HALVES: Final = {
     ("in", "the", "afternoon"): "p",
     ("in", "the", "evening"): "p",
     ("at", "night"): "p",
-    ("oclock",): "",
 }
 
 
@@ -205,10 +203,25 @@ def _said_clock(lowered: list[str], after: int, value: float) -> tuple[str, int]
     """A whole hour said with its half of the day: (canonical clock time, position after)."""
     if not value.is_integer():
         return None
+    if _word_at(lowered, after) == "oclock":
+        after += 1  # "eight o'clock in the evening": the hour, then its half of the day
+        if not _said_half(lowered, after):
+            canon = _clock(int(value), 0, None)
+            return (canon, after) if canon else None
+    half = _said_half(lowered, after)
+    if half is None:
+        return None
+    words, suffix = half
+    canon = _clock(int(value), 0, suffix)
+    return (canon, after + len(words)) if canon else None
+
+
+def _said_half(lowered: list[str], after: int) -> tuple[tuple[str, ...], str] | None:
+    """The half of the day said at ``after`` ("in the evening", "at night"): its words and
+    suffix."""
     for words, half in _DAY_HALVES.items():
         if tuple(lowered[after : after + len(words)]) == words:
-            canon = _clock(int(value), 0, half or None)
-            return (canon, after + len(words)) if canon else None
+            return words, half
     return None
 
 
@@ -218,7 +231,8 @@ def _word_at(lowered: list[str], position: int) -> str:
 
 def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | None:
     """Numbers said in words that are not counts: "twice" (two times), an ordinal ("14th"),
-    "half an hour", "half a dozen", "a quarter of an hour", "half of" (50 %)."""
+    "half an hour", "half a dozen", "a quarter of an hour", "three quarters of an hour", "half
+    of" (50 %)."""
     low = lowered[position]
     if low in MULTIPLES:
         return f"#{MULTIPLES[low]}x", "number", 1
@@ -227,14 +241,20 @@ def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | 
         return f"#{ordinal.group(1)}th", "number", 1
     # "the first of each month", "the fifteenth of March": a day of the month, as "1st" is.
     dated = _word_at(lowered, position - 1) == "the" and _word_at(lowered, position + 1) == "of"
-    if low in _ORDINAL_WORDS and dated:
-        return f"#{_ORDINAL_WORDS[low]}th", "number", 1
+    if low in ORDINAL_WORDS and dated:
+        return f"#{ORDINAL_WORDS[low]}th", "number", 1
     start = position
+    times = 1.0
     if low in ("a", "an") and _word_at(lowered, position + 1) in FRACTIONS:
         position += 1
-    fraction = FRACTIONS.get(lowered[position])
+    elif low in NUMBER_WORDS and _word_at(lowered, position + 1) == "quarters":
+        times, position = float(NUMBER_WORDS[low]), position + 1  # "three quarters of an hour"
+    fraction = FRACTIONS.get(lowered[position]) or (
+        0.25 if lowered[position] == "quarters" else None
+    )
     if fraction is None:
         return None
+    fraction *= times
     after = position + 1
     of = _word_at(lowered, after) == "of"
     if _word_at(lowered, after + of) in ("a", "an"):

@@ -345,22 +345,22 @@ WEEKDAYS = frozenset(
         "weekend",
     ]
 )
-MONTHS = frozenset(
-    [
-        "january",
-        "february",
-        "march",
-        "april",
-        "may",
-        "june",
-        "july",
-        "august",
-        "september",
-        "october",
-        "november",
-        "december",
-    ]
+# In calendar order: a month's number is its place here.
+MONTHS_IN_ORDER = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 )
+MONTHS = frozenset(MONTHS_IN_ORDER)
 DAY_PARTS = frozenset(["morning", "afternoon", "evening", "night", "noon", "midnight", "midday"])
 LANGUAGES = frozenset(
     [
