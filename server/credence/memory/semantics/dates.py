@@ -6,6 +6,7 @@ import re
 from typing import Final
 
 from credence.memory.semantics.statement_words import MONTHS_IN_ORDER, ORDINAL
+from credence.memory.semantics.tokens import word_at
 
 _ISO_DATE: Final = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
 _MONTH_NUMBERS: Final = {name: number for number, name in enumerate(MONTHS_IN_ORDER, start=1)}
@@ -21,11 +22,14 @@ def read_date(lowered: list[str], position: int) -> tuple[str, int] | None:
     """A calendar date at ``position``: (canonical ``@YYYY-MM-DD``, or ``@--MM-DD`` without a
     year, and tokens used). Slashed dates ("03/04/2025") are left alone: the order of day and
     month is the writer's locale, which one sentence does not tell."""
-    iso = _ISO_DATE.match(lowered[position])
+    token = lowered[position]
+    if not (token[:1].isdigit() or token in _MONTH_NUMBERS or token in ORDINAL_WORDS):
+        return None  # most words: read_value asks about every one
+    iso = _ISO_DATE.match(token)
     if iso is not None:
         year, month, day = (int(part) for part in iso.groups())
         return _dated(year, month, day, 1)
-    if lowered[position] in _MONTH_NUMBERS:
+    if token in _MONTH_NUMBERS:
         return _month_first(lowered, position)
     return _day_first(lowered, position)
 
@@ -33,7 +37,7 @@ def read_date(lowered: list[str], position: int) -> tuple[str, int] | None:
 def _month_first(lowered: list[str], position: int) -> tuple[str, int] | None:
     """ "March 15", "March 15th, 2025"."""
     month = _MONTH_NUMBERS[lowered[position]]
-    day = _day(_at(lowered, position + 1))
+    day = _day(word_at(lowered, position + 1))
     if day is None:
         return None
     year, used = _year_after(lowered, position + 2)
@@ -47,10 +51,10 @@ def _day_first(lowered: list[str], position: int) -> tuple[str, int] | None:
     day = _day(lowered[position])
     if day is None:
         return None
-    of = _at(lowered, position + 1) == "of"
-    month = _MONTH_NUMBERS.get(_at(lowered, position + 1 + of))
-    ordinal = bool(ORDINAL.match(lowered[position])) or lowered[position] in ORDINAL_WORDS
+    of = word_at(lowered, position + 1) == "of"
+    month = _MONTH_NUMBERS.get(word_at(lowered, position + 1 + of))
     spelt_out = lowered[position] in ORDINAL_WORDS
+    ordinal = spelt_out or bool(ORDINAL.match(lowered[position]))
     if month is None or (of and not ordinal) or (spelt_out and not of):
         return None
     year, used = _year_after(lowered, position + 2 + of)
@@ -69,10 +73,6 @@ def _valid(month: int, day: int) -> bool:
     return 1 <= month <= 12 and 1 <= day <= 31
 
 
-def _at(lowered: list[str], position: int) -> str:
-    return lowered[position] if position < len(lowered) else ""
-
-
 def _day(token: str) -> int | None:
     if token in ORDINAL_WORDS:
         return ORDINAL_WORDS[token]
@@ -83,8 +83,8 @@ def _day(token: str) -> int | None:
 
 def _year_after(lowered: list[str], position: int) -> tuple[int | None, int]:
     """The year after a day and month, with its comma if any: (year, tokens used)."""
-    comma = _at(lowered, position) == ","
-    token = _at(lowered, position + comma)
+    comma = word_at(lowered, position) == ","
+    token = word_at(lowered, position + comma)
     if token.isdigit() and int(token) in _YEARS:
         return int(token), comma + 1
     return None, 0

@@ -26,7 +26,7 @@ from credence.memory.semantics.statement_words import (
     TIMES,
     UNITS,
 )
-from credence.memory.semantics.tokens import fold_plural
+from credence.memory.semantics.tokens import fold_plural, word_at
 
 
 def _format_number(value: float) -> str:
@@ -155,7 +155,7 @@ def _with_unit(
     "am"/"pm" or "per cent"."""
     if lowered[after : after + 3] == ["and", "a", "half"]:
         value, after = value + 0.5, after + 3  # "one and a half hours"
-    if unit is None and prefix_unit is None and _word_at(lowered, after) == TIMES:
+    if unit is None and prefix_unit is None and word_at(lowered, after) == TIMES:
         return f"#{_format_number(value)}x", "number", after + 1 - start
     said_clock = _said_clock(lowered, after, value) if unit is None and not prefix_unit else None
     if said_clock is not None:
@@ -185,7 +185,7 @@ def _said_number(lowered: list[str], position: int) -> tuple[float, int] | None:
         return None
     if _next_is_time_unit(lowered, position):
         return 1.0, 1
-    if _word_at(lowered, position + 1) in NUMBER_SCALES:
+    if word_at(lowered, position + 1) in NUMBER_SCALES:
         return float(NUMBER_SCALES[lowered[position + 1]]), 2  # "a dozen", "a thousand"
     return None
 
@@ -203,7 +203,7 @@ def _said_clock(lowered: list[str], after: int, value: float) -> tuple[str, int]
     """A whole hour said with its half of the day: (canonical clock time, position after)."""
     if not value.is_integer():
         return None
-    if _word_at(lowered, after) == "oclock":
+    if word_at(lowered, after) == "oclock":
         after += 1  # "eight o'clock in the evening": the hour, then its half of the day
         if not _said_half(lowered, after):
             canon = _clock(int(value), 0, None)
@@ -225,10 +225,6 @@ def _said_half(lowered: list[str], after: int) -> tuple[tuple[str, ...], str] | 
     return None
 
 
-def _word_at(lowered: list[str], position: int) -> str:
-    return lowered[position] if 0 <= position < len(lowered) else ""
-
-
 def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | None:
     """Numbers said in words that are not counts: "twice" (two times), an ordinal ("14th"),
     "half an hour", "half a dozen", "a quarter of an hour", "three quarters of an hour", "half
@@ -240,25 +236,23 @@ def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | 
     if ordinal:
         return f"#{ordinal.group(1)}th", "number", 1
     # "the first of each month", "the fifteenth of March": a day of the month, as "1st" is.
-    dated = _word_at(lowered, position - 1) == "the" and _word_at(lowered, position + 1) == "of"
+    dated = word_at(lowered, position - 1) == "the" and word_at(lowered, position + 1) == "of"
     if low in ORDINAL_WORDS and dated:
         return f"#{ORDINAL_WORDS[low]}th", "number", 1
     start = position
     times = 1.0
-    if low in ("a", "an") and _word_at(lowered, position + 1) in FRACTIONS:
+    if low in ("a", "an") and word_at(lowered, position + 1) in FRACTIONS:
         position += 1
-    elif low in NUMBER_WORDS and _word_at(lowered, position + 1) == "quarters":
+    elif low in NUMBER_WORDS and word_at(lowered, position + 1) == "quarters":
         times, position = float(NUMBER_WORDS[low]), position + 1  # "three quarters of an hour"
-    fraction = FRACTIONS.get(lowered[position]) or (
-        0.25 if lowered[position] == "quarters" else None
-    )
+    fraction = FRACTIONS.get(fold_plural(lowered[position]))
     if fraction is None:
         return None
     fraction *= times
     after = position + 1
-    of = _word_at(lowered, after) == "of"
-    if _word_at(lowered, after + of) in ("a", "an"):
-        measure = _word_at(lowered, after + of + 1)
+    of = word_at(lowered, after) == "of"
+    if word_at(lowered, after + of) in ("a", "an"):
+        measure = word_at(lowered, after + of + 1)
         used = after + of + 2 - start
         if measure in UNITS and measure not in ONE_LETTER_UNITS:
             canon, kind = _quantity(fraction, measure)  # "half an hour"

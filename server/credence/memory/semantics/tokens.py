@@ -314,6 +314,11 @@ def _content_tokens_of(tokens: list[str]) -> frozenset[str]:
     return frozenset(kept)
 
 
+def word_at(tokens: list[str], position: int) -> str:
+    """The token at ``position``, or "" past either end."""
+    return tokens[position] if 0 <= position < len(tokens) else ""
+
+
 @lru_cache(maxsize=65536)
 def fold_plural(token: str) -> str:
     # Only the regular English plural: stronger stemming merges words that differ in meaning.

@@ -180,7 +180,7 @@ def scope_of(text: str) -> frozenset[str]:
         previous = tokens[position - 1] if position else ""
         if word == "once" and (following in _COUNTED_AFTER_ONCE or not following):
             continue
-        if word in ("when", "whenever", "while") and _activity(following):
+        if word in ("when", "whenever") and _activity(following):
             continue
         if word == "where" and previous in _TELLING:
             continue
