@@ -187,6 +187,36 @@ def test_an_added_scope_is_never_a_duplicate(verb, thing, value, scope, cosine) 
     assert relate(new, old, cosine).kind != "duplicate"
 
 
+@settings(max_examples=200, deadline=None)
+@given(_VERBS, _OBJECTS, _VALUES, st.sampled_from(["Never", "Do not", "Don't"]), st.floats(0, 1))
+def test_a_preference_against_its_prohibition_is_never_a_duplicate(
+    verb, thing, value, negation, cosine
+) -> None:
+    # The "not" of "A, not B" negates B alone: the rule is no prohibition of A.
+    old = f"{verb} {thing} with {value}, not by hand"
+    for new in (
+        f"{negation} {verb.lower()} {thing} with {value}",
+        f"{negation} {verb.lower()} {thing} with {value} instead of by hand",
+    ):
+        assert relate(old, new, cosine).kind != "duplicate", (old, new)
+        assert relate(new, old, cosine).kind != "duplicate", (new, old)
+
+
+def test_a_negated_bound_is_its_complement() -> None:
+    same = ("Do not spend more than $50 on gifts", "Spend at most $50 on gifts")
+    assert relate(*same, 0.96).kind == "duplicate"
+    assert relate(*same, 0.96).evidence == "the same bound, negated"
+    # Under 72 / no longer than 72: the same limit, give or take its end; never the opposite.
+    near = relate("Keep lines under 72 characters", "No line may be longer than 72 characters", 0.9)
+    assert (near.kind, near.settled) == ("compatible", False)
+    assert relate(*same, 0.6).kind != "duplicate"
+    # The same bound the same way round, negated on one side only, is the opposite advice.
+    opposite = relate("Never spend more than $50 on gifts", "Spend more than $50 on gifts", 0.94)
+    assert opposite.kind == "contradiction"
+    other = relate("Never spend more than $50 on gifts", "Spend at most $80 on gifts", 0.9)
+    assert other.kind != "duplicate"
+
+
 def test_the_duplicate_floor_is_a_cosine() -> None:
     assert 0.0 < DUPLICATE_COSINE < 1.0
 
@@ -697,3 +727,19 @@ def test_an_activity_or_a_count_reworded_is_not_a_scope_that_differs() -> None:
     # A real condition still differs: never a duplicate, and a human sees it.
     condition = relate("Water the fig once a week.", "Water the fig once the soil is dry.", 0.82)
     assert condition.kind != "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Ask the user which timezone they are in", "Ask the user what time zone they are in"),
+        ("Run the tests before every release", "Prior to each release, run the tests"),
+        ("Use four spaces for indentation, not tabs", "Indent with four spaces rather than tabs"),
+        (
+            "Mention the deadline in the first paragraph",
+            "State the deadline in the opening paragraph",
+        ),
+    ],
+)
+def test_compounds_prior_to_and_a_contrasting_not_read_as_what_they_mean(old, new) -> None:
+    assert relate(old, new, 0.9).kind == "duplicate", relate(old, new, 0.9)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from credence.memory.semantics.wording import (
+    contrast_worded,
     differing_values,
     hard_difference,
+    joined_compounds,
     numbered_compounds,
     opposed_words,
     permits,
@@ -101,3 +103,39 @@ def test_when_before_an_activity_sets_no_scope() -> None:
 def test_where_after_a_verb_of_telling_is_what_is_told() -> None:
     assert scope_of("Don't disclose where the user lives") == frozenset()
     assert scope_of("Use tabs where the linter allows them") == {"if"}
+
+
+def test_a_compound_written_apart_on_one_side_is_joined_when_the_other_writes_it_whole() -> None:
+    assert joined_compounds("Ask which timezone they are in", "Ask what time zone they are in") == (
+        "Ask which timezone they are in",
+        "Ask what timezone they are in",
+    )
+    assert joined_compounds("Hold the daily stand-up at 9", "Hold the daily standup at 9")[0] == (
+        "Hold the daily standup at 9"
+    )
+    # A hyphen on one side and a space on the other: one compound, joined on both.
+    assert joined_compounds("Check the time-zone", "Check the time zone") == (
+        "Check the timezone",
+        "Check the timezone",
+    )
+
+
+def test_words_that_change_meaning_when_joined_stay_apart() -> None:
+    for old, new in [
+        ("Wear everyday clothes", "Wear clothes every day"),
+        ("Maybe call the user", "May be call the user"),
+        ("Log overtime", "Log hours over time"),
+        ("Set up the build", "Keep the setup"),
+        ("Book a check-in", "Book a check in"),
+    ]:
+        assert joined_compounds(old, new) == (old, new)
+
+
+def test_a_not_that_sets_one_thing_against_another_negates_nothing() -> None:
+    assert contrast_worded("Use tabs, not spaces") == "Use tabs rather than spaces"
+    assert contrast_worded("Use tabs,not spaces") == "Use tabs rather than spaces"
+    # "not even" and "not only" still intensify a negation; a "not" without a comma negates.
+    assert contrast_worded("Never use tabs, not even in Makefiles") == (
+        "Never use tabs, not even in Makefiles"
+    )
+    assert contrast_worded("Do not use tabs") == "Do not use tabs"

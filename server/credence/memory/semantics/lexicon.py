@@ -86,6 +86,14 @@ PHRASAL = {
     ("log", "out"): "logout",
 }
 
+# Words that change meaning when joined to the next: "every day" / "everyday", "may be" /
+# "maybe", "over time" / "overtime", "in to" / "into".
+NEVER_JOINED_FIRST = frozenset(
+    _words("a an all any at be by can every for in may no on out over some to under up with")
+)
+# Particles written apart make a verb ("set up", "log in"), with a hyphen a noun ("set-up").
+PARTICLES = frozenset(_words("in into off on one out to up"))
+
 # Prefixes that negate a word: "unlock", "disconnect", "insecure", "non-blocking".
 NEGATING_PREFIXES = ("un", "dis", "in", "im", "non", "de")
 

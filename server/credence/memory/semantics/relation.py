@@ -7,6 +7,7 @@ from typing import Final, Literal
 
 import msgspec
 
+from credence.memory.semantics.bounds import complemented, same_limit, the_bound
 from credence.memory.semantics.coverage import answers, opens, reworded
 from credence.memory.semantics.lexicon import FEELING_VERBS
 from credence.memory.semantics.preference import sides_exchanged
@@ -31,10 +32,12 @@ from credence.memory.semantics.wording import (
     VERBS,
     absolute,
     base_form,
+    contrast_worded,
     differing_values,
     hard_difference,
     is_english,
     is_unit,
+    joined_compounds,
     key,
     meaning,
     negated,
@@ -204,6 +207,7 @@ def relate(old: str, new: str, cosine: float) -> Relation:
     thing. Invariant: a pair that differs in any value, name, unit, polarity or scope is never
     a duplicate: at worst it goes to a reviewer, unsettled.
     """
+    old, new = joined_compounds(contrast_worded(old), contrast_worded(new))
     relation = _relate(old, new, cosine)
     if relation.kind == "duplicate" and key(old) != key(new):
         if sides_exchanged(words_of(old), words_of(new)):
@@ -327,6 +331,13 @@ def _opposite_polarity(
     close: bool,
     opposed: tuple[tuple[str, str], ...],
 ) -> Relation:
+    bound = _negated_bound(old, new, a)
+    if bound == "same" and cosine >= DUPLICATE_COSINE:
+        return Relation("duplicate", cosine, evidence="the same bound, negated")
+    if bound is not None:
+        # "Keep lines under 72" / "No line longer than 72": a bound put the other way round,
+        # at most differing in whether its end is included; never the opposite advice.
+        return Relation("compatible", cosine, evidence="a bound put the other way", settled=False)
     if opposed:
         if cosine >= DUPLICATE_COSINE and _negated_twice(old, new, opposed):
             return Relation("duplicate", cosine, evidence="the same, negated in other words")
@@ -343,6 +354,22 @@ def _opposite_polarity(
     if scope_markers(new) - scope_markers(old) or (permits(new) and not permits(old)):
         return _exception(cosine)
     return Relation("contradiction", cosine, "polarity", evidence="the opposite advice")
+
+
+def _negated_bound(old: str, new: str, a: Statement) -> Literal["same", "near"] | None:
+    """Whether the negative side bounds a value the other side bounds the other way round:
+    "same" when its complement says what the other says, word for word ("Never leave the dog
+    alone for more than four hours" / "… for at most four hours"); "near" when they limit the
+    same value on the same side in other words or with the end included on one side only
+    ("under 72" / "no longer than 72"); else None."""
+    negative, positive = (old, new) if a.negative else (new, old)
+    mine, theirs = meaning(negative), meaning(positive)
+    if the_bound(mine) is None or the_bound(theirs) is None:
+        return None
+    flipped = complemented(mine)
+    if len(flipped) == len(theirs) == _matched(flipped, theirs):
+        return "same"
+    return "near" if same_limit(mine, theirs) else None
 
 
 def _negated_twice(old: str, new: str, opposed: tuple[tuple[str, str], ...]) -> bool:

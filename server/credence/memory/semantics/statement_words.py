@@ -84,6 +84,7 @@ for _dimension, _factor, _spellings in (
     ("time", 30 * 86400.0, "mo month months"),
     ("time", 365 * 86400.0, "y yr yrs year years"),
     ("time", 3650 * 86400.0, "decade decades"),
+    ("time", 36500 * 86400.0, "century centuries"),
     ("percent", 1.0, "% percent pct"),
     ("usd", 1.0, "$ usd dollar dollars"),
     ("eur", 1.0, "€ eur euro euros"),

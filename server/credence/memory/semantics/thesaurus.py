@@ -155,6 +155,7 @@ cite reference
 greet address
 address call
 open start begin
+first opening initial
 before earlier
 after later
 """.strip().splitlines()
@@ -185,6 +186,8 @@ PHRASE_FOLDS: Final = {
     ("sign", "off", "on"): "approve",
     ("most", "recent"): "latest",
     ("spell", "out"): "explain",
+    ("prior", "to"): "before",
+    ("in", "advance", "of"): "before",
 }
 LONGEST_FOLD: Final = max(len(phrase) for phrase in PHRASE_FOLDS)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
+from itertools import pairwise
 from typing import Final
 
 from credence.memory.semantics.lexicon import (
@@ -12,6 +13,8 @@ from credence.memory.semantics.lexicon import (
     ENGLISH_FUNCTION_WORDS,
     FOREIGN_FUNCTION_WORDS,
     NEGATING_PREFIXES,
+    NEVER_JOINED_FIRST,
+    PARTICLES,
     PERMISSION_WORDS,
     PHRASAL,
     SCOPE_MARKERS,
@@ -384,3 +387,68 @@ def hard_difference(old: str, new: str) -> str:
         # but two that name nobody in common are two recipients.
         return "another person: " + ", ".join(sorted(persons[0] | persons[1]))
     return ""
+
+
+# A word and what separates it from the next: a hyphen or spaces join a compound written apart.
+_WORD_AND_GAP = re.compile(r"([^\W\d_]+)(-|\s+)?", re.UNICODE)
+
+
+def joined_compounds(old: str, new: str) -> tuple[str, str]:
+    """The two texts with a compound written apart on one side ("time zone", "stand-up") and
+    whole on the other ("timezone", "standup") written whole on both; a compound written with a
+    hyphen on one side and a space on the other is joined on both. Words that change meaning
+    when joined never are ("every day" is not "everyday", "may be" not "maybe")."""
+
+    def join(side: str, other: str) -> str:
+        candidates = _compounds_apart(side)
+        if not candidates:
+            return side
+        whole = _whole_words(other)
+        written_apart = {(joined, hyphen) for joined, hyphen, _ in _compounds_apart(other)}
+        chosen: list[tuple[str, tuple[int, int]]] = []
+        for joined, hyphen, span in candidates:
+            if (joined in whole or (joined, not hyphen) in written_apart) and not (
+                chosen and chosen[-1][1][1] > span[0]
+            ):
+                chosen.append((joined, span))
+        for joined, (start, end) in reversed(chosen):
+            side = side[:start] + joined + side[end:]
+        return side
+
+    return join(old, new), join(new, old)
+
+
+@lru_cache(maxsize=16384)
+def _whole_words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.casefold()))
+
+
+@lru_cache(maxsize=16384)
+def _compounds_apart(text: str) -> tuple[tuple[str, bool, tuple[int, int]], ...]:
+    """Each two neighbouring words of ``text`` split by a hyphen or spaces that could be one
+    compound: (the two joined, casefolded; whether a hyphen split them; the span they cover)."""
+    words = list(_WORD_AND_GAP.finditer(text))
+    found: list[tuple[str, bool, tuple[int, int]]] = []
+    for first, second in pairwise(words):
+        head, tail = first.group(1).casefold(), second.group(1).casefold()
+        hyphen = first.group(2) == "-"
+        if (
+            first.group(2) is None
+            or min(len(head), len(tail)) < 2
+            or head in NEVER_JOINED_FIRST
+            or (tail in PARTICLES and not hyphen)
+        ):
+            continue
+        found.append((head + tail, hyphen, (first.start(), second.start() + len(tail))))
+    return tuple(found)
+
+
+# "A, not B" sets A against B; its "not" negates B alone, never the rule ("not even", "not
+# only" and the like still intensify a negation).
+_CONTRAST_NOT = re.compile(r",\s*not\s+(?!(?:even|only|just|yet|ever|once|always)\b)", re.I)
+
+
+def contrast_worded(text: str) -> str:
+    """``text`` with "A, not B" written "A rather than B", so that the "not" that sets A
+    against B is not read as negating the rule ("Use tabs, not spaces" is no prohibition)."""
+    return _CONTRAST_NOT.sub(" rather than ", text)
