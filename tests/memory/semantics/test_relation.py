@@ -743,3 +743,38 @@ def test_an_activity_or_a_count_reworded_is_not_a_scope_that_differs() -> None:
 )
 def test_compounds_prior_to_and_a_contrasting_not_read_as_what_they_mean(old, new) -> None:
     assert relate(old, new, 0.9).kind == "duplicate", relate(old, new, 0.9)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Turn notifications on at night", "Turn notifications off at night"),
+        ("Leave the footer in", "Leave the footer out"),
+        ("The user lives in Berlin", "The user used to live in Berlin"),
+        ("Call the user after 9pm", "Refrain from calling the user after 9pm"),
+        ("The user wants replies in English", "The user wants replies in English only"),
+        ("Reply in English", "Reply in English unless asked otherwise"),
+        (
+            "The user's daughter is older than her brother",
+            "The user's daughter is younger than her brother",
+        ),
+        ("The user's manager is Alice", "The user's manager was Alice"),
+        ("The user owns a car", "The user owned a car"),
+        ("The user wants to learn Spanish", "The user learned Spanish"),
+        ("The user is allergic to nuts", "The user might be allergic to nuts"),
+    ],
+)
+def test_a_particle_tense_scope_comparison_or_hedge_that_differs_is_never_a_duplicate(
+    old: str, new: str
+) -> None:
+    for cosine in (0.99, 0.9, 0.8):
+        assert relate(old, new, cosine).kind != "duplicate", (old, new, cosine)
+        assert relate(new, old, cosine).kind != "duplicate", (new, old, cosine)
+
+
+def test_a_condition_that_only_rephrases_an_adjective_keeps_a_duplicate() -> None:
+    old, new = (
+        "Don't run the dishwasher half empty",
+        "Never run the dishwasher when it is half empty",
+    )
+    assert relate(old, new, 0.93).kind == "duplicate"

@@ -18,6 +18,7 @@ from credence.memory.semantics.statements import (
 from credence.memory.semantics.tokens import (
     analyse,
     content_tokens,
+    has_negation,
     is_negative,
     jaccard,
     normalise,
@@ -276,3 +277,15 @@ def test_negation_and_shared_core() -> None:
     refund = statement("Never approve a refund without a receipt")
     assert not shares_core(refund, statement("Receipts are stored in the billing folder"))
     assert shares_core(statement("Indent with tabs"), statement("Do not use tabs for indents"))
+
+
+def test_used_to_of_a_past_habit_negates_and_accustomed_does_not() -> None:
+    assert has_negation(("the", "user", "used", "to", "live", "in", "berlin"))
+    assert not has_negation(("the", "user", "is", "used", "to", "cold", "weather"))
+    assert not has_negation(("the", "user", "used", "the", "api"))
+    assert statement("The user used to live in Berlin").negative
+    assert not statement("The user got used to the cold").negative
+
+
+def test_refrain_is_a_negation() -> None:
+    assert statement("Refrain from calling after 9pm").negative

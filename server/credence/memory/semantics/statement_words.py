@@ -233,6 +233,10 @@ IRREGULAR_VERBS: dict[str, str] = {
     for line in _IRREGULAR_LINES.strip().splitlines()
     for form in line.split()[1:]
 }
+# Simple past forms that differ from their base ("kept", "went"; "put" is both).
+PAST_FORMS = frozenset(
+    line.split()[1] for line in _IRREGULAR_LINES.strip().splitlines() if len(line.split()) > 1
+) - frozenset(line.split()[0] for line in _IRREGULAR_LINES.strip().splitlines()) | {"were"}
 
 # Words that carry no slot and no meaning a paraphrase must keep.
 FILLERS = frozenset(

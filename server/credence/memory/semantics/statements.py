@@ -44,6 +44,7 @@ from credence.memory.semantics.tokens import (
     NO_LONGER,
     STOP_WORDS,
     fold_plural,
+    past_habit,
 )
 
 
@@ -149,9 +150,9 @@ def statement(text: str) -> Statement:
         if low == NO_LONGER and position and lowered[position - 1] == "no":
             position += 1  # "no longer" is one negation, counted at its "no"
             continue
-        if low in NEGATION_WORDS:
+        if low in NEGATION_WORDS or past_habit(lowered, position):
             negative = not negative
-            position += 1
+            position += 2 if low == "used" else 1
             continue
         parsed = read_value(lowered, position)
         if parsed is not None:

@@ -6,6 +6,7 @@ import re
 import unicodedata
 from collections.abc import Set as AbstractSet
 from functools import lru_cache
+from typing import Final
 
 # Apostrophes join ("don't" -> "dont") so contractions stay one token and match their
 # apostrophe-less spelling; every other punctuation mark separates words.
@@ -55,6 +56,10 @@ NEGATION_WORDS: frozenset[str] = frozenset(
         "refuses",
         "refused",
         "refusing",
+        "refrain",
+        "refrains",
+        "refrained",
+        "refraining",
         "without",
     }
 )
@@ -253,10 +258,29 @@ def bounds_a_value(tokens: list[str] | tuple[str, ...], position: int) -> bool:
     )
 
 
+# Forms of "be" and "get" before which "used to" means accustomed ("is used to the cold").
+_ACCUSTOMED_AFTER: Final = frozenset(
+    {"be", "is", "are", "am", "was", "were", "been", "being", "get", "gets", "got", "getting"}
+)
+
+
+def past_habit(tokens: list[str] | tuple[str, ...], position: int) -> bool:
+    """Whether the "used" at ``position`` opens "used to": what was so and is no longer ("The
+    user used to live in Berlin"), read as a negation; not "is used to" (accustomed)."""
+    return (
+        tokens[position] == "used"
+        and position + 1 < len(tokens)
+        and tokens[position + 1] == "to"
+        and (position == 0 or tokens[position - 1] not in _ACCUSTOMED_AFTER)
+    )
+
+
 def has_negation(tokens: list[str] | tuple[str, ...]) -> bool:
-    """Whether any of ``tokens`` is a negation word that does not open a bound."""
+    """Whether any of ``tokens`` is a negation word that does not open a bound, or a "used
+    to" of a past habit."""
     return any(
-        token in NEGATION_WORDS and not bounds_a_value(tokens, position)
+        (token in NEGATION_WORDS and not bounds_a_value(tokens, position))
+        or past_habit(tokens, position)
         for position, token in enumerate(tokens)
     )
 

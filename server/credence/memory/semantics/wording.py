@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from functools import lru_cache
 from itertools import pairwise
 from typing import Final
 
+from credence.memory.semantics.aspects import hedged, tense_shift
+from credence.memory.semantics.bounds import COMPLEMENT, complemented
 from credence.memory.semantics.lexicon import (
     ABSOLUTE_WORDS,
     ENGLISH_FUNCTION_WORDS,
@@ -52,6 +55,8 @@ _ORDER = frozenset(stem(word) for word in ORDER_WORDS)
 _PERMISSION = frozenset(stem(word) for word in PERMISSION_WORDS)
 # Phrasal verbs in any tense: "turned off" and "turning off" fold as "turn off" does.
 _PHRASAL = {(stem(verb), particle): word for (verb, particle), word in PHRASAL.items()}
+_PHRASAL_VERBS = frozenset(verb for verb, _ in _PHRASAL)
+_OPPOSITE_PARTICLES: Final = (("on", "off"), ("in", "out"))
 
 
 @lru_cache(maxsize=16384)
@@ -141,7 +146,23 @@ def opposed_words(old: str, new: str) -> tuple[tuple[str, str], ...]:
                 and stem_part in only_new
             ):
                 found.add((word, stem_part))
+    found.update(_split_particles(old, new, only_old, only_new))
     return tuple(sorted(found))
+
+
+def _split_particles(
+    old: str, new: str, only_old: frozenset[str], only_new: frozenset[str]
+) -> set[tuple[str, str]]:
+    """Opposite particles of a phrasal verb split by its object: "Turn notifications on" /
+    "Turn notifications off" (joined, "turn on" folds to "enable" as it is read)."""
+    found = {
+        (first, second)
+        for first, second in (*_OPPOSITE_PARTICLES, *(pair[::-1] for pair in _OPPOSITE_PARTICLES))
+        if first in only_old and second in only_new
+    }
+    if found and _PHRASAL_VERBS & stems(old) & stems(new):
+        return found
+    return set()
 
 
 def swapped_preference(old: str, new: str) -> bool:
@@ -386,7 +407,38 @@ def hard_difference(old: str, new: str) -> str:
         # "Email the report to us" / "… to them": pronouns are fillers to the comparison,
         # but two that name nobody in common are two recipients.
         return "another person: " + ", ".join(sorted(persons[0] | persons[1]))
+    return _another_reading(old, new)
+
+
+def _another_reading(old: str, new: str) -> str:
+    """Why two texts that share their words still say different things, or "": a scope only
+    one narrows the rule with ("… in English" / "… in English only"), a comparison that points
+    the other way ("older than" / "younger than"), a fact put in the past ("is" / "was"), or
+    one hedged ("might be allergic" / "is allergic")."""
+    nested = set(words_of(old)) <= set(words_of(new)) or set(words_of(new)) <= set(words_of(old))
+    scope = scope_markers if nested else scope_of
+    differ = scope(old) ^ scope(new)
+    # A condition that holds no word the other side lacks only rephrases it ("… half empty" /
+    # "… when it is half empty"); "only" and "unless" change the rule by themselves.
+    if differ and not (differ == {"if"} and same_meaning(old, new)):
+        return "a scope differs"
+    comparisons = _comparisons(old), _comparisons(new)
+    # Only when both sides compare: "over lunch" and "under any circumstances" compare nothing.
+    if all(comparisons) and comparisons[0] != comparisons[1]:
+        return "a comparison differs"
+    if tense_shift(words_of(old), words_of(new)):
+        return "a tense differs"
+    if hedged(words_of(old)) != hedged(words_of(new)):
+        return "a certainty differs"
     return ""
+
+
+@lru_cache(maxsize=16384)
+def _comparisons(text: str) -> Counter[str]:
+    """The comparison symbols ``text``'s meaning holds ("older than" is ">", "at most" "<="),
+    a negative text's as their complements ("never over $50" says "at most $50")."""
+    found = [word for word in meaning(text) if word in COMPLEMENT]
+    return Counter(complemented(found) if statement(text).negative else found)
 
 
 # A word and what separates it from the next: a hyphen or spaces join a compound written apart.
@@ -403,8 +455,7 @@ def joined_compounds(old: str, new: str) -> tuple[str, str]:
         candidates = _compounds_apart(side)
         if not candidates:
             return side
-        whole = _whole_words(other)
-        written_apart = {(joined, hyphen) for joined, hyphen, _ in _compounds_apart(other)}
+        whole, written_apart = _whole_words(other), _written_apart(other)
         chosen: list[tuple[str, tuple[int, int]]] = []
         for joined, hyphen, span in candidates:
             if (joined in whole or (joined, not hyphen) in written_apart) and not (
@@ -421,6 +472,11 @@ def joined_compounds(old: str, new: str) -> tuple[str, str]:
 @lru_cache(maxsize=16384)
 def _whole_words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.casefold()))
+
+
+@lru_cache(maxsize=16384)
+def _written_apart(text: str) -> frozenset[tuple[str, bool]]:
+    return frozenset((joined, hyphen) for joined, hyphen, _ in _compounds_apart(text))
 
 
 @lru_cache(maxsize=16384)

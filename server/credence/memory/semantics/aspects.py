@@ -1,0 +1,80 @@
+"""When and how surely a statement holds, read from its words: its tense and its hedges."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Final
+
+from credence.memory.semantics.statement_words import IRREGULAR_VERBS, PAST_FORMS
+from credence.memory.semantics.statements import stem
+
+_PAST_AUXILIARIES: Final = frozenset({"was", "were", "wasnt", "werent", "had", "hadnt", "did"})
+_PRESENT_AUXILIARIES: Final = frozenset(
+    {"is", "are", "am", "isnt", "arent", "has", "have", "hasnt", "havent", "does", "doesnt"}
+)
+# A past form right after these is a passive or a perfect ("are reviewed", "has owned"), not
+# the past tense.
+_BEFORE_PARTICIPLES: Final = frozenset(
+    {"is", "are", "am", "be", "been", "being", "was", "were", "has", "have", "had"}
+    | {"get", "gets", "got", "getting"}
+)
+# How many words before a past form a "be" or "have" still makes it a participle.
+_PARTICIPLE_REACH: Final = 2
+# Words that put a statement as possible rather than so.
+HEDGES: Final = frozenset(
+    {"might", "maybe", "perhaps", "possibly", "probably", "likely", "unlikely", "apparently"}
+)
+
+
+def tense_shift(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether one of two texts' words (lower-cased tokens) says what was so and the other
+    what is or will be: "is" / "was", "has" / "had", "owns" / "owned", "will move" / "moved",
+    "wants to learn" / "learned"."""
+    tenses = _auxiliary_tense(tuple(old)), _auxiliary_tense(tuple(new))
+    if all(tenses) and tenses[0] != tenses[1]:
+        return True
+    only_old, only_new = set(old) - set(new), set(new) - set(old)
+    return any(
+        _base(mine) == _base(theirs)
+        and (
+            (_past(mine, old) and _present_or_future(theirs, new))
+            or (_past(theirs, new) and _present_or_future(mine, old))
+        )
+        for mine in only_old
+        for theirs in only_new
+    )
+
+
+def hedged(words: Sequence[str]) -> bool:
+    """Whether the words put what they say as possible rather than so ("might", "probably")."""
+    return not HEDGES.isdisjoint(words)
+
+
+@lru_cache(maxsize=16384)
+def _auxiliary_tense(words: tuple[str, ...]) -> str:
+    past = not _PAST_AUXILIARIES.isdisjoint(words)
+    present = not _PRESENT_AUXILIARIES.isdisjoint(words)
+    return "" if past == present else ("past" if past else "present")
+
+
+@lru_cache(maxsize=16384)
+def _base(word: str) -> str:
+    return stem(IRREGULAR_VERBS.get(word, word))
+
+
+def _present_or_future(word: str, words: Sequence[str]) -> bool:
+    """Whether ``word`` is surely a verb now or to come where it stands: a third-person form
+    ("owns", "goes"), or a base after "will" or "to" ("will move", "wants to learn"). A bare
+    base may be a noun ("the archive" / "archived files"), so it says nothing."""
+    position = list(words).index(word)
+    return word.endswith("s") or (position > 0 and words[position - 1] in ("will", "to"))
+
+
+def _past(word: str, words: Sequence[str]) -> bool:
+    """Whether ``word`` is a verb in the simple past where it stands in ``words``."""
+    if word not in PAST_FORMS and not (word.endswith("ed") and len(word) > len("used")):
+        return False
+    position = list(words).index(word)
+    before = words[max(0, position - _PARTICIPLE_REACH) : position]
+    return _BEFORE_PARTICIPLES.isdisjoint(before)

@@ -1,0 +1,46 @@
+"""Tense and hedges: what was so against what is, and what might be against what is."""
+
+from __future__ import annotations
+
+import pytest
+
+from credence.memory.semantics.aspects import hedged, tense_shift
+from credence.memory.semantics.wording import words_of
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The user's manager is Alice", "The user's manager was Alice"),
+        ("The user has a dog", "The user had a dog"),
+        ("The user owns a car", "The user owned a car"),
+        ("The user keeps a diary", "The user kept a diary"),
+        ("The user will move to Lisbon", "The user moved to Lisbon"),
+        ("The user wants to learn Spanish", "The user learned Spanish"),
+    ],
+)
+def test_what_was_so_is_not_what_is(old: str, new: str) -> None:
+    assert tense_shift(words_of(old), words_of(new))
+    assert tense_shift(words_of(new), words_of(old))
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # Passives and perfects are no past tense; a bare base may be a noun.
+        ("The lawyer reviews the contracts", "The contracts are reviewed by the lawyer"),
+        ("Format Python code with black", "Python code gets formatted by black"),
+        ("Don't rename files in the archive", "Never rename archived files"),
+        ("Summaries should be bullet points", "Use a bulleted list for summaries"),
+        ("Show prices including tax", "Display prices with tax included"),
+        ("The user owns a car", "The user has owned a car"),
+    ],
+)
+def test_participles_and_nouns_set_no_tense(old: str, new: str) -> None:
+    assert not tense_shift(words_of(old), words_of(new))
+
+
+def test_a_hedge_puts_a_statement_as_possible() -> None:
+    assert hedged(words_of("The user might be allergic to nuts"))
+    assert hedged(words_of("The user probably prefers email"))
+    assert not hedged(words_of("The user is allergic to nuts"))
