@@ -65,10 +65,16 @@ def _base(word: str) -> str:
 
 def _present_or_future(word: str, words: Sequence[str]) -> bool:
     """Whether ``word`` is surely a verb now or to come where it stands: a third-person form
-    ("owns", "goes"), or a base after "will" or "to" ("will move", "wants to learn"). A bare
-    base may be a noun ("the archive" / "archived files"), so it says nothing."""
+    ("owns", "goes"), a base after "will" or "to" ("will move", "wants to learn"), or an -ing
+    form after "is" ("is training"). A bare base may be a noun ("the archive" / "archived
+    files"), so it says nothing."""
     position = list(words).index(word)
-    return word.endswith("s") or (position > 0 and words[position - 1] in ("will", "to"))
+    before = words[position - 1] if position else ""
+    return (
+        word.endswith("s")
+        or before in ("will", "to")
+        or (word.endswith("ing") and before in ("is", "are", "am"))
+    )
 
 
 def _past(word: str, words: Sequence[str]) -> bool:

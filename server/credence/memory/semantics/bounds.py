@@ -23,10 +23,10 @@ def complemented(words: Sequence[str]) -> list[str]:
 def bounded_value(words: Sequence[str], symbol: str) -> str | None:
     """The value a bound symbol in ``words`` bounds: the value right after it ("at most 30
     minutes"), else the one just before it, a counted noun between at most ("30 minutes or
-    less", "72 characters or fewer"); values start with "#" or "@"."""
+    less", "72 characters or fewer"); values start with "#", "@" or "/" (a rate)."""
     position = list(words).index(symbol)
     for neighbour in (position + 1, position - 1, position - 2):
-        if 0 <= neighbour < len(words) and words[neighbour][:1] in ("#", "@"):
+        if 0 <= neighbour < len(words) and words[neighbour][:1] in ("#", "@", "/"):
             return words[neighbour]
     return None
 

@@ -10,7 +10,7 @@ from itertools import pairwise
 from typing import Final
 
 from credence.memory.semantics.aspects import hedged, tense_shift
-from credence.memory.semantics.bounds import COMPLEMENT, complemented
+from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, complemented
 from credence.memory.semantics.lexicon import (
     ABSOLUTE_WORDS,
     ENGLISH_FUNCTION_WORDS,
@@ -25,6 +25,12 @@ from credence.memory.semantics.lexicon import (
     antonym_table,
 )
 from credence.memory.semantics.preference import swapped
+from credence.memory.semantics.small_words import (
+    connective_differs,
+    direction_differs,
+    quantifier_differs,
+    roles_exchanged,
+)
 from credence.memory.semantics.statement_words import NUMBER_WORDS
 from credence.memory.semantics.statements import statement, stem
 from credence.memory.semantics.thesaurus import (
@@ -426,11 +432,34 @@ def _another_reading(old: str, new: str) -> str:
     # Only when both sides compare: "over lunch" and "under any circumstances" compare nothing.
     if all(comparisons) and comparisons[0] != comparisons[1]:
         return "a comparison differs"
-    if tense_shift(words_of(old), words_of(new)):
+    mine, theirs = words_of(old), words_of(new)
+    if _bound_only_on_one_side(old, new) or _bound_only_on_one_side(new, old):
+        return "a bound differs"
+    if permits(old) != permits(new):
+        return "a permission differs"
+    if tense_shift(mine, theirs):
         return "a tense differs"
-    if hedged(words_of(old)) != hedged(words_of(new)):
+    if hedged(mine) != hedged(theirs):
         return "a certainty differs"
+    if connective_differs(mine, theirs) or quantifier_differs(mine, theirs):
+        return "how many differs"
+    if direction_differs(mine, theirs) or roles_exchanged(meaning(old), meaning(new)):
+        return "a direction or role differs"
     return ""
+
+
+def _bound_only_on_one_side(old: str, new: str) -> bool:
+    """Whether ``old`` puts a lower bound on a value ``new`` states bare: "more than once a
+    week" / "once a week", "at least 3 backups" / "3 backups". (An upper bound is often put
+    without a symbol: "limit it to two cups a day".)"""
+    words, others = meaning(old), meaning(new)
+    if _comparisons(new):
+        return False
+    return any(
+        symbol in (">", ">=") and bounded_value(words, symbol) in others
+        for symbol in words
+        if symbol in COMPLEMENT
+    )
 
 
 @lru_cache(maxsize=16384)
@@ -452,12 +481,12 @@ def joined_compounds(old: str, new: str) -> tuple[str, str]:
     when joined never are ("every day" is not "everyday", "may be" not "maybe")."""
 
     def join(side: str, other: str) -> str:
-        candidates = _compounds_apart(side)
-        if not candidates:
+        joinable = _joined_forms(side)
+        if joinable.isdisjoint(_whole_words(other)) and joinable.isdisjoint(_joined_forms(other)):
             return side
         whole, written_apart = _whole_words(other), _written_apart(other)
         chosen: list[tuple[str, tuple[int, int]]] = []
-        for joined, hyphen, span in candidates:
+        for joined, hyphen, span in _compounds_apart(side):
             if (joined in whole or (joined, not hyphen) in written_apart) and not (
                 chosen and chosen[-1][1][1] > span[0]
             ):
@@ -472,6 +501,11 @@ def joined_compounds(old: str, new: str) -> tuple[str, str]:
 @lru_cache(maxsize=16384)
 def _whole_words(text: str) -> frozenset[str]:
     return frozenset(_WORD.findall(text.casefold()))
+
+
+@lru_cache(maxsize=16384)
+def _joined_forms(text: str) -> frozenset[str]:
+    return frozenset(joined for joined, _, _ in _compounds_apart(text))
 
 
 @lru_cache(maxsize=16384)
