@@ -143,15 +143,19 @@ async def target_status(conn: Connection, agent_id: str, belief_id: str) -> str 
     return row["status"] if row is not None else None
 
 
-async def with_key(conn: Connection, agent_id: str, content_key: str) -> list[tuple[str, str]]:
-    """(id, status) of the agent's beliefs with this normalised text: forgotten ones first,
-    then live ones, then superseded ones, each by id."""
+async def with_key(
+    conn: Connection, agent_id: str, content_keys: Sequence[str]
+) -> list[tuple[str, str, str]]:
+    """(id, status, content) of the agent's beliefs stored under any of these normalised-text
+    keys: forgotten ones first, then live ones, then superseded ones, each by id."""
+    keys = tuple(dict.fromkeys(content_keys))
     found = await conn.rows(
-        "SELECT id, status FROM beliefs WHERE agent_id = ? AND content_key = ? ORDER BY"
+        f"SELECT id, status, content FROM beliefs WHERE agent_id = ?"
+        f" AND content_key IN ({placeholders(len(keys))}) ORDER BY"
         " CASE status WHEN 'forgotten' THEN 0 WHEN 'superseded' THEN 2 ELSE 1 END, id",
-        (agent_id, content_key),
+        (agent_id, *keys),
     )
-    return [(row["id"], row["status"]) for row in found]
+    return [(row["id"], row["status"], row["content"]) for row in found]
 
 
 async def agent_episodes(conn: Connection, agent_id: str, episode_ids: Sequence[str]) -> set[str]:

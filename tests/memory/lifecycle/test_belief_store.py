@@ -381,3 +381,30 @@ async def test_a_keep_with_an_idempotency_key_is_two_trips_on_either_engine(
     trips.clear()
     assert await one.decide(row, "keep", idempotency_key="retry-1") == answer
     assert trips == ["rows_together"], "a replay is one trip"
+
+
+@BOTH
+async def test_a_row_stored_under_an_older_key_is_still_found_and_compared_anew(replicas) -> None:
+    # Releases before 2026-12-05 dropped "%" and "#" from the key, so "5%" and "5" shared one.
+    # The database's exact check finds such a row by its older key, then compares the texts.
+    one, _ = replicas
+    stored = await one.propose("Cap the discount at 5%")
+
+    async def store_the_older_key(conn: Any) -> None:
+        await conn.run(
+            "UPDATE beliefs SET content_key = 'cap the discount at 5' WHERE id = ?", (stored["id"],)
+        )
+
+    await one.store.write(store_the_older_key)
+    passed = GateResult(index=0, gate="safe", reasons=())
+    by = ProposedBy(key_id="k")
+
+    async def submit(text: str):
+        proposal = ProposalIn(op="add", belief=text, confidence=0.6)
+        (result,) = await one.beliefs.propose("ada", [proposal], by, "key:k", verdicts=[passed])
+        return result
+
+    again = await submit("Cap the discount at 5%")
+    assert not again.accepted
+    assert again.rejected_reason == f"duplicate_of:{stored['id']}"
+    assert (await submit("Cap the discount at 5")).accepted

@@ -770,6 +770,8 @@ def test_compounds_prior_to_and_a_contrasting_not_read_as_what_they_mean(old, ne
         ("All invoices need approval", "Most invoices need approval"),
         ("Water the plants more than once a week", "Water the plants once a week"),
         ("The user is training for a marathon", "The user trained for a marathon"),
+        ("Use C# for the backend", "Use C for the backend"),
+        ("Set the discount to 5%", "Set the discount to 5"),
     ],
 )
 def test_a_particle_tense_scope_comparison_or_hedge_that_differs_is_never_a_duplicate(

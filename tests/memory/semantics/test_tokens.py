@@ -21,6 +21,7 @@ from credence.memory.semantics.tokens import (
     has_negation,
     is_negative,
     jaccard,
+    legacy_key,
     normalise,
 )
 
@@ -42,7 +43,7 @@ def test_normalise_ignores_case_whitespace_and_punctuation(left: str, right: str
 
 
 def test_normalise_keeps_meaningful_symbols_and_separates_words() -> None:
-    assert normalise("Use C++ for 100% of hot paths") == "use c++ for 100 of hot paths"
+    assert normalise("Use C++ for 100% of hot paths") == "use c++ for 100% of hot paths"
     assert normalise("max_tokens") == "max tokens"
     assert normalise("...!!!") == ""
     assert normalise("Retry uploads") != normalise("Retry downloads")
@@ -289,3 +290,11 @@ def test_used_to_of_a_past_habit_negates_and_accustomed_does_not() -> None:
 
 def test_refrain_is_a_negation() -> None:
     assert statement("Refrain from calling after 9pm").negative
+
+
+def test_marks_that_carry_meaning_stay_in_the_key() -> None:
+    assert normalise("Cap the discount at 5%") != normalise("Cap the discount at 5")
+    assert normalise("Use C#") != normalise("Use C")
+    assert normalise("Post in #general") == "post in #general"
+    # The key an older release stored: "%" and "#" dropped as punctuation.
+    assert legacy_key(normalise("Cap the discount at 5%, or #2")) == "cap the discount at 5 or 2"

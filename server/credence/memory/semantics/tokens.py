@@ -289,7 +289,7 @@ def normalise(text: str) -> str:
     """Return the duplicate key: NFKC, case-folded, punctuation stripped, whitespace collapsed.
 
     Apostrophes are removed so "Don't" and "dont" agree; any other punctuation becomes a space
-    so "re-run" and "re run" agree. Symbols that carry meaning ("+", "%", "$") are kept.
+    so "re-run" and "re run" agree. Marks that carry meaning ("+", "%", "$", "#") are kept.
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
     folded = APOSTROPHES.sub("", folded)
@@ -302,9 +302,20 @@ def _punctuation_to_space(match: re.Match[str]) -> str:
     return " " if _is_punctuation(char) else char
 
 
+# Punctuation that carries meaning: "5%" is not "5", "C#" is not "C".
+_MEANINGFUL_MARKS: Final = frozenset("%#")
+
+
 @lru_cache(maxsize=4096)
 def _is_punctuation(char: str) -> bool:
-    return unicodedata.category(char).startswith("P")
+    return unicodedata.category(char).startswith("P") and char not in _MEANINGFUL_MARKS
+
+
+def legacy_key(key: str) -> str:
+    """The key releases before 2026-12-05 stored for the text whose key is ``key``: they
+    dropped "%" and "#" as punctuation. Stored keys are looked up by both."""
+    dropped = key.replace("%", " ").replace("#", " ")
+    return _WHITESPACE.sub(" ", dropped).strip()
 
 
 def words(text: str) -> list[str]:
