@@ -17,6 +17,8 @@ from credence.memory.semantics.wording import words_of
         ("The user keeps a diary", "The user kept a diary"),
         ("The user will move to Lisbon", "The user moved to Lisbon"),
         ("The user wants to learn Spanish", "The user learned Spanish"),
+        ("Backups should run nightly", "Backups should have run nightly"),
+        ("The user would like tea", "The user would have liked tea"),
     ],
 )
 def test_what_was_so_is_not_what_is(old: str, new: str) -> None:
@@ -34,6 +36,7 @@ def test_what_was_so_is_not_what_is(old: str, new: str) -> None:
         ("Summaries should be bullet points", "Use a bulleted list for summaries"),
         ("Show prices including tax", "Display prices with tax included"),
         ("The user owns a car", "The user has owned a car"),
+        ("Backups should run nightly", "Backups must run nightly"),
     ],
 )
 def test_participles_and_nouns_set_no_tense(old: str, new: str) -> None:

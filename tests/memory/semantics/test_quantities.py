@@ -102,3 +102,23 @@ def test_a_number_hyphenated_to_its_unit_is_that_quantity() -> None:
     # Not a number and a unit: left as words.
     for word in ("x-api-key", "covid-19", "one-on-one", "e-mail"):
         assert statement(word).canons == (word,)
+
+
+def test_a_ratio_is_one_value_read_in_order() -> None:
+    assert statement("Mix the paint at a 1:2 ratio").values == frozenset({"#1:2"})
+    assert statement("Mix at 1:2").values != statement("Mix at 2:1").values
+    assert statement("Set the ratio to 16:9").values == frozenset({"#16:9"})
+    assert statement("Meet at 9:30").values != statement("Meet at 9:03").values
+
+
+def test_a_bare_decimal_ending_in_zero_is_kept_as_written() -> None:
+    # "Python 3.10" is not "Python 3.1"; with a unit the number is a quantity again.
+    assert statement("Use Python 3.10").values != statement("Use Python 3.1").values
+    assert statement("Use Python 3.10").values == statement("Use Python 3.10 ").values
+    assert statement("Wait 1.50 seconds").values == statement("Wait 1.5 seconds").values
+
+
+def test_a_ratio_said_with_to_is_the_same_ratio() -> None:
+    assert statement("Allow a 3 to 1 ratio").values == statement("Allow a 3:1 ratio").values
+    assert statement("Allow a 1 to 3 ratio").values != statement("Allow a 3:1 ratio").values
+    assert statement("Deliver in 3 to 5 days").values != statement("Deliver in 3:5").values

@@ -13,6 +13,7 @@ _PAST_AUXILIARIES: Final = frozenset({"was", "were", "wasnt", "werent", "had", "
 _PRESENT_AUXILIARIES: Final = frozenset(
     {"is", "are", "am", "isnt", "arent", "has", "have", "hasnt", "havent", "does", "doesnt"}
 )
+_MODALS: Final = frozenset({"should", "would", "could", "must", "might", "may"})
 # A past form right after these is a passive or a perfect ("are reviewed", "has owned"), not
 # the past tense.
 _BEFORE_PARTICIPLES: Final = frozenset(
@@ -30,10 +31,13 @@ HEDGES: Final = frozenset(
 def tense_shift(old: Sequence[str], new: Sequence[str]) -> bool:
     """Whether one of two texts' words (lower-cased tokens) says what was so and the other
     what is or will be: "is" / "was", "has" / "had", "owns" / "owned", "will move" / "moved",
-    "wants to learn" / "learned"."""
+    "wants to learn" / "learned", "should run" / "should have run"."""
     tenses = _auxiliary_tense(tuple(old)), _auxiliary_tense(tuple(new))
     if all(tenses) and tenses[0] != tenses[1]:
         return True
+    modals = _modals(tuple(old)), _modals(tuple(new))
+    if any(modals[1].get(modal, perfect) != perfect for modal, perfect in modals[0].items()):
+        return True  # "should run" / "should have run"
     only_old, only_new = set(old) - set(new), set(new) - set(old)
     return any(
         _base(mine) == _base(theirs)
@@ -49,6 +53,17 @@ def tense_shift(old: Sequence[str], new: Sequence[str]) -> bool:
 def hedged(words: Sequence[str]) -> bool:
     """Whether the words put what they say as possible rather than so ("might", "probably")."""
     return not HEDGES.isdisjoint(words)
+
+
+@lru_cache(maxsize=16384)
+@lru_cache(maxsize=16384)
+def _modals(words: tuple[str, ...]) -> dict[str, bool]:
+    """Each modal in ``words`` and whether "have" follows it ("should have run" looks back)."""
+    return {
+        word: position + 1 < len(words) and words[position + 1] == "have"
+        for position, word in enumerate(words)
+        if word in _MODALS
+    }
 
 
 @lru_cache(maxsize=16384)

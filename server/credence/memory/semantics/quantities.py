@@ -28,6 +28,25 @@ from credence.memory.semantics.statement_words import (
 )
 from credence.memory.semantics.tokens import fold_plural, word_at
 
+_RATIO = re.compile(r"^\d+(?::\d+)+$")
+
+
+def _read_ratio(lowered: list[str], position: int) -> tuple[str, str, int] | None:
+    """A ratio at ``position``, in order ("1:2" is not "2:1"): "3:1", or "3 to 1" before
+    "ratio"."""
+    if _RATIO.match(lowered[position]):
+        return f"#{lowered[position]}", "number", 1
+    said = lowered[position : position + 4]
+    if (
+        len(said) == 4
+        and said[0].isdigit()
+        and said[1] == "to"
+        and said[2].isdigit()
+        and said[3] in ("ratio", "ratios")
+    ):
+        return f"#{said[0]}:{said[2]}", "number", 3
+    return None
+
 
 def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
@@ -104,6 +123,9 @@ def read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None
     clock_time = _read_clock_word(low)
     if clock_time:
         return clock_time, "time", 1
+    ratio = _read_ratio(lowered, position)
+    if ratio is not None:
+        return ratio
     date = read_date(lowered, position)
     if date is not None:
         return date[0], "time", date[1]
@@ -140,7 +162,15 @@ def read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None
         if said is None:
             return None
         value, used = said
-    return _with_unit(lowered, start, position + used, value, unit, prefix_unit)
+    canon, kind, used = _with_unit(lowered, start, position + used, value, unit, prefix_unit)
+    if kind == "number" and match and _version_like(match.group(1)):
+        # "Python 3.10" is not "Python 3.1": a bare decimal that ends in 0 is kept as written.
+        canon = f"#{match.group(1)}"
+    return canon, kind, used
+
+
+def _version_like(digits: str) -> bool:
+    return "." in digits and digits.endswith("0")
 
 
 def _with_unit(

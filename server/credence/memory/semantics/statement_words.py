@@ -15,6 +15,7 @@ from credence.memory.semantics.tokens import BOUND_COMPARATIVES
 RAW_TOKEN = re.compile(
     r"\d{1,3}(?:,\d{3})+(?:\.\d+)?"  # 10,000 or 1,250.5
     r"|\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?"  # 14:00, 2:30pm
+    r"|\d+(?::\d+)+"  # a ratio: 1:2, 16:9
     r"|[@#]?\w+(?:[.\-_/+]\w+)*[+#]*"  # words, versions, regions, next.js, c++, c#
     r"|[%$€£,;]",
 )
