@@ -773,6 +773,7 @@ def test_compounds_prior_to_and_a_contrasting_not_read_as_what_they_mean(old, ne
         ("Use C# for the backend", "Use C for the backend"),
         ("Backups should run nightly", "Backups should have run nightly"),
         ("Mix the paint at a 1:2 ratio", "Mix the paint at a 2:1 ratio"),
+        ("Connect to the API over HTTP", "Connect to the API over HTTPS"),
         ("Use Python 3.10 for the service", "Use Python 3.1 for the service"),
         ("Set the discount to 5%", "Set the discount to 5"),
     ],

@@ -31,3 +31,11 @@ def test_a_language_that_is_also_an_everyday_word_is_the_language_only_when_capi
     assert kinds("Port the parser to Rust")["Rust"] == "language"
     assert kinds("Keep a swift pace in standups")["swift"] == "word"
     assert kinds("Write the scripts in python")["python"] == "language"
+
+
+def test_an_acronym_is_no_plural() -> None:
+    assert statement("Connect over HTTPS").canons != statement("Connect over HTTP").canons
+    assert "aws" in statement("Store files on AWS").canons
+    # An abbreviation still expands, and a plural in lower case still folds.
+    assert statement("Back up the prod DB").canons == statement("Back up the prod database").canons
+    assert statement("Restart the servers").canons == statement("Restart the server").canons

@@ -104,6 +104,10 @@ def _stem(word: str) -> str:
     return word
 
 
+def _acronym(surface: str) -> bool:
+    return len(surface) > 1 and surface.isupper() and surface.isalpha()
+
+
 def stem(word: str) -> str:
     """The light stem canonical statements compare words by ("compressed" -> "compress")."""
     return _stem(word)
@@ -174,8 +178,11 @@ def statement(text: str) -> Statement:
             words.append(Word(low, low, "break"))
             position += 1
             continue
-        low = named or ABBREVIATIONS.get(low, low)
-        words.append(Word(_stem(low), surface, _shape_kind(surface, low, position)))
+        expanded = named or ABBREVIATIONS.get(low, low)
+        # An acronym is no plural: "HTTPS" is not "HTTP", "AWS" not "AW".
+        canon = low if _acronym(surface) and expanded == low else _stem(expanded)
+        low = expanded
+        words.append(Word(canon, surface, _shape_kind(surface, low, position)))
         position += 1
     ordered = _reorder_clauses(_fold_recurrences(words))
     canons = tuple(word.canon for word in ordered)
