@@ -5,6 +5,7 @@ sets, all with the bundled sentence model (all-MiniLM-L6-v2)."""
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from datetime import UTC, datetime, timedelta
@@ -208,6 +209,8 @@ def set_figures() -> list[dict]:
         totals = summary(outcomes)
         for key, target in TARGETS.items():
             value = float(totals[key])
+            if math.isnan(value):
+                continue  # a set of corrections only has no duplicates to catch
             if key == "corrections_rejected":
                 figures.append(_ratio(f"gate_{name}_{key}", value, float(target), "lower"))
             else:

@@ -26,6 +26,11 @@ SETS = {
     "dev6": CORPORA / "dev" / "gate_pairs_6.jsonl",
     # A seventh, written blind by another helper on 2026-12-05 (160 pairs, 66 duplicates).
     "dev7": CORPORA / "dev" / "gate_pairs_7.jsonl",
+    # Corrections worded close to the belief they change, written blind by a helper asked to
+    # make a naive check take them for duplicates (2026-12-05); tuned on after its first run.
+    "corrections1": CORPORA / "dev" / "corrections_1.jsonl",
+    # A second such set by another helper, run once as found and never tuned on.
+    "corrections2": CORPORA / "dev" / "corrections_2.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

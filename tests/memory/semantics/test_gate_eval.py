@@ -100,3 +100,20 @@ def test_the_later_blind_sets_never_reject_a_correction(
     assert figures["cases"] == 160
     assert figures["corrections_rejected"] == 0
     assert figures["false_contradictions"] <= false_contradictions
+
+
+def test_blind_corrections_in_close_words_stay_reviewed(embed) -> None:
+    # 150 corrections written blind to fool a naive check; first run: 15 rejected as duplicates.
+    # The five left: a comma-set clause, "Mondays" / "Monday", "any" / "every", a role swap of
+    # two phrases, and counts swapped between two nouns.
+    outcomes = run(load(SETS["corrections1"]), embed)
+    assert len(outcomes) == 150
+    assert summary(outcomes)["corrections_rejected"] <= 5
+
+
+def test_held_out_blind_corrections_do_not_get_worse(embed) -> None:
+    # A second blind set, never tuned on: 42 of 150 rejected at the start of 2026-12-05, 18 on
+    # its first run after that day's invariant work. A floor, not a goal.
+    outcomes = run(load(SETS["corrections2"]), embed)
+    assert len(outcomes) == 150
+    assert summary(outcomes)["corrections_rejected"] <= 18

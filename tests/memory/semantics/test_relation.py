@@ -774,6 +774,16 @@ def test_compounds_prior_to_and_a_contrasting_not_read_as_what_they_mean(old, ne
         ("Backups should run nightly", "Backups should have run nightly"),
         ("Mix the paint at a 1:2 ratio", "Mix the paint at a 2:1 ratio"),
         ("Connect to the API over HTTP", "Connect to the API over HTTPS"),
+        (
+            "The nightly backup finishes before 3 a.m.",
+            "The nightly backup fails to finish before 3 a.m.",
+        ),
+        ("The cleaner comes every Tuesday", "The cleaner comes every other Tuesday"),
+        ("The user's brother lives in Chicago", "The user's brothers live in Chicago"),
+        (
+            "Dr. Kim is in network for the user's insurance",
+            "Dr. Kim is out of network for the user's insurance",
+        ),
         ("Use Python 3.10 for the service", "Use Python 3.1 for the service"),
         ("Set the discount to 5%", "Set the discount to 5"),
     ],

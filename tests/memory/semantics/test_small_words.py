@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from credence.memory.semantics.small_words import (
+    alternation_differs,
     connective_differs,
-    direction_differs,
+    degree_differs,
+    in_or_out_differs,
+    people_counted_differently,
     quantifier_differs,
+    relation_swapped,
     roles_exchanged,
 )
 from credence.memory.semantics.wording import meaning, words_of
@@ -28,12 +32,15 @@ def test_quantifiers_differ_only_when_both_quantify() -> None:
     assert not quantifier_differs(*_pair("Spend at most $200 a month", "Spend $200 every month"))
 
 
-def test_a_preposition_of_direction_swapped_alone_differs() -> None:
-    assert direction_differs(
+def test_a_relation_word_swapped_alone_differs() -> None:
+    assert relation_swapped(
         *_pair("Send the invoice to the client", "Send the invoice from the client")
     )
-    assert direction_differs(*_pair("Raise the limit by 10", "Raise the limit to 10"))
-    assert not direction_differs(*_pair("Send the invoice to the client", "Send it to the client"))
+    assert relation_swapped(*_pair("Raise the limit by 10", "Raise the limit to 10"))
+    assert relation_swapped(
+        *_pair("Deploy Tuesdays and Thursdays", "Deploy Tuesdays through Thursdays")
+    )
+    assert not relation_swapped(*_pair("Send the invoice to the client", "Send it to the client"))
 
 
 def test_two_words_apart_that_swap_places_are_exchanged_roles() -> None:
@@ -45,3 +52,30 @@ def test_two_words_apart_that_swap_places_are_exchanged_roles() -> None:
         meaning("No meetings should be scheduled before 9am"),
     )
     assert not roles_exchanged(old, old)
+
+
+def test_degrees_differ_only_when_both_grade() -> None:
+    assert degree_differs(*_pair("The user likes food mildly spicy", "… likes food very spicy"))
+    assert not degree_differs(*_pair("The user likes spicy food", "The user likes very spicy food"))
+
+
+def test_every_other_is_not_every() -> None:
+    assert alternation_differs(*_pair("The cleaner comes every Tuesday", "… every other Tuesday"))
+    assert alternation_differs(*_pair("Water it every day", "Water it every second day"))
+    assert not alternation_differs(*_pair("Water it every day", "Water it each day"))
+
+
+def test_in_is_not_out_of() -> None:
+    assert in_or_out_differs(*_pair("Dr. Kim is in network", "Dr. Kim is out of network"))
+    assert not in_or_out_differs(*_pair("Dr. Kim is in network", "Dr. Kim is in the network"))
+
+
+def test_kin_counted_otherwise_differs_and_roles_do_not() -> None:
+    assert people_counted_differently(
+        *_pair("The user's brother lives in Chicago", "The user's brothers live in Chicago")
+    )
+    assert people_counted_differently(*_pair("The child eats early", "The children eat early"))
+    # "customer complaints" / "complaints from customers": one meaning, counted either way.
+    assert not people_counted_differently(
+        *_pair("Answer customer complaints", "Answer complaints from customers")
+    )

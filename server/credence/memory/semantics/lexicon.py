@@ -94,6 +94,17 @@ NEVER_JOINED_FIRST = frozenset(
 # Particles written apart make a verb ("set up", "log in"), with a hyphen a noun ("set-up").
 PARTICLES = frozenset(_words("in into off on one out to up"))
 
+# Kin counted: "the user's brother" is one person, "the user's brothers" several. (Roles such
+# as "customer" are often counted either way in one meaning: "customer complaints".)
+PEOPLE = frozenset(
+    _words(
+        """
+        brother sister son daughter child kid parent cousin aunt uncle nephew niece grandchild
+        grandparent grandson granddaughter stepson stepdaughter
+        """
+    )
+)
+
 # Prefixes that negate a word: "unlock", "disconnect", "insecure", "non-blocking".
 NEGATING_PREFIXES = ("un", "dis", "in", "im", "non", "de")
 

@@ -11,6 +11,7 @@ from credence.memory.semantics.bounds import complemented, same_limit, the_bound
 from credence.memory.semantics.coverage import answers, opens, reworded
 from credence.memory.semantics.lexicon import FEELING_VERBS
 from credence.memory.semantics.preference import sides_exchanged
+from credence.memory.semantics.readings import another_reading
 from credence.memory.semantics.slots import opening_swap, synonyms_agree, value_swap
 from credence.memory.semantics.statement_words import PREPOSITIONS
 from credence.memory.semantics.statements import (
@@ -215,7 +216,7 @@ def relate(old: str, new: str, cosine: float) -> Relation:
             return Relation(
                 "contradiction", cosine, "swapped_preference", evidence="the preference is reversed"
             )
-        why = hard_difference(old, new)
+        why = hard_difference(old, new) or another_reading(old, new)
         if why:
             return Relation("compatible", cosine, evidence=why, settled=False)
     return relation

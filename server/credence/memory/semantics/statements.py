@@ -44,7 +44,7 @@ from credence.memory.semantics.tokens import (
     NO_LONGER,
     STOP_WORDS,
     fold_plural,
-    past_habit,
+    negating_verb,
 )
 
 
@@ -154,9 +154,9 @@ def statement(text: str) -> Statement:
         if low == NO_LONGER and position and lowered[position - 1] == "no":
             position += 1  # "no longer" is one negation, counted at its "no"
             continue
-        if low in NEGATION_WORDS or past_habit(lowered, position):
+        if low in NEGATION_WORDS or negating_verb(lowered, position):
             negative = not negative
-            position += 2 if low == "used" else 1
+            position += 1 if low in NEGATION_WORDS else 2
             continue
         parsed = read_value(lowered, position)
         if parsed is not None:

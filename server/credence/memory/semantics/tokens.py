@@ -264,6 +264,17 @@ _ACCUSTOMED_AFTER: Final = frozenset(
 )
 
 
+_FAIL: Final = frozenset({"fail", "fails", "failed", "failing"})
+
+
+def negating_verb(tokens: list[str] | tuple[str, ...], position: int) -> bool:
+    """Whether the token at ``position`` opens "used to" (a past habit, no longer so) or "fail
+    to" ("fails to finish" is "does not finish"), each read as a negation."""
+    return past_habit(tokens, position) or (
+        tokens[position] in _FAIL and position + 1 < len(tokens) and tokens[position + 1] == "to"
+    )
+
+
 def past_habit(tokens: list[str] | tuple[str, ...], position: int) -> bool:
     """Whether the "used" at ``position`` opens "used to": what was so and is no longer ("The
     user used to live in Berlin"), read as a negation; not "is used to" (accustomed)."""
@@ -277,10 +288,10 @@ def past_habit(tokens: list[str] | tuple[str, ...], position: int) -> bool:
 
 def has_negation(tokens: list[str] | tuple[str, ...]) -> bool:
     """Whether any of ``tokens`` is a negation word that does not open a bound, or a "used
-    to" of a past habit."""
+    to" or "fail to" (:func:`negating_verb`)."""
     return any(
         (token in NEGATION_WORDS and not bounds_a_value(tokens, position))
-        or past_habit(tokens, position)
+        or negating_verb(tokens, position)
         for position, token in enumerate(tokens)
     )
 

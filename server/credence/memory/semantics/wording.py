@@ -4,13 +4,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 from functools import lru_cache
 from itertools import pairwise
 from typing import Final
 
-from credence.memory.semantics.aspects import hedged, tense_shift
-from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, complemented
 from credence.memory.semantics.lexicon import (
     ABSOLUTE_WORDS,
     ENGLISH_FUNCTION_WORDS,
@@ -25,12 +22,6 @@ from credence.memory.semantics.lexicon import (
     antonym_table,
 )
 from credence.memory.semantics.preference import swapped
-from credence.memory.semantics.small_words import (
-    connective_differs,
-    direction_differs,
-    quantifier_differs,
-    roles_exchanged,
-)
 from credence.memory.semantics.statement_words import NUMBER_WORDS
 from credence.memory.semantics.statements import statement, stem
 from credence.memory.semantics.thesaurus import (
@@ -413,61 +404,7 @@ def hard_difference(old: str, new: str) -> str:
         # "Email the report to us" / "… to them": pronouns are fillers to the comparison,
         # but two that name nobody in common are two recipients.
         return "another person: " + ", ".join(sorted(persons[0] | persons[1]))
-    return _another_reading(old, new)
-
-
-def _another_reading(old: str, new: str) -> str:
-    """Why two texts that share their words still say different things, or "": a scope only
-    one narrows the rule with ("… in English" / "… in English only"), a comparison that points
-    the other way ("older than" / "younger than"), a fact put in the past ("is" / "was"), or
-    one hedged ("might be allergic" / "is allergic")."""
-    nested = set(words_of(old)) <= set(words_of(new)) or set(words_of(new)) <= set(words_of(old))
-    scope = scope_markers if nested else scope_of
-    differ = scope(old) ^ scope(new)
-    # A condition that holds no word the other side lacks only rephrases it ("… half empty" /
-    # "… when it is half empty"); "only" and "unless" change the rule by themselves.
-    if differ and not (differ == {"if"} and same_meaning(old, new)):
-        return "a scope differs"
-    comparisons = _comparisons(old), _comparisons(new)
-    # Only when both sides compare: "over lunch" and "under any circumstances" compare nothing.
-    if all(comparisons) and comparisons[0] != comparisons[1]:
-        return "a comparison differs"
-    mine, theirs = words_of(old), words_of(new)
-    if _bound_only_on_one_side(old, new) or _bound_only_on_one_side(new, old):
-        return "a bound differs"
-    if permits(old) != permits(new):
-        return "a permission differs"
-    if tense_shift(mine, theirs):
-        return "a tense differs"
-    if hedged(mine) != hedged(theirs):
-        return "a certainty differs"
-    if connective_differs(mine, theirs) or quantifier_differs(mine, theirs):
-        return "how many differs"
-    if direction_differs(mine, theirs) or roles_exchanged(meaning(old), meaning(new)):
-        return "a direction or role differs"
     return ""
-
-
-def _bound_only_on_one_side(old: str, new: str) -> bool:
-    """Whether ``old`` puts a lower bound on a value ``new`` states bare: "more than once a
-    week" / "once a week", "at least 3 backups" / "3 backups". (An upper bound is often put
-    without a symbol: "limit it to two cups a day".)"""
-    words, others = meaning(old), meaning(new)
-    if _comparisons(new):
-        return False
-    return any(
-        symbol in (">", ">=") and bounded_value(words, symbol) in others
-        for symbol in words
-        if symbol in COMPLEMENT
-    )
-
-
-@lru_cache(maxsize=16384)
-def _comparisons(text: str) -> Counter[str]:
-    """The comparison symbols ``text``'s meaning holds ("older than" is ">", "at most" "<="),
-    a negative text's as their complements ("never over $50" says "at most $50")."""
-    found = [word for word in meaning(text) if word in COMPLEMENT]
-    return Counter(complemented(found) if statement(text).negative else found)
 
 
 # A word and what separates it from the next: a hyphen or spaces join a compound written apart.

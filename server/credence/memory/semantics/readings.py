@@ -1,0 +1,147 @@
+"""Why two texts that share their words still say different things: the last duplicate guard."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+from typing import Final
+
+from credence.memory.semantics.aspects import hedged, tense_shift
+from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, complemented
+from credence.memory.semantics.small_words import (
+    alternation_differs,
+    connective_differs,
+    degree_differs,
+    in_or_out_differs,
+    people_counted_differently,
+    quantifier_differs,
+    relation_swapped,
+    roles_exchanged,
+)
+from credence.memory.semantics.statements import statement
+from credence.memory.semantics.wording import (
+    meaning,
+    permits,
+    same_meaning,
+    scope_markers,
+    scope_of,
+    words_of,
+)
+
+# "the user's boss's assistant": who owns what.
+_POSSESSOR = re.compile(r"(\w+)['’]s\b")
+# Contractions that own nothing ("it's", "that's"), and the user, whom every belief is about.
+_NOT_OWNERS: Final = frozenset(
+    {"it", "that", "there", "here", "what", "who", "he", "she", "let", "user"}
+)
+
+
+def another_reading(old: str, new: str) -> str:
+    """Why ``old`` and ``new``, though worded alike, say different things, or "": a scope only
+    one narrows the rule with ("… in English only"), a comparison the other way ("older than" /
+    "younger than"), a bound, a permission, a tense ("is" / "was"), a hedge ("might be"), how
+    many or how often ("and" / "or", "all" / "most", "every other"), how much ("mildly" /
+    "very"), a relation word ("to" / "from"), "in" against "out of", swapped roles, a person
+    counted otherwise ("brother" / "brothers"), where "only" stands, an owner dropped ("the
+    boss's assistant" / "the assistant") or a compound cut to its head ("mother-in-law" /
+    "mother")."""
+    nested = set(words_of(old)) <= set(words_of(new)) or set(words_of(new)) <= set(words_of(old))
+    scope = scope_markers if nested else scope_of
+    differ = scope(old) ^ scope(new)
+    # A condition that holds no word the other side lacks only rephrases it ("… half empty" /
+    # "… when it is half empty"); "only" and "unless" change the rule by themselves.
+    if differ and not (differ == {"if"} and same_meaning(old, new)):
+        return "a scope differs"
+    comparisons = _comparisons(old), _comparisons(new)
+    # Only when both sides compare: "over lunch" and "under any circumstances" compare nothing.
+    if all(comparisons) and comparisons[0] != comparisons[1]:
+        return "a comparison differs"
+    mine, theirs = words_of(old), words_of(new)
+    if _bound_only_on_one_side(old, new) or _bound_only_on_one_side(new, old):
+        return "a bound differs"
+    if permits(old) != permits(new):
+        return "a permission differs"
+    if tense_shift(mine, theirs):
+        return "a tense differs"
+    if hedged(mine) != hedged(theirs):
+        return "a certainty differs"
+    if (
+        connective_differs(mine, theirs)
+        or quantifier_differs(mine, theirs)
+        or alternation_differs(mine, theirs)
+        or people_counted_differently(mine, theirs)
+    ):
+        return "how many or how often differs"
+    if degree_differs(mine, theirs):
+        return "how much differs"
+    if (
+        relation_swapped(mine, theirs)
+        or in_or_out_differs(mine, theirs)
+        or roles_exchanged(meaning(old), meaning(new))
+    ):
+        return "a relation or role differs"
+    if _only_moved(mine, theirs) or _owner_dropped(old, new) or _head_of_compound(old, new):
+        return "what is meant differs"
+    return ""
+
+
+def _only_moved(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """Whether "only" qualifies another word on each side: "only eats meat" / "eats only
+    meat"."""
+    after = {mine[i + 1] for i in range(len(mine) - 1) if mine[i] == "only"}
+    others = {theirs[i + 1] for i in range(len(theirs) - 1) if theirs[i] == "only"}
+    return bool(after) and bool(others) and after != others
+
+
+def _owner_dropped(old: str, new: str) -> bool:
+    """Whether one names an owner the other never mentions: "the user's boss's assistant" /
+    "the user's assistant"."""
+    owners = {
+        text: {owner.casefold() for owner in _POSSESSOR.findall(text)} - _NOT_OWNERS
+        for text in (old, new)
+    }
+    for side, other in ((old, new), (new, old)):
+        mentioned = set(words_of(other)) | owners[other]
+        if owners[side] - mentioned:
+            return True
+    return False
+
+
+def _head_of_compound(old: str, new: str) -> bool:
+    """Whether one side's compound of three or more parts is cut to its head on the other:
+    "mother-in-law" / "mother", "editor-in-chief" / "editor"."""
+    for side, other in ((old, new), (new, old)):
+        other_words = set(words_of(other))
+        for word in meaning(side):
+            head, *rest = word.split("-")
+            if (
+                len(rest) > 1  # "mother-in-law"; two parts are often one word ("long-haul")
+                and head in other_words
+                and word not in meaning(other)
+                and not set(rest) & other_words
+            ):
+                return True
+    return False
+
+
+def _bound_only_on_one_side(old: str, new: str) -> bool:
+    """Whether ``old`` puts a lower bound on a value ``new`` states bare: "more than once a
+    week" / "once a week", "at least 3 backups" / "3 backups". (An upper bound is often put
+    without a symbol: "limit it to two cups a day".)"""
+    words, others = meaning(old), meaning(new)
+    if _comparisons(new):
+        return False
+    return any(
+        symbol in (">", ">=") and bounded_value(words, symbol) in others
+        for symbol in words
+        if symbol in COMPLEMENT
+    )
+
+
+@lru_cache(maxsize=16384)
+def _comparisons(text: str) -> Counter[str]:
+    """The comparison symbols ``text``'s meaning holds ("older than" is ">", "at most" "<="),
+    a negative text's as their complements ("never over $50" says "at most $50")."""
+    found = [word for word in meaning(text) if word in COMPLEMENT]
+    return Counter(complemented(found) if statement(text).negative else found)

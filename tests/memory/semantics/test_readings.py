@@ -1,0 +1,53 @@
+"""The last duplicate guard: why two texts worded alike still say different things."""
+
+from __future__ import annotations
+
+import pytest
+
+from credence.memory.semantics.readings import another_reading
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The user only eats meat on weekends", "The user eats only meat on weekends"),
+        ("The user's boss's assistant schedules the 1:1s", "The user's assistant schedules them"),
+        (
+            "The user's mother-in-law's birthday is June 12",
+            "The user's mother's birthday is June 12",
+        ),
+        ("The cleaner comes every Tuesday", "The cleaner comes every other Tuesday"),
+        ("The user's brother lives in Chicago", "The user's brothers live in Chicago"),
+        ("The user likes food mildly spicy", "The user likes food very spicy"),
+        (
+            "Deploys happen on Tuesdays and Thursdays",
+            "Deploys happen on Tuesdays through Thursdays",
+        ),
+        ("Dr. Kim is in network for the user", "Dr. Kim is out of network for the user"),
+    ],
+)
+def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:
+    assert another_reading(old, new)
+    assert another_reading(new, old)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # The user is who every belief is about; "it's" owns nothing.
+        ("The user's flight leaves at 9", "The flight leaves at 9"),
+        (
+            "Avoid March 3, the daughter's birthday",
+            "Keep March 3 free; it's the daughter's birthday",
+        ),
+        # Two-part compounds are often one word; roles are counted either way.
+        (
+            "The user prefers window seats on long-haul flights",
+            "On long flights, sit by the window",
+        ),
+        ("Reply to customer complaints within a day", "Answer complaints from customers in a day"),
+        ("Don't run the dishwasher half empty", "Never run the dishwasher when it is half empty"),
+    ],
+)
+def test_a_rewording_is_no_other_reading(old: str, new: str) -> None:
+    assert another_reading(old, new) == ""
