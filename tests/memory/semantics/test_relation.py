@@ -802,3 +802,18 @@ def test_a_condition_that_only_rephrases_an_adjective_keeps_a_duplicate() -> Non
         "Never run the dishwasher when it is half empty",
     )
     assert relate(old, new, 0.93).kind == "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Tests run on every push to main", "Tests run on every push except to main"),
+        ("The user has finished the manuscript", "The user has almost finished the manuscript"),
+        ("Contractors have admin access on staging", "Contractors lack admin access on staging"),
+        ("All team members work remotely on Fridays", "Some team members work remotely on Fridays"),
+    ],
+)
+def test_a_word_that_holds_the_rule_back_is_flagged_not_a_refinement(old: str, new: str) -> None:
+    relation = relate(old, new, 0.95)
+    assert (relation.kind, relation.settled) == ("compatible", False), relation
+    assert relation.evidence.startswith("holds it back")

@@ -8,6 +8,7 @@ from credence.memory.semantics.small_words import (
     degree_differs,
     in_or_out_differs,
     people_counted_differently,
+    qualifier_added,
     quantifier_differs,
     relation_swapped,
     roles_exchanged,
@@ -79,3 +80,12 @@ def test_kin_counted_otherwise_differs_and_roles_do_not() -> None:
     assert not people_counted_differently(
         *_pair("Answer customer complaints", "Answer complaints from customers")
     )
+
+
+def test_a_word_that_holds_a_rule_back_is_found() -> None:
+    assert qualifier_added(*_pair("Tests run on every push", "Tests run on every push except main"))
+    assert qualifier_added(*_pair("The user checks Slack", "The user rarely checks Slack")) == (
+        "rarely"
+    )
+    assert qualifier_added(*_pair("All members work remotely", "Some members work remotely"))
+    assert qualifier_added(*_pair("Use tabs", "Use tabs in Go files")) == ""

@@ -13,6 +13,7 @@ from credence.memory.semantics.lexicon import FEELING_VERBS
 from credence.memory.semantics.preference import sides_exchanged
 from credence.memory.semantics.readings import another_reading
 from credence.memory.semantics.slots import opening_swap, synonyms_agree, value_swap
+from credence.memory.semantics.small_words import qualifier_added
 from credence.memory.semantics.statement_words import PREPOSITIONS
 from credence.memory.semantics.statements import (
     Change,
@@ -444,6 +445,8 @@ def _same_polarity(old: str, new: str, a: Statement, b: Statement, cosine: float
     if (a.content < b.content and _adds_detail(new, a, b)) or (
         a.content <= b.content and (values_differ or scope_differs)
     ):
+        if held := qualifier_added(words_of(old), words_of(new)):  # less of the rule, not more
+            return Relation("compatible", cosine, evidence=f"holds it back: {held}", settled=False)
         return Relation("refinement", cosine, evidence="adds detail")
     if swap is not None and scope_differs and absolute(old):
         return _exception(cosine)

@@ -132,3 +132,25 @@ def relation_swapped(old: Sequence[str], new: Sequence[str]) -> bool:
     "and" / "through"."""
     changed = _one_word_changed(old, new)
     return changed is not None and changed[0] in _RELATIONS and changed[1] in _RELATIONS
+
+
+# Words that, added to a rule, hold it back rather than add to it: an exception ("except",
+# "unless"), a restriction ("only"), a weaker frequency ("sometimes", "rarely", "hardly"), an
+# approximation ("almost", "partly"), a lack ("lacks"), a stand-in ("acting", "former").
+_QUALIFIERS: Final = frozenset(
+    {"except", "excluding", "unless", "only", "sometimes", "occasionally", "rarely", "seldom"}
+    | {"hardly", "barely", "scarcely", "almost", "nearly", "partly", "partially", "mostly"}
+    | {"lack", "lacks", "lacked", "lacking", "acting", "former", "interim"}
+)
+
+
+def qualifier_added(old: Sequence[str], new: Sequence[str]) -> str:
+    """The word ``new`` adds that holds ``old``'s rule back, or "": "Tests run on every push"
+    / "… except to main", "The user checks Slack" / "The user rarely checks Slack", "All
+    members" / "Some members"."""
+    added = sorted(_QUALIFIERS & (set(new) - set(old)))
+    if added:
+        return added[0]
+    if quantifier_differs(old, new):  # "All team members" / "Some team members"
+        return next(word for word in new if word in _QUANTIFIERS)
+    return ""
