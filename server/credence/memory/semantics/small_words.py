@@ -102,7 +102,7 @@ def in_or_out_differs(old: Sequence[str], new: Sequence[str]) -> bool:
 
 
 def _outside(words: Sequence[str]) -> set[str]:
-    return {words[i + 2] for i in range(len(words) - 2) if words[i : i + 2] == ("out", "of")}
+    return {words[i + 2] for i in range(len(words) - 2) if tuple(words[i : i + 2]) == ("out", "of")}
 
 
 def _inside(words: Sequence[str]) -> set[str]:
