@@ -104,11 +104,11 @@ def test_the_later_blind_sets_never_reject_a_correction(
 
 def test_blind_corrections_in_close_words_stay_reviewed(embed) -> None:
     # 150 corrections written blind to fool a naive check; first run: 15 rejected as duplicates.
-    # The five left: a comma-set clause, "Mondays" / "Monday", "any" / "every", a role swap of
-    # two phrases, and counts swapped between two nouns.
+    # The four left: a comma-set clause, "Mondays" / "Monday", "any" / "every", and a role swap
+    # of two phrases.
     outcomes = run(load(SETS["corrections1"]), embed)
     assert len(outcomes) == 150
-    assert summary(outcomes)["corrections_rejected"] <= 5
+    assert summary(outcomes)["corrections_rejected"] <= 4
 
 
 def test_held_out_blind_corrections_do_not_get_worse(embed) -> None:

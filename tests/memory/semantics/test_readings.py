@@ -24,6 +24,7 @@ from credence.memory.semantics.readings import another_reading
             "Deploys happen on Tuesdays through Thursdays",
         ),
         ("Dr. Kim is in network for the user", "Dr. Kim is out of network for the user"),
+        ("The user has two cats and a dog", "The user has two dogs and a cat"),
     ],
 )
 def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:

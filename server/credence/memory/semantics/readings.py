@@ -19,7 +19,7 @@ from credence.memory.semantics.small_words import (
     relation_swapped,
     roles_exchanged,
 )
-from credence.memory.semantics.statements import statement
+from credence.memory.semantics.statements import statement, stem
 from credence.memory.semantics.wording import (
     meaning,
     permits,
@@ -79,11 +79,16 @@ def another_reading(old: str, new: str) -> str:
         relation_swapped(mine, theirs)
         or in_or_out_differs(mine, theirs)
         or roles_exchanged(meaning(old), meaning(new))
+        or roles_exchanged(_stems(mine), _stems(theirs))
     ):
         return "a relation or role differs"
     if _only_moved(mine, theirs) or _owner_dropped(old, new) or _head_of_compound(old, new):
         return "what is meant differs"
     return ""
+
+
+def _stems(words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(stem(word) for word in words)
 
 
 def _only_moved(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
