@@ -87,6 +87,7 @@ def another_reading(old: str, new: str) -> str:
     return ""
 
 
+@lru_cache(maxsize=16384)
 def _stems(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(stem(word) for word in words)
 
@@ -102,15 +103,15 @@ def _only_moved(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
 def _owner_dropped(old: str, new: str) -> bool:
     """Whether one names an owner the other never mentions: "the user's boss's assistant" /
     "the user's assistant"."""
-    owners = {
-        text: {owner.casefold() for owner in _POSSESSOR.findall(text)} - _NOT_OWNERS
-        for text in (old, new)
-    }
     for side, other in ((old, new), (new, old)):
-        mentioned = set(words_of(other)) | owners[other]
-        if owners[side] - mentioned:
+        if _owners(side) - set(words_of(other)) - _owners(other):
             return True
     return False
+
+
+@lru_cache(maxsize=16384)
+def _owners(text: str) -> frozenset[str]:
+    return frozenset(owner.casefold() for owner in _POSSESSOR.findall(text)) - _NOT_OWNERS
 
 
 def _head_of_compound(old: str, new: str) -> bool:
