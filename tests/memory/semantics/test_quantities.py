@@ -114,7 +114,7 @@ def test_a_ratio_is_one_value_read_in_order() -> None:
 def test_a_bare_decimal_ending_in_zero_is_kept_as_written() -> None:
     # "Python 3.10" is not "Python 3.1"; with a unit the number is a quantity again.
     assert statement("Use Python 3.10").values != statement("Use Python 3.1").values
-    assert statement("Use Python 3.10").values == statement("Use Python 3.10 ").values
+    assert "#3.10" in statement("Use Python 3.10").values
     assert statement("Wait 1.50 seconds").values == statement("Wait 1.5 seconds").values
 
 

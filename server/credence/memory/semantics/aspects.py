@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 
-from credence.memory.semantics.statement_words import IRREGULAR_VERBS, PAST_FORMS
+from credence.memory.semantics.statement_words import PAST_FORMS
 from credence.memory.semantics.statements import stem
 
 _PAST_AUXILIARIES: Final = frozenset({"was", "were", "wasnt", "werent", "had", "hadnt", "did"})
@@ -56,7 +56,6 @@ def hedged(words: Sequence[str]) -> bool:
 
 
 @lru_cache(maxsize=16384)
-@lru_cache(maxsize=16384)
 def _modals(words: tuple[str, ...]) -> dict[str, bool]:
     """Each modal in ``words`` and whether "have" follows it ("should have run" looks back)."""
     return {
@@ -75,7 +74,7 @@ def _auxiliary_tense(words: tuple[str, ...]) -> str:
 
 @lru_cache(maxsize=16384)
 def _base(word: str) -> str:
-    return stem(IRREGULAR_VERBS.get(word, word))
+    return stem(word)  # irregular forms meet their base there: "kept" is "keep"
 
 
 def _present_or_future(word: str, words: Sequence[str]) -> bool:

@@ -22,19 +22,18 @@ from credence.memory.semantics.statement_words import (
     PREFIX_UNITS,
     QUANTITY,
     RANGE,
+    RATIO,
     THOUSANDS,
     TIMES,
     UNITS,
 )
 from credence.memory.semantics.tokens import fold_plural, word_at
 
-_RATIO = re.compile(r"^\d+(?::\d+)+$")
-
 
 def _read_ratio(lowered: list[str], position: int) -> tuple[str, str, int] | None:
     """A ratio at ``position``, in order ("1:2" is not "2:1"): "3:1", or "3 to 1" before
     "ratio"."""
-    if _RATIO.match(lowered[position]):
+    if RATIO.match(lowered[position]):
         return f"#{lowered[position]}", "number", 1
     said = lowered[position : position + 4]
     if (

@@ -24,8 +24,7 @@ from credence.memory.semantics.wording import (
     meaning,
     permits,
     same_meaning,
-    scope_markers,
-    scope_of,
+    scopes_apart,
     words_of,
 )
 
@@ -47,8 +46,7 @@ def another_reading(old: str, new: str) -> str:
     boss's assistant" / "the assistant") or a compound cut to its head ("mother-in-law" /
     "mother")."""
     nested = set(words_of(old)) <= set(words_of(new)) or set(words_of(new)) <= set(words_of(old))
-    scope = scope_markers if nested else scope_of
-    differ = scope(old) ^ scope(new)
+    differ = scopes_apart(old, new, nested=nested)
     # A condition that holds no word the other side lacks only rephrases it ("… half empty" /
     # "… when it is half empty"); "only" and "unless" change the rule by themselves.
     if differ and not (differ == {"if"} and same_meaning(old, new)):

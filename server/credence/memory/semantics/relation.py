@@ -48,7 +48,7 @@ from credence.memory.semantics.wording import (
     reordered,
     same_meaning,
     scope_markers,
-    scope_of,
+    scopes_apart,
     spelling,
     swapped_preference,
     value_tokens,
@@ -421,8 +421,7 @@ def _same_polarity(old: str, new: str, a: Statement, b: Statement, cosine: float
     # A clause added or dropped whole narrows or widens the rule, whatever word opens it
     # ("… when writing to the legal team"); reworded, only a real condition counts.
     nested = a.content <= b.content or b.content <= a.content
-    scope = scope_markers if nested else scope_of
-    scope_differs = scope(old) != scope(new)
+    scope_differs = bool(scopes_apart(old, new, nested=nested))
     if (
         a.negative
         and b.negative

@@ -12,13 +12,15 @@ from credence.memory.semantics.tokens import BOUND_COMPARATIVES
 # paraphrase; sequences that agree except for short aligned spans which hold values of one
 # kind (a number, a time, a name, a language, …) are a value change.
 
+_RATIO_PATTERN = r"\d+(?::\d+)+"
 RAW_TOKEN = re.compile(
     r"\d{1,3}(?:,\d{3})+(?:\.\d+)?"  # 10,000 or 1,250.5
     r"|\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?"  # 14:00, 2:30pm
-    r"|\d+(?::\d+)+"  # a ratio: 1:2, 16:9
+    rf"|{_RATIO_PATTERN}"  # a ratio: 1:2, 16:9
     r"|[@#]?\w+(?:[.\-_/+]\w+)*[+#]*"  # words, versions, regions, next.js, c++, c#
     r"|[%$€£,;]",
 )
+RATIO = re.compile(rf"^{_RATIO_PATTERN}$")
 QUANTITY = re.compile(r"^(\d+(?:\.\d+)?)([a-z%$€£]+)?$")
 CLOCK = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s?([ap])\.?m\.?$")
 BARE_CLOCK = re.compile(r"^(\d{1,2}):(\d{2})$")
@@ -229,15 +231,12 @@ wake woke woken
 wear wore worn
 write wrote written
 """
-IRREGULAR_VERBS: dict[str, str] = {
-    form: line.split()[0]
-    for line in _IRREGULAR_LINES.strip().splitlines()
-    for form in line.split()[1:]
-}
+_IRREGULAR = [line.split() for line in _IRREGULAR_LINES.strip().splitlines()]
+IRREGULAR_VERBS: dict[str, str] = {form: forms[0] for forms in _IRREGULAR for form in forms[1:]}
 # Simple past forms that differ from their base ("kept", "went"; "put" is both).
-PAST_FORMS = frozenset(
-    line.split()[1] for line in _IRREGULAR_LINES.strip().splitlines() if len(line.split()) > 1
-) - frozenset(line.split()[0] for line in _IRREGULAR_LINES.strip().splitlines()) | {"were"}
+PAST_FORMS = frozenset(forms[1] for forms in _IRREGULAR if len(forms) > 1) - frozenset(
+    forms[0] for forms in _IRREGULAR
+) | {"were"}
 
 # Words that carry no slot and no meaning a paraphrase must keep.
 FILLERS = frozenset(

@@ -262,8 +262,6 @@ def bounds_a_value(tokens: list[str] | tuple[str, ...], position: int) -> bool:
 _ACCUSTOMED_AFTER: Final = frozenset(
     {"be", "is", "are", "am", "was", "were", "been", "being", "get", "gets", "got", "getting"}
 )
-
-
 _FAIL: Final = frozenset({"fail", "fails", "failed", "failing"})
 
 

@@ -209,6 +209,14 @@ def scope_of(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+def scopes_apart(old: str, new: str, *, nested: bool) -> frozenset[str]:
+    """The scope classes one of two texts narrows its rule with and the other does not: every
+    scope word when one's words hold the other's (a clause added whole narrows the rule
+    whatever opens it), else only real conditions (:func:`scope_of`)."""
+    scope = scope_markers if nested else scope_of
+    return scope(old) ^ scope(new)
+
+
 def _activity(word: str) -> bool:
     return word.endswith("ing") and len(word) > 5 and word not in _ING_NOUNS
 
