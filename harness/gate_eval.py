@@ -29,8 +29,10 @@ SETS = {
     # Corrections worded close to the belief they change, written blind by a helper asked to
     # make a naive check take them for duplicates (2026-12-05); tuned on after its first run.
     "corrections1": CORPORA / "dev" / "corrections_1.jsonl",
-    # A second such set by another helper, run once as found and never tuned on.
+    # A second such set by another helper, held out for one round, then tuned on (2026-12-05).
     "corrections2": CORPORA / "dev" / "corrections_2.jsonl",
+    # A third by another helper (2026-12-05), run once as found and never tuned on.
+    "corrections3": CORPORA / "dev" / "corrections_3.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -7,6 +7,7 @@ import json
 import time
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -396,15 +397,37 @@ async def test_a_row_stored_under_an_older_key_is_still_found_and_compared_anew(
         )
 
     await one.store.write(store_the_older_key)
-    passed = GateResult(index=0, gate="safe", reasons=())
-    by = ProposedBy(key_id="k")
-
-    async def submit(text: str):
-        proposal = ProposalIn(op="add", belief=text, confidence=0.6)
-        (result,) = await one.beliefs.propose("ada", [proposal], by, "key:k", verdicts=[passed])
-        return result
-
+    submit = partial(_submit_passed, one)
     again = await submit("Cap the discount at 5%")
     assert not again.accepted
     assert again.rejected_reason == f"duplicate_of:{stored['id']}"
     assert (await submit("Cap the discount at 5")).accepted
+
+
+async def _submit_passed(service: Any, text: str):
+    """Submit ``text`` as one proposal the gate passed, so only the database's check decides."""
+    passed = GateResult(index=0, gate="safe", reasons=())
+    proposal = ProposalIn(op="add", belief=text, confidence=0.6)
+    by = ProposedBy(key_id="k")
+    (result,) = await service.beliefs.propose("ada", [proposal], by, "key:k", verdicts=[passed])
+    return result
+
+
+@BOTH
+async def test_a_plural_owner_stored_without_its_mark_is_still_found(replicas) -> None:
+    # Releases before 2026-12-06 dropped the apostrophe of "sisters'", so one sister and several
+    # shared a key. The exact check finds such a row by that key, then compares the texts.
+    one, _ = replicas
+    stored = await one.propose("Pay for the sisters' lessons")
+
+    async def store_the_older_key(conn: Any) -> None:
+        await conn.run(
+            "UPDATE beliefs SET content_key = 'pay for the sisters lessons' WHERE id = ?",
+            (stored["id"],),
+        )
+
+    await one.store.write(store_the_older_key)
+    submit = partial(_submit_passed, one)
+    again = await submit("Pay for the sisters’ lessons")
+    assert again.rejected_reason == f"duplicate_of:{stored['id']}"
+    assert (await submit("Pay for the sister's lessons")).accepted

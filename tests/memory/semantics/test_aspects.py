@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from credence.memory.semantics.aspects import hedged, tense_shift
+from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shift
 from credence.memory.semantics.wording import words_of
 
 
@@ -47,3 +47,19 @@ def test_a_hedge_puts_a_statement_as_possible() -> None:
     assert hedged(words_of("The user might be allergic to nuts"))
     assert hedged(words_of("The user probably prefers email"))
     assert not hedged(words_of("The user is allergic to nuts"))
+
+
+def test_what_is_under_way_is_not_what_is_done() -> None:
+    assert aspect_differs(
+        words_of("The user is moving to Denver"), words_of("The user has moved to Denver")
+    )
+    assert aspect_differs(
+        words_of("The team has migrated to Postgres"), words_of("The team is migrating to Postgres")
+    )
+    # Both under way, or only one saying either, is no difference.
+    assert not aspect_differs(
+        words_of("The user is learning Go"), words_of("The user is studying Go")
+    )
+    assert not aspect_differs(
+        words_of("The user has moved to Denver"), words_of("The user lives in Denver")
+    )

@@ -104,16 +104,24 @@ def test_the_later_blind_sets_never_reject_a_correction(
 
 def test_blind_corrections_in_close_words_stay_reviewed(embed) -> None:
     # 150 corrections written blind to fool a naive check; first run: 15 rejected as duplicates.
-    # The four left: a comma-set clause, "Mondays" / "Monday", "any" / "every", and a role swap
-    # of two phrases.
+    # The two left: a comma-set clause and "any" / "every".
     outcomes = run(load(SETS["corrections1"]), embed)
     assert len(outcomes) == 150
-    assert summary(outcomes)["corrections_rejected"] <= 4
+    assert summary(outcomes)["corrections_rejected"] <= 2
+
+
+def test_a_second_blind_set_tuned_on_after_its_first_run_stays_reviewed(embed) -> None:
+    # 42 of 150 rejected at the start of 2026-12-05, 18 on its first run as a held-out set, then
+    # tuned on. The three left: "a new tire" / "new tires" (a count read as a plural costs
+    # paraphrases), "in third grade" / "third in his grade", and a role swap with a pronoun.
+    outcomes = run(load(SETS["corrections2"]), embed)
+    assert len(outcomes) == 150
+    assert summary(outcomes)["corrections_rejected"] <= 3
 
 
 def test_held_out_blind_corrections_do_not_get_worse(embed) -> None:
-    # A second blind set, never tuned on: 42 of 150 rejected at the start of 2026-12-05, 18 on
-    # its first run after that day's invariant work. A floor, not a goal.
-    outcomes = run(load(SETS["corrections2"]), embed)
+    # A third blind set, never tuned on: 20 of 150 rejected by the gate before set 2 was tuned
+    # on, 11 on its first run after. A floor, not a goal.
+    outcomes = run(load(SETS["corrections3"]), embed)
     assert len(outcomes) == 150
-    assert summary(outcomes)["corrections_rejected"] <= 18
+    assert summary(outcomes)["corrections_rejected"] <= 11

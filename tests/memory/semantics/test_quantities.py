@@ -87,6 +87,12 @@ def test_a_bare_fraction_is_no_quantity() -> None:
         ("Start at nine in the morning", "Start at 9am"),
         ("Stop at seven in the evening", "Stop at 19:00"),
         ("Call at 9 o'clock", "Call at 09:00"),
+        ("The bus comes at quarter past seven", "The bus comes at 7:15"),
+        ("The bus comes at a quarter to seven", "The bus comes at 6:45"),
+        ("Lunch is at half past twelve", "Lunch is at 12:30"),
+        ("Dinner is at half past six in the evening", "Dinner is at 18:30"),
+        ("Leave at twenty minutes to four", "Leave at 3:40"),
+        ("Meet at quarter to one", "Meet at 12:45"),
     ],
 )
 def test_an_hour_said_with_its_half_of_the_day_is_a_clock_time(said: str, written: str) -> None:
@@ -122,3 +128,12 @@ def test_a_ratio_said_with_to_is_the_same_ratio() -> None:
     assert statement("Allow a 3 to 1 ratio").values == statement("Allow a 3:1 ratio").values
     assert statement("Allow a 1 to 3 ratio").values != statement("Allow a 3:1 ratio").values
     assert statement("Deliver in 3 to 5 days").values != statement("Deliver in 3:5").values
+
+
+def test_minutes_past_an_hour_are_not_minutes_to_it() -> None:
+    assert (
+        statement("Wake at quarter past six").canons != statement("Wake at quarter to six").canons
+    )
+    # Not a clock time: "half" before "to" says nothing of an hour, nor "the past seven days".
+    assert "@" not in "".join(statement("Cut it half to six pieces").canons)
+    assert "@" not in "".join(statement("Review the past seven days").canons)

@@ -25,6 +25,10 @@ from credence.memory.semantics.readings import another_reading
         ),
         ("Dr. Kim is in network for the user", "Dr. Kim is out of network for the user"),
         ("The user has two cats and a dog", "The user has two dogs and a cat"),
+        ("The user's grandmother-in-law visits in May", "The user's grandmother visits in May"),
+        ("The user drives his brother's car", "The user drives his brothers' car"),
+        ("The user is renovating the kitchen", "The user has renovated the kitchen"),
+        ("You needn't invite the neighbours", "You mustn't invite the neighbours"),
     ],
 )
 def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:

@@ -4,14 +4,20 @@ from __future__ import annotations
 
 from credence.memory.semantics.small_words import (
     alternation_differs,
+    attempt_differs,
     connective_differs,
     degree_differs,
+    direction_differs,
     in_or_out_differs,
+    obligation_lifted,
     people_counted_differently,
     qualifier_added,
     quantifier_differs,
+    recurrence_differs,
     relation_swapped,
     roles_exchanged,
+    runs_exchanged,
+    voice_differs,
 )
 from credence.memory.semantics.wording import meaning, words_of
 
@@ -89,3 +95,90 @@ def test_a_word_that_holds_a_rule_back_is_found() -> None:
     )
     assert qualifier_added(*_pair("All members work remotely", "Some members work remotely"))
     assert qualifier_added(*_pair("Use tabs", "Use tabs in Go files")) == ""
+
+
+def test_a_few_is_not_few_and_not_all_is_not_none() -> None:
+    assert quantifier_differs(*_pair("A few tests are flaky", "Few tests are flaky"))
+    assert quantifier_differs(*_pair("Not all rooms have a desk", "None of the rooms have a desk"))
+    assert not quantifier_differs(*_pair("A few tests are flaky", "Some tests are flaky"))
+
+
+def test_a_place_word_swapped_alone_differs_but_in_and_on_may_say_one_place() -> None:
+    assert relation_swapped(*_pair("The key is under the mat", "The key is on the mat"))
+    assert relation_swapped(*_pair("The cat sleeps behind the sofa", "The cat sleeps in the sofa"))
+    assert not relation_swapped(
+        *_pair("The user is on the platform team", "The user is in the platform team")
+    )
+    assert not relation_swapped(*_pair("Spend over $50", "Spend above $50"))
+
+
+def test_working_for_is_not_working_with_and_being_is_not_having() -> None:
+    assert relation_swapped(*_pair("The user works for Acme", "The user works with Acme"))
+    assert relation_swapped(*_pair("The user is a doctor", "The user has a doctor"))
+
+
+def test_a_start_is_not_an_end() -> None:
+    assert direction_differs(
+        *_pair("The user has lived in Austin since 2019", "The user lived in Austin until 2019")
+    )
+    assert not direction_differs(
+        *_pair("Freeze deploys from Friday", "From Friday, freeze deploys")
+    )
+    assert not direction_differs(*_pair("Freeze deploys until Monday", "Freeze deploys"))
+
+
+def test_needing_not_is_not_being_forbidden() -> None:
+    assert obligation_lifted(words_of("You needn't tell the client"))
+    assert obligation_lifted(words_of("You don't have to tell the client"))
+    assert obligation_lifted(words_of("Code review is not required for docs"))
+    assert not obligation_lifted(words_of("You mustn't tell the client"))
+    assert not obligation_lifted(words_of("Don't tell the client"))
+
+
+def test_trying_is_not_doing() -> None:
+    assert attempt_differs(
+        *_pair("The user managed to cancel the plan", "The user tried to cancel it")
+    )
+    assert attempt_differs(
+        *_pair("The user cancelled the plan", "The user attempted to cancel the plan")
+    )
+    assert not attempt_differs(*_pair("The user tried sushi", "The user has tried sushi"))
+
+
+def test_runs_swapped_around_a_one_way_word_are_exchanged_roles() -> None:
+    assert runs_exchanged(
+        *_pair(
+            "The user uses Vim keybindings in VS Code", "The user uses VS Code keybindings in Vim"
+        )
+    )
+    assert runs_exchanged(
+        *_pair("Prefer dark roast over light roast", "Prefer light roast over dark roast")
+    )
+    # Clauses reordered around "is", or around nothing, say the same.
+    assert not runs_exchanged(
+        *_pair("KLM is the user's preferred airline", "The user's preferred airline is KLM")
+    )
+    assert not runs_exchanged(*_pair("Use tabs for Python", "For Python use tabs"))
+    assert not runs_exchanged(*_pair("Buy milk and eggs", "Buy eggs and milk"))
+
+
+def test_a_subject_acted_on_is_not_a_subject_acting() -> None:
+    assert voice_differs(
+        *_pair("The user was interviewed by a reporter", "The user interviewed a reporter")
+    )
+    assert voice_differs(*_pair("The lead reviewed the user", "The lead was reviewed by the user"))
+    # The same event told from its other side is the same event.
+    assert not voice_differs(
+        *_pair("The user was interviewed by a reporter", "A reporter interviewed the user")
+    )
+
+
+def test_a_day_named_once_is_not_a_day_every_week() -> None:
+    assert recurrence_differs(
+        *_pair("The office is closed on Monday", "The office is closed on Mondays")
+    )
+    assert not recurrence_differs(*_pair("Standup is on Mondays", "Standup is every Monday"))
+    assert not recurrence_differs(*_pair("Never deploy on Fridays", "Never deploy on a Friday"))
+    assert not recurrence_differs(
+        *_pair("The weekly sync is on Tuesday", "The sync is on Tuesdays")
+    )

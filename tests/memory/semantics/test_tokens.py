@@ -21,8 +21,9 @@ from credence.memory.semantics.tokens import (
     has_negation,
     is_negative,
     jaccard,
-    legacy_key,
     normalise,
+    older_keys,
+    words,
 )
 
 
@@ -296,5 +297,20 @@ def test_marks_that_carry_meaning_stay_in_the_key() -> None:
     assert normalise("Cap the discount at 5%") != normalise("Cap the discount at 5")
     assert normalise("Use C#") != normalise("Use C")
     assert normalise("Post in #general") == "post in #general"
-    # The key an older release stored: "%" and "#" dropped as punctuation.
-    assert legacy_key(normalise("Cap the discount at 5%, or #2")) == "cap the discount at 5 or 2"
+    # The keys older releases stored: "%" and "#" dropped as punctuation, a plural owner's
+    # apostrophe dropped.
+    assert older_keys(normalise("Cap the discount at 5%, or #2")) == ("cap the discount at 5 or 2",)
+    assert older_keys(normalise("Fund the sisters' trips 50%")) == (
+        "fund the sisters trips 50%",
+        "fund the sisters trips 50",
+    )
+    assert older_keys(normalise("Use tabs")) == ()
+
+
+def test_a_plural_owner_is_not_one_owner_but_other_apostrophes_fold() -> None:
+    assert normalise("her sisters' kids") != normalise("her sister's kids")
+    assert normalise("her sisters' kids") == "her sisters' kids"
+    assert normalise("Don't") == normalise("dont")
+    assert normalise("James' car") != normalise("James's car")
+    # Words read from the key carry no mark.
+    assert words("her sisters' kids") == ["her", "sisters", "kids"]

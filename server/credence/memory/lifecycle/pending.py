@@ -20,7 +20,7 @@ from credence.memory.ingest.provenance import (
 from credence.memory.lifecycle import audit
 from credence.memory.lifecycle.proposers import proposed_by_json
 from credence.memory.semantics import gate as gate_rules
-from credence.memory.semantics.tokens import legacy_key, normalise
+from credence.memory.semantics.tokens import normalise, older_keys
 from credence.memory.semantics.verdicts import PAST_DECISION
 from credence.models import ProposalIn, ProposedBy
 from credence.models.reasons import Reason, encode_all
@@ -54,8 +54,8 @@ async def rejection(
             return Reason("missing_target", proposal.op)
         if await rows_of.target_status(conn, agent_id, target) is None:
             return Reason("unknown_target", target)
-    # Rows stored before "%" and "#" counted are found by their older key, then compared anew.
-    stored = await rows_of.with_key(conn, agent_id, (key, legacy_key(key)))
+    # Rows stored under an older key (see ``older_keys``) are found by it, then compared anew.
+    stored = await rows_of.with_key(conn, agent_id, (key, *older_keys(key)))
     exact = [
         (i, status) for i, status, content in stored if i != target and normalise(content) == key
     ]

@@ -22,6 +22,8 @@ _BEFORE_PARTICIPLES: Final = frozenset(
 )
 # How many words before a past form a "be" or "have" still makes it a participle.
 _PARTICIPLE_REACH: Final = 2
+_ONGOING_AUXILIARIES: Final = frozenset({"is", "are", "am", "was", "were"})
+_PERFECT_AUXILIARIES: Final = frozenset({"has", "have", "had"})
 # Words that put a statement as possible rather than so.
 HEDGES: Final = frozenset(
     {"might", "maybe", "perhaps", "possibly", "probably", "likely", "unlikely", "apparently"}
@@ -48,6 +50,26 @@ def tense_shift(old: Sequence[str], new: Sequence[str]) -> bool:
         for mine in only_old
         for theirs in only_new
     )
+
+
+def aspect_differs(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether one says a thing is under way and the other that it is done: "is moving" /
+    "has moved", "are learning" / "have learned"."""
+    mine, theirs = _aspects(tuple(old)), _aspects(tuple(new))
+    return any(theirs.get(verb, aspect) != aspect for verb, aspect in mine.items())
+
+
+@lru_cache(maxsize=16384)
+def _aspects(words: tuple[str, ...]) -> dict[str, str]:
+    """Each verb in ``words`` said as under way ("is moving") or done ("has moved")."""
+    found = {}
+    for position in range(1, len(words)):
+        before, word = words[position - 1], words[position]
+        if word.endswith("ing") and before in _ONGOING_AUXILIARIES:
+            found[_base(word)] = "under way"
+        elif before in _PERFECT_AUXILIARIES and (word in PAST_FORMS or word.endswith("ed")):
+            found[_base(word)] = "done"
+    return found
 
 
 def hedged(words: Sequence[str]) -> bool:

@@ -122,6 +122,9 @@ def read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None
     clock_time = _read_clock_word(low)
     if clock_time:
         return clock_time, "time", 1
+    past_or_to = _minutes_past_or_to(lowered, position)
+    if past_or_to is not None:
+        return past_or_to
     ratio = _read_ratio(lowered, position)
     if ratio is not None:
         return ratio
@@ -252,6 +255,53 @@ def _said_half(lowered: list[str], after: int) -> tuple[tuple[str, ...], str] | 
         if tuple(lowered[after : after + len(words)]) == words:
             return words, half
     return None
+
+
+# Minutes said by name before "past" or "to" an hour.
+_NAMED_MINUTES: Final = {"quarter": 15, "half": 30}
+_PAST: Final = frozenset({"past", "after"})
+_TO: Final = frozenset({"to", "till", "before"})
+
+
+def _minutes_past_or_to(lowered: list[str], position: int) -> tuple[str, str, int] | None:
+    """A clock time said as minutes past or to an hour: "quarter past seven" is 07:15, "a
+    quarter to seven" 06:45, "half past six in the evening" 18:30, "twenty minutes to four"
+    03:40."""
+    start = position
+    if word_at(lowered, position) in ("a", "an"):
+        position += 1
+    named = word_at(lowered, position)
+    if named in _NAMED_MINUTES:
+        minutes, position = _NAMED_MINUTES[named], position + 1
+    else:
+        said = _number_words(lowered, position) or _digits(lowered, position)
+        if said is None or word_at(lowered, position + said[1]) not in ("minutes", "minute"):
+            return None
+        minutes, position = int(said[0]), position + said[1] + 1
+    direction = word_at(lowered, position)
+    if (
+        direction not in _PAST | _TO
+        or not 0 < minutes < 60
+        or (named == "half" and direction in _TO)
+    ):
+        return None
+    hour_said = _number_words(lowered, position + 1) or _digits(lowered, position + 1)
+    if hour_said is None or hour_said[1] != 1 or not 1 <= hour_said[0] <= 12:
+        return None
+    hour, after = int(hour_said[0]), position + 2
+    if direction in _TO:
+        hour, minutes = (hour - 2) % 12 + 1, 60 - minutes  # "quarter to one" is 12:45
+    after += word_at(lowered, after) == "oclock"
+    half = _said_half(lowered, after)
+    canon = _clock(hour, minutes, half[1] if half else None)
+    if canon is None:
+        return None
+    return canon, "time", after + (len(half[0]) if half else 0) - start
+
+
+def _digits(lowered: list[str], position: int) -> tuple[float, int] | None:
+    word = word_at(lowered, position)
+    return (float(word), 1) if word.isdigit() else None
 
 
 def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | None:

@@ -7,19 +7,26 @@ from collections import Counter
 from functools import lru_cache
 from typing import Final
 
-from credence.memory.semantics.aspects import hedged, tense_shift
+from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shift
 from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, complemented
 from credence.memory.semantics.small_words import (
     alternation_differs,
+    attempt_differs,
     connective_differs,
     degree_differs,
+    direction_differs,
     in_or_out_differs,
+    obligation_lifted,
     people_counted_differently,
     quantifier_differs,
+    recurrence_differs,
     relation_swapped,
     roles_exchanged,
+    runs_exchanged,
+    voice_differs,
 )
 from credence.memory.semantics.statements import statement, stem
+from credence.memory.semantics.tokens import STOP_WORDS
 from credence.memory.semantics.wording import (
     meaning,
     permits,
@@ -28,8 +35,8 @@ from credence.memory.semantics.wording import (
     words_of,
 )
 
-# "the user's boss's assistant": who owns what.
-_POSSESSOR = re.compile(r"(\w+)['’]s\b")
+# "the user's boss's assistant", "the sisters' kids": who owns what.
+_POSSESSOR = re.compile(r"(\w+)['’]s\b|(\w+s)['’](?!\w)")
 # Contractions that own nothing ("it's", "that's"), and the user, whom every belief is about.
 _NOT_OWNERS: Final = frozenset(
     {"it", "that", "there", "here", "what", "who", "he", "she", "let", "user"}
@@ -58,10 +65,12 @@ def another_reading(old: str, new: str) -> str:
     mine, theirs = words_of(old), words_of(new)
     if _bound_only_on_one_side(old, new) or _bound_only_on_one_side(new, old):
         return "a bound differs"
-    if permits(old) != permits(new):
+    if permits(old) != permits(new) or obligation_lifted(mine) != obligation_lifted(theirs):
         return "a permission differs"
     if tense_shift(mine, theirs):
         return "a tense differs"
+    if aspect_differs(mine, theirs) or attempt_differs(mine, theirs):
+        return "whether it was done differs"
     if hedged(mine) != hedged(theirs):
         return "a certainty differs"
     if (
@@ -69,15 +78,19 @@ def another_reading(old: str, new: str) -> str:
         or quantifier_differs(mine, theirs)
         or alternation_differs(mine, theirs)
         or people_counted_differently(mine, theirs)
+        or recurrence_differs(mine, theirs)
     ):
         return "how many or how often differs"
     if degree_differs(mine, theirs):
         return "how much differs"
     if (
         relation_swapped(mine, theirs)
+        or direction_differs(mine, theirs)
         or in_or_out_differs(mine, theirs)
         or roles_exchanged(meaning(old), meaning(new))
         or roles_exchanged(_stems(mine), _stems(theirs))
+        or runs_exchanged(mine, theirs)
+        or voice_differs(mine, theirs)
     ):
         return "a relation or role differs"
     if _only_moved(mine, theirs) or _owner_dropped(old, new) or _head_of_compound(old, new):
@@ -109,7 +122,8 @@ def _owner_dropped(old: str, new: str) -> bool:
 
 @lru_cache(maxsize=16384)
 def _owners(text: str) -> frozenset[str]:
-    return frozenset(owner.casefold() for owner in _POSSESSOR.findall(text)) - _NOT_OWNERS
+    owners = (one or several for one, several in _POSSESSOR.findall(text))
+    return frozenset(owner.casefold() for owner in owners) - _NOT_OWNERS
 
 
 def _head_of_compound(old: str, new: str) -> bool:
@@ -123,7 +137,7 @@ def _head_of_compound(old: str, new: str) -> bool:
                 len(rest) > 1  # "mother-in-law"; two parts are often one word ("long-haul")
                 and head in other_words
                 and word not in meaning(other)
-                and not set(rest) & other_words
+                and not (set(rest) - STOP_WORDS) & other_words  # "in July" keeps no "law"
             ):
                 return True
     return False

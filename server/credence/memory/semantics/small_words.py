@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import pairwise
 from typing import Final
 
 from credence.memory.semantics.lexicon import PEOPLE
@@ -15,6 +16,7 @@ _QUANTIFIERS: Final = {
     "many": "many",
     **dict.fromkeys(("some", "several"), "some"),
     "few": "few",
+    "none": "none",
 }
 
 
@@ -34,13 +36,20 @@ def quantifier_differs(old: Sequence[str], new: Sequence[str]) -> bool:
 
 @lru_cache(maxsize=16384)
 def _quantities(words: tuple[str, ...]) -> frozenset[str]:
-    """What the quantifiers in ``words`` claim; "at most" bounds a value and claims nothing."""
-    return frozenset(
-        _QUANTIFIERS[word]
-        for position, word in enumerate(words)
-        if word in _QUANTIFIERS
-        and not (word == "most" and position and words[position - 1] == "at")
-    )
+    """What the quantifiers in ``words`` claim: "a few" claims some and "few" hardly any, "not
+    all" claims less than all; "at most" bounds a value and claims nothing."""
+    claims = set()
+    for position, word in enumerate(words):
+        before = words[position - 1] if position else ""
+        if word not in _QUANTIFIERS or (word == "most" and before == "at"):
+            continue
+        if word == "few" and before == "a":
+            claims.add("some")
+        elif word == "all" and before == "not":
+            claims.add("not all")
+        else:
+            claims.add(_QUANTIFIERS[word])
+    return frozenset(claims)
 
 
 def roles_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
@@ -72,7 +81,7 @@ _DEGREES: Final = {
 # and Thursdays" / "Tuesdays through Thursdays", "to the client" / "from the client".
 _RELATIONS: Final = frozenset(
     {"to", "from", "by", "into", "onto", "toward", "towards", "against", "for"}
-    | {"and", "or", "through", "thru", "until", "till"}
+    | {"and", "or", "through", "thru", "until", "till", "with"}
 )
 
 
@@ -129,9 +138,87 @@ def _people(words: Sequence[str]) -> dict[str, bool]:
 
 def relation_swapped(old: Sequence[str], new: Sequence[str]) -> bool:
     """Whether the two differ in one word only, a word that relates two things: "to" / "from",
-    "and" / "through"."""
+    "and" / "through", "works for" / "works with", "under the mat" / "in the mat", "is an only
+    child" / "has an only child"."""
     changed = _one_word_changed(old, new)
-    return changed is not None and changed[0] in _RELATIONS and changed[1] in _RELATIONS
+    if changed is None:
+        return False
+    mine, theirs = changed
+    if mine in _RELATIONS and theirs in _RELATIONS:
+        return True
+    places = _PLACES.get(mine), _PLACES.get(theirs)
+    if all(places) and places[0] != places[1]:
+        # "in" / "on" / "at" alone often say one place ("on the team" / "in the team").
+        return not {mine, theirs} <= _PLAIN_PLACES
+    return {_LINKS.get(mine), _LINKS.get(theirs)} == {"be", "have"}
+
+
+# Where one thing is against another, by the side it is on.
+_PLACES: Final = {
+    **dict.fromkeys(("in", "inside", "within", "at"), "in"),
+    **dict.fromkeys(("on", "onto", "atop"), "on"),
+    **dict.fromkeys(("under", "below", "beneath", "underneath"), "below"),
+    **dict.fromkeys(("over", "above"), "above"),
+    **dict.fromkeys(("behind",), "behind"),
+    **dict.fromkeys(("beside", "near", "next"), "beside"),
+    **dict.fromkeys(("outside",), "outside"),
+}
+_PLAIN_PLACES: Final = frozenset({"in", "on", "at"})
+# Being something is not having it: "is an only child" / "has an only child".
+_LINKS: Final = {
+    **dict.fromkeys(("is", "are", "am", "was", "were", "be"), "be"),
+    **dict.fromkeys(("has", "have", "had"), "have"),
+}
+# Words that set a starting point ("since 2019") or an end ("until 2019").
+_STARTS: Final = frozenset({"since", "from"})
+_ENDS: Final = frozenset({"until", "till", "til"})
+
+
+def direction_differs(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether one starts where the other ends: "since 2019" / "until 2019"."""
+    mine, theirs = _directed(tuple(old)), _directed(tuple(new))
+    return any(theirs.get(value, side) != side for value, side in mine.items())
+
+
+@lru_cache(maxsize=16384)
+def _directed(words: tuple[str, ...]) -> dict[str, str]:
+    """The word after each starting or ending word in ``words``, and which of the two it is."""
+    found = {}
+    for position, word in enumerate(words[:-1]):
+        if word in _STARTS or word in _ENDS:
+            found[words[position + 1]] = "start" if word in _STARTS else "end"
+    return found
+
+
+# "needn't" and "don't have to" lift an obligation; "mustn't" and "don't" forbid.
+_LIFTED: Final = frozenset({("need", "not"), ("no", "need"), ("not", "required")})
+_LIFTED_AFTER_NEGATION: Final = frozenset({("have", "to"), ("need", "to"), ("has", "to")})
+_NEGATIONS: Final = frozenset({"dont", "doesnt", "didnt", "not", "never"})
+
+
+def obligation_lifted(words: Sequence[str]) -> bool:
+    """Whether ``words`` say a thing need not be done ("needn't", "don't have to", "not
+    required"), which does not forbid it ("mustn't")."""
+    pairs = set(pairwise(words))
+    if any(pair in pairs for pair in _LIFTED) or "neednt" in words:
+        return True
+    triples = zip(words, words[1:], words[2:], strict=False)
+    return any(
+        first in _NEGATIONS and (second, third) in _LIFTED_AFTER_NEGATION
+        for first, second, third in triples
+    )
+
+
+# Words that say a thing was tried, which does not say it was done.
+_ATTEMPTS: Final = frozenset(
+    {"try", "tries", "tried", "trying", "attempt", "attempts", "attempted", "attempting"}
+)
+
+
+def attempt_differs(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether one says a thing was tried and the other that it was done: "managed to cancel"
+    / "tried to cancel", "cancelled" / "tried to cancel"."""
+    return _ATTEMPTS.isdisjoint(old) != _ATTEMPTS.isdisjoint(new)
 
 
 # Words that, added to a rule, hold it back rather than add to it: an exception ("except",
@@ -154,3 +241,87 @@ def qualifier_added(old: Sequence[str], new: Sequence[str]) -> str:
     if quantifier_differs(old, new):  # "All team members" / "Some team members"
         return next(word for word in new if word in _QUANTIFIERS)
     return ""
+
+
+# Words that relate two things one way round: "Vim keybindings in VS Code" is not "VS Code
+# keybindings in Vim". ("and", "or", "with" and "is" relate both ways.)
+_ONE_WAY: Final = frozenset(
+    {"in", "of", "for", "to", "from", "by", "on", "at", "into", "onto", "than", "over", "under"}
+    | {"above", "below", "inside", "within", "against", "toward", "towards", "instead"}
+)
+
+
+def runs_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether two runs of words swapped places around a word that relates them one way, all
+    else in place: "Vim keybindings in VS Code" / "VS Code keybindings in Vim". (Clauses
+    reordered around "is", "KLM is the user's airline" / "the user's airline is KLM", are
+    not.)"""
+    old, new = tuple(old), tuple(new)
+    if old == new or sorted(old) != sorted(new):
+        return False
+    first = next(i for i, pair in enumerate(zip(old, new, strict=True)) if pair[0] != pair[1])
+    end = len(old) - next(
+        i for i, pair in enumerate(zip(old[::-1], new[::-1], strict=True)) if pair[0] != pair[1]
+    )
+    mine, theirs = old[first:end], new[first:end]
+    return any(
+        theirs == mine[len(mine) - tail :] + mine[head : len(mine) - tail] + mine[:head]
+        and not _ONE_WAY.isdisjoint(mine[head : len(mine) - tail])
+        for head in range(1, len(mine))
+        for tail in range(1, len(mine) - head)
+    )
+
+
+_PASSIVE_AUXILIARIES: Final = frozenset(
+    {"is", "are", "am", "was", "were", "be", "been", "being", "get", "gets", "got"}
+)
+
+
+def voice_differs(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether one says its subject had a thing done to it and the other that the subject did
+    it: "The user was interviewed by a reporter" / "The user interviewed a reporter"."""
+    return _done_by_subject(tuple(old), tuple(new)) or _done_by_subject(tuple(new), tuple(old))
+
+
+def _done_by_subject(passive: tuple[str, ...], active: tuple[str, ...]) -> bool:
+    for position, word in enumerate(passive[:-2]):
+        participle = passive[position + 1]
+        if word not in _PASSIVE_AUXILIARIES or passive[position + 2] != "by":
+            continue
+        if participle in active:
+            done = active.index(participle)
+            if active[:done] == passive[:position] and "by" not in active[done : done + 2]:
+                return True
+    return False
+
+
+_WEEKDAYS: Final = frozenset(
+    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+)
+
+
+# Words that make a day named once a day every week.
+_RECURRING: Final = frozenset({"weekly", "every", "each", "always", "usually", "never"})
+
+
+def recurrence_differs(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether one names a day once and the other every week: "closed on Monday" / "closed on
+    Mondays" ("every Monday" and "on Mondays" say the same)."""
+    mine, theirs = _weekdays(tuple(old)), _weekdays(tuple(new))
+    return any(theirs.get(day, weekly) != weekly for day, weekly in mine.items())
+
+
+@lru_cache(maxsize=16384)
+def _weekdays(words: tuple[str, ...]) -> dict[str, bool]:
+    """Each weekday ``words`` name, and whether they name it every week ("on Mondays", "every
+    Monday", "on a Monday", "the weekly meeting is on Monday")."""
+    found = {}
+    recurring = not _RECURRING.isdisjoint(words)
+    for position, word in enumerate(words):
+        if word in _WEEKDAYS:
+            found[word] = recurring or (
+                position > 0 and words[position - 1] in ("every", "each", "a")
+            )
+        elif word.endswith("s") and word[:-1] in _WEEKDAYS:
+            found[word[:-1]] = True
+    return found

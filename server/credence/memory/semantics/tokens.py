@@ -297,13 +297,26 @@ def has_negation(tokens: list[str] | tuple[str, ...]) -> bool:
 def normalise(text: str) -> str:
     """Return the duplicate key: NFKC, case-folded, punctuation stripped, whitespace collapsed.
 
-    Apostrophes are removed so "Don't" and "dont" agree; any other punctuation becomes a space
-    so "re-run" and "re run" agree. Marks that carry meaning ("+", "%", "$", "#") are kept.
+    Apostrophes are removed so "Don't" and "dont" agree, except one that makes a plural owner
+    ("the sisters' kids" is not "the sister's kids"); any other punctuation becomes a space so
+    "re-run" and "re run" agree. Marks that carry meaning ("+", "%", "$", "#") are kept.
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
-    folded = APOSTROPHES.sub("", folded)
+    folded = APOSTROPHES.sub(_plural_owner_or_nothing, folded)
     folded = _NON_WORD.sub(_punctuation_to_space, folded)
     return _WHITESPACE.sub(" ", folded).strip()
+
+
+def _plural_owner_or_nothing(match: re.Match[str]) -> str:
+    """An apostrophe after a plural's "s" that ends the word ("sisters'") kept as "'"."""
+    text, at = match.string, match.start()
+    plural_owner = (
+        at >= 2
+        and text[at - 1] == "s"
+        and text[at - 2].isalnum()
+        and not text[at + 1 : at + 2].isalnum()
+    )
+    return PLURAL_OWNER if plural_owner else ""
 
 
 def _punctuation_to_space(match: re.Match[str]) -> str:
@@ -311,8 +324,10 @@ def _punctuation_to_space(match: re.Match[str]) -> str:
     return " " if _is_punctuation(char) else char
 
 
-# Punctuation that carries meaning: "5%" is not "5", "C#" is not "C".
-_MEANINGFUL_MARKS: Final = frozenset("%#")
+# The mark a plural owner keeps in a key; words read from a key drop it.
+PLURAL_OWNER: Final = "'"
+# Punctuation that carries meaning: "5%" is not "5", "C#" is not "C", "sisters'" not "sister's".
+_MEANINGFUL_MARKS: Final = frozenset("%#") | {PLURAL_OWNER}
 
 
 @lru_cache(maxsize=4096)
@@ -320,16 +335,22 @@ def _is_punctuation(char: str) -> bool:
     return unicodedata.category(char).startswith("P") and char not in _MEANINGFUL_MARKS
 
 
-def legacy_key(key: str) -> str:
-    """The key releases before 2026-12-05 stored for the text whose key is ``key``: they
-    dropped "%" and "#" as punctuation. Stored keys are looked up by both."""
-    dropped = key.replace("%", " ").replace("#", " ")
-    return _WHITESPACE.sub(" ", dropped).strip()
+def older_keys(key: str) -> tuple[str, ...]:
+    """The keys earlier releases stored for the text whose key is ``key``: before 2026-12-05
+    they dropped "%" and "#" as punctuation, and before 2026-12-06 a plural owner's apostrophe.
+    Stored keys are looked up by all of them."""
+    unmarked = key.replace(PLURAL_OWNER, "")
+    dropped = _WHITESPACE.sub(" ", unmarked.replace("%", " ").replace("#", " ")).strip()
+    return tuple(dict.fromkeys(k for k in (unmarked, dropped) if k != key))
 
 
 def words(text: str) -> list[str]:
     """Return the normalised words of ``text`` in order (stop and negation words included)."""
-    return normalise(text).split()
+    return _split_key(normalise(text))
+
+
+def _split_key(key: str) -> list[str]:
+    return key.replace(PLURAL_OWNER, "").split()
 
 
 def content_tokens(text: str) -> frozenset[str]:
@@ -383,7 +404,7 @@ def is_negative(text: str) -> bool:
 def analyse(text: str) -> tuple[str, frozenset[str], bool]:
     """Return ``(normalise(text), content_tokens(text), is_negative(text))`` in one pass."""
     key = normalise(text)
-    tokens = key.split()
+    tokens = _split_key(key)
     return key, _content_tokens_of(tokens), has_negation(tokens)
 
 
