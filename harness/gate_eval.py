@@ -31,8 +31,10 @@ SETS = {
     "corrections1": CORPORA / "dev" / "corrections_1.jsonl",
     # A second such set by another helper, held out for one round, then tuned on (2026-12-05).
     "corrections2": CORPORA / "dev" / "corrections_2.jsonl",
-    # A third by another helper (2026-12-05), run once as found and never tuned on.
+    # A third by another helper (2026-12-05), held out for one round, then tuned on.
     "corrections3": CORPORA / "dev" / "corrections_3.jsonl",
+    # A fourth (2026-12-05), in the words an assistant stores memories in; never tuned on.
+    "corrections4": CORPORA / "dev" / "corrections_4.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

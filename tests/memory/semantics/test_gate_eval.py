@@ -119,9 +119,19 @@ def test_a_second_blind_set_tuned_on_after_its_first_run_stays_reviewed(embed) -
     assert summary(outcomes)["corrections_rejected"] <= 3
 
 
-def test_held_out_blind_corrections_do_not_get_worse(embed) -> None:
-    # A third blind set, never tuned on: 20 of 150 rejected by the gate before set 2 was tuned
-    # on, 11 on its first run after. A floor, not a goal.
+def test_a_third_blind_set_tuned_on_after_its_first_run_stays_reviewed(embed) -> None:
+    # 20 of 150 rejected at 47d1354, before set 2 was tuned on; 11 on its first run as a held-out
+    # set, then tuned on. The three left: "a couple of friends" / "a couple", "owns" / "uses",
+    # "auditing a course" / "taking it for credit": words whose meanings the model blurs.
     outcomes = run(load(SETS["corrections3"]), embed)
     assert len(outcomes) == 150
-    assert summary(outcomes)["corrections_rejected"] <= 11
+    assert summary(outcomes)["corrections_rejected"] <= 3
+
+
+def test_held_out_blind_corrections_do_not_get_worse(embed) -> None:
+    # A fourth blind set, never tuned on: 9 of 150 rejected at 47d1354, 6 after tuning on set
+    # 2, 4 after tuning on set 3 (all three run once, before anything was tuned on it). A floor,
+    # not a goal.
+    outcomes = run(load(SETS["corrections4"]), embed)
+    assert len(outcomes) == 150
+    assert summary(outcomes)["corrections_rejected"] <= 4

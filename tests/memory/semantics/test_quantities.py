@@ -137,3 +137,11 @@ def test_minutes_past_an_hour_are_not_minutes_to_it() -> None:
     # Not a clock time: "half" before "to" says nothing of an hour, nor "the past seven days".
     assert "@" not in "".join(statement("Cut it half to six pieces").canons)
     assert "@" not in "".join(statement("Review the past seven days").canons)
+
+
+def test_half_a_thing_is_not_a_thing_and_a_half() -> None:
+    half, one_and_a_half = statement("Give half a pill"), statement("Give a pill and a half")
+    assert "#0.5" in half.canons
+    assert "#1.5" in one_and_a_half.canons
+    # With a unit, the unit is read with it.
+    assert statement("Take half a day off").canons == statement("Take 12 hours off").canons

@@ -5,6 +5,8 @@ from __future__ import annotations
 from credence.memory.semantics.small_words import (
     alternation_differs,
     attempt_differs,
+    causative_differs,
+    complement_differs,
     connective_differs,
     degree_differs,
     direction_differs,
@@ -12,11 +14,13 @@ from credence.memory.semantics.small_words import (
     obligation_lifted,
     people_counted_differently,
     qualifier_added,
+    qualifier_differs,
     quantifier_differs,
     recurrence_differs,
     relation_swapped,
     roles_exchanged,
     runs_exchanged,
+    strength_differs,
     voice_differs,
 )
 from credence.memory.semantics.wording import meaning, words_of
@@ -182,3 +186,46 @@ def test_a_day_named_once_is_not_a_day_every_week() -> None:
     assert not recurrence_differs(
         *_pair("The weekly sync is on Tuesday", "The sync is on Tuesdays")
     )
+
+
+def test_a_word_that_holds_a_rule_back_on_one_side_only_differs() -> None:
+    assert qualifier_differs(
+        *_pair("The user almost missed the flight", "The user missed the flight")
+    )
+    assert qualifier_differs(*_pair("The user uses the car", "The user hardly uses the car"))
+    assert not qualifier_differs(*_pair("The user rarely drives", "The user rarely takes the car"))
+
+
+def test_too_much_is_not_enough() -> None:
+    assert degree_differs(*_pair("The font is too small", "The font is small enough"))
+    assert not degree_differs(*_pair("The font is big enough", "The font is sufficiently big"))
+
+
+def test_a_requirement_is_not_advice() -> None:
+    assert strength_differs(*_pair("Commits should be signed", "Commits must be signed"))
+    assert not strength_differs(*_pair("Commits must be signed", "Commits shall be signed"))
+    assert not strength_differs(*_pair("Commits must be signed", "Sign every commit"))
+
+
+def test_a_verb_that_turns_on_its_complement() -> None:
+    assert complement_differs(
+        *_pair("The user stopped talking to Sam", "The user stopped to talk to Sam")
+    )
+    assert complement_differs(*_pair("Remember locking the door", "Remember to lock the door"))
+    assert not complement_differs(
+        *_pair("The user stopped talking to Sam", "The user stopped talking")
+    )
+
+
+def test_having_a_thing_done_is_not_doing_it() -> None:
+    assert causative_differs(*_pair("The user had her car repaired", "The user repaired her car"))
+    assert causative_differs(*_pair("The user fixed the brakes", "The user got the brakes fixed"))
+    # A perfect is no causative.
+    assert not causative_differs(
+        *_pair("The user has repaired the car", "The user repaired the car")
+    )
+
+
+def test_subject_and_object_swapped_around_a_verb_are_exchanged_roles() -> None:
+    assert runs_exchanged(*_pair("The dog bit the cat at noon", "The cat bit the dog at noon"))
+    assert not runs_exchanged(*_pair("Alice met Bob in Paris", "Bob met Alice in Paris"))

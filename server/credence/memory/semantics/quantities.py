@@ -217,6 +217,8 @@ def _said_number(lowered: list[str], position: int) -> tuple[float, int] | None:
         return None
     if _next_is_time_unit(lowered, position):
         return 1.0, 1
+    if lowered[position + 2 : position + 5] == ["and", "a", "half"]:
+        return 1.5, 1  # "a pill and a half"; "an hour and a half" is read with its unit
     if word_at(lowered, position + 1) in NUMBER_SCALES:
         return float(NUMBER_SCALES[lowered[position + 1]]), 2  # "a dozen", "a thousand"
     return None
@@ -341,6 +343,8 @@ def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | 
     if of:  # "half of the budget", "a quarter of each paycheck": a share
         canon, kind = _quantity(fraction * 100, "percent")
         return canon, kind, after - start
+    if word_at(lowered, after) in ("a", "an"):  # "half a pill": the thing counted stays a word
+        return f"#{_format_number(fraction)}", "number", after + 1 - start
     return None
 
 

@@ -12,17 +12,21 @@ from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, compleme
 from credence.memory.semantics.small_words import (
     alternation_differs,
     attempt_differs,
+    causative_differs,
+    complement_differs,
     connective_differs,
     degree_differs,
     direction_differs,
     in_or_out_differs,
     obligation_lifted,
     people_counted_differently,
+    qualifier_differs,
     quantifier_differs,
     recurrence_differs,
     relation_swapped,
     roles_exchanged,
     runs_exchanged,
+    strength_differs,
     voice_differs,
 )
 from credence.memory.semantics.statements import statement, stem
@@ -65,11 +69,20 @@ def another_reading(old: str, new: str) -> str:
     mine, theirs = words_of(old), words_of(new)
     if _bound_only_on_one_side(old, new) or _bound_only_on_one_side(new, old):
         return "a bound differs"
-    if permits(old) != permits(new) or obligation_lifted(mine) != obligation_lifted(theirs):
+    if (
+        permits(old) != permits(new)
+        or obligation_lifted(mine) != obligation_lifted(theirs)
+        or strength_differs(mine, theirs)
+    ):
         return "a permission differs"
     if tense_shift(mine, theirs):
         return "a tense differs"
-    if aspect_differs(mine, theirs) or attempt_differs(mine, theirs):
+    if (
+        aspect_differs(mine, theirs)
+        or attempt_differs(mine, theirs)
+        or complement_differs(mine, theirs)
+        or causative_differs(mine, theirs)
+    ):
         return "whether it was done differs"
     if hedged(mine) != hedged(theirs):
         return "a certainty differs"
@@ -81,7 +94,7 @@ def another_reading(old: str, new: str) -> str:
         or recurrence_differs(mine, theirs)
     ):
         return "how many or how often differs"
-    if degree_differs(mine, theirs):
+    if degree_differs(mine, theirs) or qualifier_differs(mine, theirs):
         return "how much differs"
     if (
         relation_swapped(mine, theirs)

@@ -8,6 +8,8 @@ from itertools import pairwise
 from typing import Final
 
 from credence.memory.semantics.lexicon import PEOPLE
+from credence.memory.semantics.statement_words import PAST_FORMS
+from credence.memory.semantics.statements import stem
 
 # Quantifiers by what they claim; "all", "every" and "each" claim the same.
 _QUANTIFIERS: Final = {
@@ -75,7 +77,10 @@ def _one_word_changed(old: Sequence[str], new: Sequence[str]) -> tuple[str, str]
 # How strongly a degree word says it: "mildly spicy" is not "very spicy".
 _DEGREES: Final = {
     **dict.fromkeys(("mildly", "slightly", "somewhat", "fairly", "moderately", "little"), "low"),
-    **dict.fromkeys(("very", "extremely", "highly", "incredibly", "super", "too"), "high"),
+    **dict.fromkeys(("very", "extremely", "highly", "incredibly", "super"), "high"),
+    # "too small" is more than wanted, "small enough" as much as needed.
+    "too": "excess",
+    **dict.fromkeys(("enough", "sufficiently"), "sufficient"),
 }
 # Words that set a relation between two things; one swapped for another changes it: "Tuesdays
 # and Thursdays" / "Tuesdays through Thursdays", "to the client" / "from the client".
@@ -231,6 +236,12 @@ _QUALIFIERS: Final = frozenset(
 )
 
 
+def qualifier_differs(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether one side holds the rule back with a word the other lacks: "almost missed" /
+    "missed", "uses the car" / "hardly uses the car"."""
+    return (_QUALIFIERS & set(old)) != (_QUALIFIERS & set(new))
+
+
 def qualifier_added(old: Sequence[str], new: Sequence[str]) -> str:
     """The word ``new`` adds that holds ``old``'s rule back, or "": "Tests run on every push"
     / "… except to main", "The user checks Slack" / "The user rarely checks Slack", "All
@@ -253,9 +264,9 @@ _ONE_WAY: Final = frozenset(
 
 def runs_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
     """Whether two runs of words swapped places around a word that relates them one way, all
-    else in place: "Vim keybindings in VS Code" / "VS Code keybindings in Vim". (Clauses
-    reordered around "is", "KLM is the user's airline" / "the user's airline is KLM", are
-    not.)"""
+    else in place: "Vim keybindings in VS Code" / "VS Code keybindings in Vim", "the dog bit
+    the cat" / "the cat bit the dog". (Clauses reordered around "is", "KLM is the user's
+    airline" / "the user's airline is KLM", are not.)"""
     old, new = tuple(old), tuple(new)
     if old == new or sorted(old) != sorted(new):
         return False
@@ -266,11 +277,26 @@ def runs_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
     mine, theirs = old[first:end], new[first:end]
     return any(
         theirs == mine[len(mine) - tail :] + mine[head : len(mine) - tail] + mine[:head]
-        and not _ONE_WAY.isdisjoint(mine[head : len(mine) - tail])
+        and _relates_one_way(mine[head : len(mine) - tail])
         for head in range(1, len(mine))
         for tail in range(1, len(mine) - head)
     )
 
+
+def _relates_one_way(between: tuple[str, ...]) -> bool:
+    """Whether the words between two runs relate them one way: a one-way word ("in"), or a
+    verb alone ("the dog bit the cat")."""
+    if not _ONE_WAY.isdisjoint(between):
+        return True
+    verbs = [word for word in between if word not in ("the", "a", "an")]
+    return len(verbs) == 1 and verbs[0] not in _BOTH_WAYS
+
+
+# Words between two runs that relate them both ways: "X is Y", "X and Y", "X meets Y".
+_BOTH_WAYS: Final = frozenset(
+    {"is", "are", "am", "was", "were", "be", "and", "or", "nor", "with", "vs", "versus", "plus"}
+    | {"meets", "met", "marries", "married", "equals", "matches", "resembles", "like", "as"}
+)
 
 _PASSIVE_AUXILIARIES: Final = frozenset(
     {"is", "are", "am", "was", "were", "be", "been", "being", "get", "gets", "got"}
@@ -325,3 +351,77 @@ def _weekdays(words: tuple[str, ...]) -> dict[str, bool]:
         elif word.endswith("s") and word[:-1] in _WEEKDAYS:
             found[word[:-1]] = True
     return found
+
+
+# How strongly a rule binds: "must" requires, "should" advises.
+_STRENGTHS: Final = {
+    **dict.fromkeys(("must", "mustnt", "shall"), "required"),
+    **dict.fromkeys(("should", "shouldnt", "ought"), "advised"),
+}
+
+
+def strength_differs(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether both bind and one requires what the other advises: "should be signed" / "must
+    be signed"."""
+    mine = {_STRENGTHS[word] for word in old if word in _STRENGTHS}
+    theirs = {_STRENGTHS[word] for word in new if word in _STRENGTHS}
+    return bool(mine) and bool(theirs) and mine != theirs
+
+
+# Verbs whose meaning turns on their complement: "stopped talking" ceased, "stopped to talk"
+# paused in order to; "remembered locking" / "remembered to lock".
+_COMPLEMENT_TURNS: Final = frozenset({"stop", "remember", "forget", "regret", "try", "mean"})
+
+
+def complement_differs(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether a verb whose meaning turns on its complement takes "-ing" on one side and "to"
+    on the other: "stopped talking" / "stopped to talk"."""
+    mine, theirs = _complements(tuple(old)), _complements(tuple(new))
+    return any(theirs.get(pair, form) != form for pair, form in mine.items())
+
+
+@lru_cache(maxsize=16384)
+def _complements(words: tuple[str, ...]) -> dict[tuple[str, str], str]:
+    found = {}
+    for position in range(len(words) - 1):
+        verb = stem(words[position])
+        if verb not in _COMPLEMENT_TURNS:
+            continue
+        following = words[position + 1]
+        if following.endswith("ing"):
+            found[verb, stem(following)] = "ing"
+        elif following == "to" and position + 2 < len(words):
+            found[verb, stem(words[position + 2])] = "to"
+    return found
+
+
+# "had her car repaired", "got the brakes fixed": someone else did it.
+_CAUSATIVES: Final = frozenset({"had", "has", "have", "having", "got", "get", "gets", "getting"})
+_DETERMINERS: Final = frozenset(
+    {"a", "an", "the", "her", "his", "their", "my", "our", "its", "your", "this", "that"}
+)
+_CAUSED_REACH: Final = 4
+
+
+def causative_differs(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether one says the subject had a thing done and the other that it did the thing:
+    "had her car repaired" / "repaired her car"."""
+    for side, other in ((tuple(old), tuple(new)), (tuple(new), tuple(old))):
+        done_by_other = _caused(side) - _caused(other)
+        if done_by_other & {stem(word) for word in other}:
+            return True
+    return False
+
+
+@lru_cache(maxsize=16384)
+def _caused(words: tuple[str, ...]) -> frozenset[str]:
+    """The stems of what ``words`` say the subject had done by someone else."""
+    caused = set()
+    for position, word in enumerate(words[:-2]):
+        if word not in _CAUSATIVES or words[position + 1] not in _DETERMINERS:
+            continue
+        for later in words[position + 2 : position + 2 + _CAUSED_REACH]:
+            if later.endswith("ed") or later in PAST_FORMS:
+                caused.add(stem(later))
+                break
+    return frozenset(caused)
