@@ -817,3 +817,25 @@ def test_a_word_that_holds_the_rule_back_is_flagged_not_a_refinement(old: str, n
     relation = relate(old, new, 0.95)
     assert (relation.kind, relation.settled) == ("compatible", False), relation
     assert relation.evidence.startswith("holds it back")
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The office is closed on Monday", "The office is closed on Mondays for cleaning"),
+        ("The user's car is electric", "The user's sister's car is electric"),
+        ("The package is under the doormat", "The package is behind the doormat"),
+        ("Take the pills with lunch", "Take the pills before lunch"),
+    ],
+)
+def test_added_detail_that_also_changes_a_reading_is_flagged(old: str, new: str) -> None:
+    relation = relate(old, new, 0.95)
+    assert (relation.kind, relation.settled) == ("compatible", False), relation
+    assert relation.evidence.startswith("adds detail, but")
+
+
+def test_plain_added_detail_stays_a_refinement() -> None:
+    relation = relate(
+        "The user likes Italian food", "The user likes Italian food, mostly pasta", 0.9
+    )
+    assert relation.kind in ("refinement", "compatible"), relation

@@ -105,6 +105,8 @@ def test_a_few_is_not_few_and_not_all_is_not_none() -> None:
     assert quantifier_differs(*_pair("A few tests are flaky", "Few tests are flaky"))
     assert quantifier_differs(*_pair("Not all rooms have a desk", "None of the rooms have a desk"))
     assert not quantifier_differs(*_pair("A few tests are flaky", "Some tests are flaky"))
+    assert quantifier_differs(*_pair("Both parents sign the form", "Either parent signs the form"))
+    assert not quantifier_differs(*_pair("Neither parent signs it", "None of the parents sign it"))
 
 
 def test_a_place_word_swapped_alone_differs_but_in_and_on_may_say_one_place() -> None:

@@ -446,6 +446,8 @@ def _same_polarity(old: str, new: str, a: Statement, b: Statement, cosine: float
     ):
         if held := qualifier_added(words_of(old), words_of(new)):  # less of the rule, not more
             return Relation("compatible", cosine, evidence=f"holds it back: {held}", settled=False)
+        if why := another_reading(old, new):  # "Both parents" / "Either parent"
+            return Relation("compatible", cosine, evidence=f"adds detail, but {why}", settled=False)
         return Relation("refinement", cosine, evidence="adds detail")
     if swap is not None and scope_differs and absolute(old):
         return _exception(cosine)

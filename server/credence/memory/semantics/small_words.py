@@ -18,7 +18,9 @@ _QUANTIFIERS: Final = {
     "many": "many",
     **dict.fromkeys(("some", "several"), "some"),
     "few": "few",
-    "none": "none",
+    **dict.fromkeys(("none", "neither"), "none"),
+    "both": "all",
+    "either": "one",
 }
 
 
@@ -86,7 +88,7 @@ _DEGREES: Final = {
 # and Thursdays" / "Tuesdays through Thursdays", "to the client" / "from the client".
 _RELATIONS: Final = frozenset(
     {"to", "from", "by", "into", "onto", "toward", "towards", "against", "for"}
-    | {"and", "or", "through", "thru", "until", "till", "with"}
+    | {"and", "or", "through", "thru", "until", "till", "with", "before", "after", "during"}
 )
 
 
