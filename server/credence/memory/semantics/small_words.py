@@ -206,6 +206,11 @@ _NEGATIONS: Final = frozenset({"dont", "doesnt", "didnt", "not", "never"})
 def obligation_lifted(words: Sequence[str]) -> bool:
     """Whether ``words`` say a thing need not be done ("needn't", "don't have to", "not
     required"), which does not forbid it ("mustn't")."""
+    return _lifted(tuple(words))
+
+
+@lru_cache(maxsize=16384)
+def _lifted(words: tuple[str, ...]) -> bool:
     pairs = set(pairwise(words))
     if any(pair in pairs for pair in _LIFTED) or "neednt" in words:
         return True
@@ -410,9 +415,14 @@ def causative_differs(old: Sequence[str], new: Sequence[str]) -> bool:
     "had her car repaired" / "repaired her car"."""
     for side, other in ((tuple(old), tuple(new)), (tuple(new), tuple(old))):
         done_by_other = _caused(side) - _caused(other)
-        if done_by_other & {stem(word) for word in other}:
+        if done_by_other and done_by_other & _stemmed(other):
             return True
     return False
+
+
+@lru_cache(maxsize=16384)
+def _stemmed(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(stem(word) for word in words)
 
 
 @lru_cache(maxsize=16384)
