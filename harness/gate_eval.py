@@ -33,8 +33,12 @@ SETS = {
     "corrections2": CORPORA / "dev" / "corrections_2.jsonl",
     # A third by another helper (2026-12-05), held out for one round, then tuned on.
     "corrections3": CORPORA / "dev" / "corrections_3.jsonl",
-    # A fourth (2026-12-05), in the words an assistant stores memories in; never tuned on.
+    # A fourth (2026-12-05), in the words an assistant stores memories in; held out for one
+    # round, then tuned on.
     "corrections4": CORPORA / "dev" / "corrections_4.jsonl",
+    # A fifth (2026-12-05): 130 such corrections and 70 true paraphrases, so that the cost of
+    # every reading in duplicates is measured too; never tuned on.
+    "mixed5": CORPORA / "dev" / "mixed_5.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -128,10 +128,21 @@ def test_a_third_blind_set_tuned_on_after_its_first_run_stays_reviewed(embed) ->
     assert summary(outcomes)["corrections_rejected"] <= 3
 
 
-def test_held_out_blind_corrections_do_not_get_worse(embed) -> None:
-    # A fourth blind set, never tuned on: 9 of 150 rejected at 47d1354, 6 after tuning on set
-    # 2, 4 after tuning on set 3 (all three run once, before anything was tuned on it). A floor,
-    # not a goal.
+def test_a_fourth_blind_set_tuned_on_after_its_first_run_stays_reviewed(embed) -> None:
+    # 9 of 150 rejected at 47d1354, 6 after tuning on set 2, 4 after tuning on set 3 (each run
+    # once before it was tuned on), then tuned on. The two left: a scope narrowed in a reworded
+    # sentence and two agents swapped across a compound sentence.
     outcomes = run(load(SETS["corrections4"]), embed)
     assert len(outcomes) == 150
-    assert summary(outcomes)["corrections_rejected"] <= 4
+    assert summary(outcomes)["corrections_rejected"] <= 2
+
+
+def test_held_out_blind_corrections_and_paraphrases_do_not_get_worse(embed) -> None:
+    # A fifth blind set, never tuned on: 130 corrections and 70 paraphrases. Corrections
+    # rejected: 8 at 47d1354, 4 after tuning on sets 2 and 3, 3 after set 4; paraphrases
+    # caught: 56 of 70 at all three, so the readings cost no duplicate here. Floors, not goals.
+    outcomes = run(load(SETS["mixed5"]), embed)
+    assert len(outcomes) == 200
+    figures = summary(outcomes)
+    assert figures["corrections_rejected"] <= 3
+    assert sum(o.got == "duplicate" for o in outcomes if o.case.expect == "duplicate") >= 56

@@ -29,6 +29,9 @@ from credence.memory.semantics.readings import another_reading
         ("The user drives his brother's car", "The user drives his brothers' car"),
         ("The user is renovating the kitchen", "The user has renovated the kitchen"),
         ("You needn't invite the neighbours", "You mustn't invite the neighbours"),
+        # "owns" is read as "has", which carries no meaning word of its own.
+        ("The user rents a flat in Leeds", "The user owns a flat in Leeds"),
+        ("The user is moving to Oslo", "The user is considering moving to Oslo"),
     ],
 )
 def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:
@@ -52,6 +55,9 @@ def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: st
         ),
         ("Reply to customer complaints within a day", "Answer complaints from customers in a day"),
         ("Don't run the dishwasher half empty", "Never run the dishwasher when it is half empty"),
+        # One meaning spelled two ways is no swap.
+        ("Prices are shown in euros", "Prices are shown in EUR"),
+        ("The user owns a car", "The user has a car"),
     ],
 )
 def test_a_rewording_is_no_other_reading(old: str, new: str) -> None:

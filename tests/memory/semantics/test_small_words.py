@@ -173,9 +173,24 @@ def test_a_subject_acted_on_is_not_a_subject_acting() -> None:
         *_pair("The user was interviewed by a reporter", "The user interviewed a reporter")
     )
     assert voice_differs(*_pair("The lead reviewed the user", "The lead was reviewed by the user"))
-    # The same event told from its other side is the same event.
+    assert voice_differs(
+        *_pair(
+            "The frontend team reviews the design team's mockups",
+            "The frontend team's mockups are reviewed by the design team",
+        )
+    )
+    # The same event told from its other side is the same event; "by hand" and "by whoever"
+    # name no one to compare.
     assert not voice_differs(
         *_pair("The user was interviewed by a reporter", "A reporter interviewed the user")
+    )
+    assert not voice_differs(
+        *_pair("The team reviews every PR", "Every PR is reviewed by the team before merging")
+    )
+    assert not voice_differs(
+        *_pair(
+            "The on-call engineer approves deploys", "Deploys are approved by whoever is on call"
+        )
     )
 
 

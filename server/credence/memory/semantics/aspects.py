@@ -27,6 +27,7 @@ _PERFECT_AUXILIARIES: Final = frozenset({"has", "have", "had"})
 # Words that put a statement as possible rather than so.
 HEDGES: Final = frozenset(
     {"might", "maybe", "perhaps", "possibly", "probably", "likely", "unlikely", "apparently"}
+    | {"considering", "contemplating"}
 )
 
 

@@ -9,6 +9,7 @@ from typing import Final
 
 from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shift
 from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, complemented
+from credence.memory.semantics.coverage import answers
 from credence.memory.semantics.small_words import (
     alternation_differs,
     attempt_differs,
@@ -28,10 +29,12 @@ from credence.memory.semantics.small_words import (
     runs_exchanged,
     strength_differs,
     voice_differs,
+    word_changed,
 )
 from credence.memory.semantics.statements import statement, stem
 from credence.memory.semantics.tokens import STOP_WORDS
 from credence.memory.semantics.wording import (
+    SYNONYMS,
     meaning,
     permits,
     same_meaning,
@@ -106,7 +109,12 @@ def another_reading(old: str, new: str) -> str:
         or voice_differs(mine, theirs)
     ):
         return "a relation or role differs"
-    if _only_moved(mine, theirs) or _owner_dropped(old, new) or _head_of_compound(old, new):
+    if (
+        _only_moved(mine, theirs)
+        or _owner_dropped(old, new)
+        or _head_of_compound(old, new)
+        or _swapped_for_a_plain_word(mine, theirs, old, new)
+    ):
         return "what is meant differs"
     return ""
 
@@ -122,6 +130,21 @@ def _only_moved(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
     after = {mine[i + 1] for i in range(len(mine) - 1) if mine[i] == "only"}
     others = {theirs[i + 1] for i in range(len(theirs) - 1) if theirs[i] == "only"}
     return bool(after) and bool(others) and after != others
+
+
+def _swapped_for_a_plain_word(
+    mine: tuple[str, ...], theirs: tuple[str, ...], old: str, new: str
+) -> bool:
+    """Whether one word that carries meaning was swapped, and nothing else, for a word that is
+    no synonym of it and carries none of its own ("rents their apartment" / "owns their
+    apartment": "owns" is read as "has")."""
+    changed = word_changed(mine, theirs)
+    if changed is None or meaning(old) == meaning(new):  # "euros" / "EUR": one meaning
+        return False
+    first, second = stem(changed[0]), stem(changed[1])
+    if (first in meaning(old)) == (second in meaning(new)):
+        return False  # both plain, or both meaning words (judged before this guard)
+    return not answers(first, second, SYNONYMS)
 
 
 def _owner_dropped(old: str, new: str) -> bool:

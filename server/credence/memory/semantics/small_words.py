@@ -10,6 +10,7 @@ from typing import Final
 from credence.memory.semantics.lexicon import PEOPLE
 from credence.memory.semantics.statement_words import PAST_FORMS
 from credence.memory.semantics.statements import stem
+from credence.memory.semantics.tokens import STOP_WORDS
 
 # Quantifiers by what they claim; "all", "every" and "each" claim the same.
 _QUANTIFIERS: Final = {
@@ -69,7 +70,8 @@ def roles_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
     return second - first > 1 and old[first] == new[second] and old[second] == new[first]
 
 
-def _one_word_changed(old: Sequence[str], new: Sequence[str]) -> tuple[str, str] | None:
+def word_changed(old: Sequence[str], new: Sequence[str]) -> tuple[str, str] | None:
+    """The one word ``old`` and ``new`` differ in, at the same place, or None."""
     if len(old) != len(new):
         return None
     changed = [(mine, theirs) for mine, theirs in zip(old, new, strict=True) if mine != theirs]
@@ -147,7 +149,7 @@ def relation_swapped(old: Sequence[str], new: Sequence[str]) -> bool:
     """Whether the two differ in one word only, a word that relates two things: "to" / "from",
     "and" / "through", "works for" / "works with", "under the mat" / "in the mat", "is an only
     child" / "has an only child"."""
-    changed = _one_word_changed(old, new)
+    changed = word_changed(old, new)
     if changed is None:
         return False
     mine, theirs = changed
@@ -317,15 +319,50 @@ def voice_differs(old: Sequence[str], new: Sequence[str]) -> bool:
 
 
 def _done_by_subject(passive: tuple[str, ...], active: tuple[str, ...]) -> bool:
+    """Whether ``active`` has the verb ``passive`` puts in the passive done by a subject other
+    than the passive's agent (the noun after "by")."""
+    verbs = [stem(word) for word in active]
     for position, word in enumerate(passive[:-2]):
-        participle = passive[position + 1]
         if word not in _PASSIVE_AUXILIARIES or passive[position + 2] != "by":
             continue
-        if participle in active:
-            done = active.index(participle)
-            if active[:done] == passive[:position] and "by" not in active[done : done + 2]:
-                return True
+        verb = stem(passive[position + 1])
+        if verb not in verbs:
+            continue
+        done = verbs.index(verb)
+        if "by" in active[done + 1 : done + 2]:
+            continue  # passive on both sides
+        agent, subject = _agent(passive[position + 3 :]), _subject(active[:done])
+        if agent and subject and agent != subject:
+            return True
     return False
+
+
+_WHO: Final = frozenset({"whoever", "whomever", "someone", "somebody", "anyone", "anybody"})
+
+
+def _agent(after_by: tuple[str, ...]) -> frozenset[str]:
+    """The noun "by" names, as stems: its words after any determiner, up to the next small
+    word ("by the team before it is merged" is "team"); none for "by whoever …"."""
+    words = list(after_by)
+    while words and words[0] in _DETERMINERS:
+        words.pop(0)
+    noun = []
+    for word in words:
+        if word in STOP_WORDS or word in _WHO:
+            break
+        noun.append(stem(word))
+    return frozenset(noun)
+
+
+def _subject(before_verb: tuple[str, ...]) -> frozenset[str]:
+    """The noun right before a verb, as stems; none when a small word stands there ("prefers
+    to pay")."""
+    noun = []
+    for word in reversed(before_verb):
+        if word in STOP_WORDS:
+            break
+        noun.append(stem(word))
+    return frozenset(noun)
 
 
 _WEEKDAYS: Final = frozenset(
