@@ -321,7 +321,9 @@ def voice_differs(old: Sequence[str], new: Sequence[str]) -> bool:
 def _done_by_subject(passive: tuple[str, ...], active: tuple[str, ...]) -> bool:
     """Whether ``active`` has the verb ``passive`` puts in the passive done by a subject other
     than the passive's agent (the noun after "by")."""
-    verbs = [stem(word) for word in active]
+    if "by" not in passive:
+        return False
+    verbs = _verb_stems(active)
     for position, word in enumerate(passive[:-2]):
         if word not in _PASSIVE_AUXILIARIES or passive[position + 2] != "by":
             continue
@@ -335,6 +337,11 @@ def _done_by_subject(passive: tuple[str, ...], active: tuple[str, ...]) -> bool:
         if agent and subject and agent != subject:
             return True
     return False
+
+
+@lru_cache(maxsize=16384)
+def _verb_stems(words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(stem(word) for word in words)
 
 
 _WHO: Final = frozenset({"whoever", "whomever", "someone", "somebody", "anyone", "anybody"})
