@@ -32,6 +32,12 @@ from credence.memory.semantics.readings import another_reading
         # "owns" is read as "has", which carries no meaning word of its own.
         ("The user rents a flat in Leeds", "The user owns a flat in Leeds"),
         ("The user is moving to Oslo", "The user is considering moving to Oslo"),
+        ("The user is changing jobs", "The user is thinking about changing jobs"),
+        (
+            "The red bike in the garage is the user's",
+            "The red bike in the garage is the user's son's",
+        ),
+        ("The user filed the complaint", "The user's wife filed the complaint"),
     ],
 )
 def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:
@@ -58,6 +64,7 @@ def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: st
         # One meaning spelled two ways is no swap.
         ("Prices are shown in euros", "Prices are shown in EUR"),
         ("The user owns a car", "The user has a car"),
+        ("The user's son plays chess", "The son of the user plays chess"),
     ],
 )
 def test_a_rewording_is_no_other_reading(old: str, new: str) -> None:

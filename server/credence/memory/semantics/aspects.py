@@ -74,8 +74,14 @@ def _aspects(words: tuple[str, ...]) -> dict[str, str]:
 
 
 def hedged(words: Sequence[str]) -> bool:
-    """Whether the words put what they say as possible rather than so ("might", "probably")."""
-    return not HEDGES.isdisjoint(words)
+    """Whether the words put what they say as possible rather than so ("might", "probably",
+    "thinking about moving")."""
+    if not HEDGES.isdisjoint(words):
+        return True
+    return any(
+        word == "thinking" and words[position + 1] in ("about", "of")
+        for position, word in enumerate(words[:-1])
+    )
 
 
 @lru_cache(maxsize=16384)

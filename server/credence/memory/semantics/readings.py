@@ -10,6 +10,7 @@ from typing import Final
 from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shift
 from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, complemented
 from credence.memory.semantics.coverage import answers
+from credence.memory.semantics.lexicon import PEOPLE
 from credence.memory.semantics.small_words import (
     alternation_differs,
     attempt_differs,
@@ -44,6 +45,9 @@ from credence.memory.semantics.wording import (
 
 # "the user's boss's assistant", "the sisters' kids": who owns what.
 _POSSESSOR = re.compile(r"(\w+)['’]s\b|(\w+s)['’](?!\w)")
+# "the user's father": a person someone has, and whose.
+_KIN_OWNED = re.compile(r"(\w+)['’]s?\s+(\w+)")
+_KIN: Final = PEOPLE | {"mother", "father", "mom", "mum", "dad", "husband", "wife", "partner"}
 # Contractions that own nothing ("it's", "that's"), and the user, whom every belief is about.
 _NOT_OWNERS: Final = frozenset(
     {"it", "that", "there", "here", "what", "who", "he", "she", "let", "user"}
@@ -112,6 +116,7 @@ def another_reading(old: str, new: str) -> str:
     if (
         _only_moved(mine, theirs)
         or _owner_dropped(old, new)
+        or _person_of_theirs_added(old, new)
         or _head_of_compound(old, new)
         or _swapped_for_a_plain_word(mine, theirs, old, new)
     ):
@@ -145,6 +150,19 @@ def _swapped_for_a_plain_word(
     if (first in meaning(old)) == (second in meaning(new)):
         return False  # both plain, or both meaning words (judged before this guard)
     return not answers(first, second, SYNONYMS)
+
+
+def _person_of_theirs_added(old: str, new: str) -> bool:
+    """Whether one names a person of someone's where the other names that someone alone:
+    "belongs to the user" / "belongs to the user's father"."""
+    for side, other in ((old, new), (new, old)):
+        other_words = set(words_of(other))
+        for owner, person in _KIN_OWNED.findall(side):
+            owner, person = owner.casefold(), person.casefold()
+            kin = person in _KIN or person.rstrip("s") in _KIN
+            if kin and owner in other_words and person not in other_words:
+                return True
+    return False
 
 
 def _owner_dropped(old: str, new: str) -> bool:
