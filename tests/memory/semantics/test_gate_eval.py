@@ -102,47 +102,33 @@ def test_the_later_blind_sets_never_reject_a_correction(
     assert figures["false_contradictions"] <= false_contradictions
 
 
-def test_blind_corrections_in_close_words_stay_reviewed(embed) -> None:
-    # 150 corrections written blind to fool a naive check; first run: 15 rejected as duplicates.
-    # The two left: a comma-set clause and "any" / "every".
-    outcomes = run(load(SETS["corrections1"]), embed)
-    assert len(outcomes) == 150
-    assert summary(outcomes)["corrections_rejected"] <= 2
+# Blind sets of corrections worded close to the belief they change (and, from set 5, true
+# paraphrases beside them): (set, cases, corrections rejected at most, paraphrases caught at
+# least). Each set was run as found, held out while the one before it was tuned on, then tuned
+# on. Rejected as first run held out: set 2 18, set 3 11, set 4 4, set 5 3 (of 130).
+BLIND_SETS = [
+    # Left: a comma-set clause and "any" / "every".
+    ("corrections1", 150, 2, None),
+    # Left: "a new tire" / "new tires" (a count read as a plural costs paraphrases), "in third
+    # grade" / "third in his grade", and a role swap with a pronoun.
+    ("corrections2", 150, 3, None),
+    # Left: "a couple of friends" / "a couple", "owns" / "uses", "auditing a course" /
+    # "taking it for credit": words whose meanings the model blurs.
+    ("corrections3", 150, 3, None),
+    # Left: a scope narrowed in a reworded sentence, two agents swapped across a compound one.
+    ("corrections4", 150, 2, None),
+    # 56 of 70 paraphrases caught at 47d1354 and after every round: the readings cost none.
+    ("mixed5", 200, 1, 56),
+]
 
 
-def test_a_second_blind_set_tuned_on_after_its_first_run_stays_reviewed(embed) -> None:
-    # 42 of 150 rejected at the start of 2026-12-05, 18 on its first run as a held-out set, then
-    # tuned on. The three left: "a new tire" / "new tires" (a count read as a plural costs
-    # paraphrases), "in third grade" / "third in his grade", and a role swap with a pronoun.
-    outcomes = run(load(SETS["corrections2"]), embed)
-    assert len(outcomes) == 150
-    assert summary(outcomes)["corrections_rejected"] <= 3
-
-
-def test_a_third_blind_set_tuned_on_after_its_first_run_stays_reviewed(embed) -> None:
-    # 20 of 150 rejected at 47d1354, before set 2 was tuned on; 11 on its first run as a held-out
-    # set, then tuned on. The three left: "a couple of friends" / "a couple", "owns" / "uses",
-    # "auditing a course" / "taking it for credit": words whose meanings the model blurs.
-    outcomes = run(load(SETS["corrections3"]), embed)
-    assert len(outcomes) == 150
-    assert summary(outcomes)["corrections_rejected"] <= 3
-
-
-def test_a_fourth_blind_set_tuned_on_after_its_first_run_stays_reviewed(embed) -> None:
-    # 9 of 150 rejected at 47d1354, 6 after tuning on set 2, 4 after tuning on set 3 (each run
-    # once before it was tuned on), then tuned on. The two left: a scope narrowed in a reworded
-    # sentence and two agents swapped across a compound sentence.
-    outcomes = run(load(SETS["corrections4"]), embed)
-    assert len(outcomes) == 150
-    assert summary(outcomes)["corrections_rejected"] <= 2
-
-
-def test_a_fifth_blind_set_tuned_on_after_its_first_run_stays_reviewed(embed) -> None:
-    # 130 corrections and 70 paraphrases. Corrections rejected: 8 at 47d1354, 4 after tuning
-    # on sets 2 and 3, 3 after set 4 (each run before it was tuned on), then 1; paraphrases
-    # caught: 56 of 70 throughout, so the readings cost no duplicate here.
-    outcomes = run(load(SETS["mixed5"]), embed)
-    assert len(outcomes) == 200
-    figures = summary(outcomes)
-    assert figures["corrections_rejected"] <= 1
-    assert sum(o.got == "duplicate" for o in outcomes if o.case.expect == "duplicate") >= 56
+@pytest.mark.parametrize(("name", "cases", "rejected", "caught"), BLIND_SETS)
+def test_blind_corrections_in_close_words_stay_reviewed(
+    embed, name: str, cases: int, rejected: int, caught: int | None
+) -> None:
+    outcomes = run(load(SETS[name]), embed)
+    assert len(outcomes) == cases
+    assert summary(outcomes)["corrections_rejected"] <= rejected
+    if caught is not None:
+        paraphrases = [o for o in outcomes if o.case.expect == "duplicate"]
+        assert sum(o.got == "duplicate" for o in paraphrases) >= caught
