@@ -37,8 +37,10 @@ SETS = {
     # round, then tuned on.
     "corrections4": CORPORA / "dev" / "corrections_4.jsonl",
     # A fifth (2026-12-05): 130 such corrections and 70 true paraphrases, so that the cost of
-    # every reading in duplicates is measured too; never tuned on.
+    # every reading in duplicates is measured too; held out for two rounds, then tuned on.
     "mixed5": CORPORA / "dev" / "mixed_5.jsonl",
+    # A sixth (2026-12-05): 100 corrections and 100 paraphrases; never tuned on.
+    "mixed6": CORPORA / "dev" / "mixed_6.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }
