@@ -39,8 +39,12 @@ SETS = {
     # A fifth (2026-12-05): 130 such corrections and 70 true paraphrases, so that the cost of
     # every reading in duplicates is measured too; held out for two rounds, then tuned on.
     "mixed5": CORPORA / "dev" / "mixed_5.jsonl",
-    # A sixth (2026-12-05): 100 corrections and 100 paraphrases; never tuned on.
+    # A sixth (2026-12-05): 100 corrections and 100 paraphrases; held out for one round, then
+    # tuned on.
     "mixed6": CORPORA / "dev" / "mixed_6.jsonl",
+    # A seventh (2026-12-05), half about software work, half about the user's life: 100 and 100;
+    # never tuned on.
+    "mixed7": CORPORA / "dev" / "mixed_7.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -56,7 +56,16 @@ def test_what_is_under_way_is_not_what_is_done() -> None:
     assert aspect_differs(
         words_of("The team has migrated to Postgres"), words_of("The team is migrating to Postgres")
     )
-    # Both under way, or only one saying either, is no difference.
+    assert aspect_differs(
+        words_of("The user plans to adopt a cat"), words_of("The user has adopted a cat")
+    )
+    assert aspect_differs(
+        words_of("The team will migrate to Postgres"), words_of("The team has migrated to Postgres")
+    )
+    # Both under way, planned against under way, or only one saying either, is no difference.
+    assert not aspect_differs(
+        words_of("The user will move to Oslo"), words_of("The user is moving to Oslo")
+    )
     assert not aspect_differs(
         words_of("The user is learning Go"), words_of("The user is studying Go")
     )

@@ -37,3 +37,18 @@ def test_a_reordering_that_leaves_a_markers_flanks_on_one_side_only_is_no_swap()
         words_of("If a test fails, report the error before attempting a fix."),
         words_of("Before attempting a fix, report the error if a test fails."),
     )
+
+
+def test_an_infinitive_or_a_passive_reverses_no_preference() -> None:
+    # "to" sets sides only beside a verb of preferring; a passive names the doer last.
+    assert not sides_exchanged(
+        words_of("All tests must pass before a merge"),
+        words_of("Merging requires all tests to pass"),
+    )
+    assert not sides_exchanged(
+        words_of("The user's mother looks after the kids on Wednesdays"),
+        words_of("On Wednesdays the kids are looked after by the user's mother"),
+    )
+    assert sides_exchanged(
+        words_of("The user prefers tea to coffee"), words_of("The user prefers coffee to tea")
+    )

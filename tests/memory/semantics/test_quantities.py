@@ -145,3 +145,11 @@ def test_half_a_thing_is_not_a_thing_and_a_half() -> None:
     assert "#1.5" in one_and_a_half.canons
     # With a unit, the unit is read with it.
     assert statement("Take half a day off").canons == statement("Take 12 hours off").canons
+
+
+def test_the_first_of_the_month_is_of_every_month() -> None:
+    assert (
+        statement("Rent is due on the first of the month").canons
+        == statement("Rent is due on the 1st of each month").canons
+    )
+    assert "/" not in "".join(statement("Review the end of the month").canons)

@@ -116,6 +116,12 @@ def test_a_place_word_swapped_alone_differs_but_in_and_on_may_say_one_place() ->
         *_pair("The user is on the platform team", "The user is in the platform team")
     )
     assert not relation_swapped(*_pair("Spend over $50", "Spend above $50"))
+    assert relation_swapped(
+        *_pair("The office is closed until Monday", "The office is closed on Monday")
+    )
+    assert not relation_swapped(
+        *_pair("Mark urgent tickets in red", "Mark urgent tickets with red")
+    )
 
 
 def test_working_for_is_not_working_with_and_being_is_not_having() -> None:

@@ -23,6 +23,11 @@ _BEFORE_PARTICIPLES: Final = frozenset(
 # How many words before a past form a "be" or "have" still makes it a participle.
 _PARTICIPLE_REACH: Final = 2
 _ONGOING_AUXILIARIES: Final = frozenset({"is", "are", "am", "was", "were"})
+# Verbs that put what follows "to" ahead: "plans to adopt".
+_INTENDING: Final = frozenset(
+    {"plan", "plans", "planning", "intend", "intends", "intending", "going", "hope", "hopes"}
+    | {"want", "wants", "aim", "aims", "expect", "expects", "decided", "decides"}
+)
 _PERFECT_AUXILIARIES: Final = frozenset({"has", "have", "had"})
 # Words that put a statement as possible rather than so.
 HEDGES: Final = frozenset(
@@ -54,20 +59,28 @@ def tense_shift(old: Sequence[str], new: Sequence[str]) -> bool:
 
 
 def aspect_differs(old: Sequence[str], new: Sequence[str]) -> bool:
-    """Whether one says a thing is under way and the other that it is done: "is moving" /
-    "has moved", "are learning" / "have learned"."""
+    """Whether one says a thing is under way or planned and the other that it is done: "is
+    moving" / "has moved", "plans to adopt" / "has adopted", "will migrate" / "has migrated"."""
     mine, theirs = _aspects(tuple(old)), _aspects(tuple(new))
-    return any(theirs.get(verb, aspect) != aspect for verb, aspect in mine.items())
+    # Under way and planned are both not yet done; either against done differs.
+    return any(
+        verb in theirs and "done" in (aspect, theirs[verb]) and aspect != theirs[verb]
+        for verb, aspect in mine.items()
+    )
 
 
 @lru_cache(maxsize=16384)
 def _aspects(words: tuple[str, ...]) -> dict[str, str]:
-    """Each verb in ``words`` said as under way ("is moving") or done ("has moved")."""
+    """Each verb in ``words`` said as under way ("is moving"), planned ("will move", "plans
+    to move") or done ("has moved")."""
     found = {}
     for position in range(1, len(words)):
         before, word = words[position - 1], words[position]
+        intended = before == "to" and position > 1 and words[position - 2] in _INTENDING
         if word.endswith("ing") and before in _ONGOING_AUXILIARIES:
             found[_base(word)] = "under way"
+        elif before == "will" or intended:
+            found[_base(word)] = "planned"
         elif before in _PERFECT_AUXILIARIES and (word in PAST_FORMS or word.endswith("ed")):
             found[_base(word)] = "done"
     return found

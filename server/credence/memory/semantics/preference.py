@@ -45,6 +45,8 @@ def _sides(words: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]] | No
     """The words only left and only right of the first preference marker, if there is one."""
     for marker in PREFERENCE_MARKERS:
         width = len(marker)
+        if not _marks(marker, words):
+            continue
         for cut in range(1, len(words) - width + 1):
             if words[cut : cut + width] == marker:
                 left, right = frozenset(words[:cut]), frozenset(words[cut + width :])
@@ -67,10 +69,36 @@ def sides_exchanged(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     compared by stem: "Book window seats, not aisle seats" / "Book aisle seats, not window
     seats"; "Email the landlord instead of phoning" / "Phone the landlord rather than
     emailing". Each sentence may use its own marker."""
+    if _passive(a) != _passive(b):
+        return False  # "looks after the kids" / "the kids are looked after by …": one order
     sides_a, sides_b = _stemmed_sides(a), _stemmed_sides(b)
     if sides_a is None or sides_b is None:
         return False
     return bool(sides_a[0] & sides_b[1]) and bool(sides_a[1] & sides_b[0])
+
+
+_PASSIVE_AUXILIARIES: Final = frozenset({"is", "are", "was", "were", "be", "been", "being"})
+
+
+def _passive(words: tuple[str, ...]) -> bool:
+    """Whether ``words`` hold a passive with its agent ("are looked after by", "is reviewed
+    by"), which names the doer after the thing done."""
+    return any(
+        word in _PASSIVE_AUXILIARIES and "by" in words[position + 2 : position + 4]
+        for position, word in enumerate(words)
+    )
+
+
+def _marks(marker: tuple[str, ...], words: tuple[str, ...]) -> bool:
+    """Whether ``marker`` sets two sides against each other in ``words``: "to" only beside a
+    verb of preferring ("prefers tea to coffee"; "requires tests to pass" sets nothing)."""
+    return marker != ("to",) or not _PREFERRING.isdisjoint(words)
+
+
+_PREFERRING: Final = frozenset(
+    {"prefer", "prefers", "preferred", "preferring", "preferable", "favour", "favours"}
+    | {"favor", "favors", "favoured", "favored"}
+)
 
 
 @lru_cache(maxsize=16384)
@@ -78,6 +106,8 @@ def _flanks(words: tuple[str, ...]) -> tuple[str, str] | None:
     """The nearest content words either side of the first preference marker, if both exist."""
     for marker in PREFERENCE_MARKERS:
         width = len(marker)
+        if not _marks(marker, words):
+            continue
         for cut in range(1, len(words) - width):
             if words[cut : cut + width] != marker:
                 continue

@@ -416,4 +416,17 @@ def read_period(lowered: list[str], position: int) -> tuple[str, int] | None:
         rate = low in ("a", "an") and _rate_at(lowered, position)
         if noun is not None and (used > 1 or low in ("every", "each", "per") or rate):
             return f"/{noun}", used + 1
+    if low == "the" and _day_of(lowered, position):
+        noun = PERIOD_NOUNS.get(word_at(lowered, position + 1))
+        if noun is not None:
+            return f"/{noun}", 2  # "the first of the month" is of every month
     return None
+
+
+def _day_of(lowered: list[str], position: int) -> bool:
+    """Whether a day of the month and "of" stand before ``position``: "the 1st of" / "the
+    first of"."""
+    if word_at(lowered, position - 1) != "of":
+        return False
+    day = word_at(lowered, position - 2)
+    return bool(ORDINAL.match(day)) or day in ORDINAL_WORDS

@@ -159,9 +159,17 @@ def relation_swapped(old: Sequence[str], new: Sequence[str]) -> bool:
     if all(places) and places[0] != places[1]:
         # "in" / "on" / "at" alone often say one place ("on the team" / "in the team").
         return not {mine, theirs} <= _PLAIN_PLACES
+    if (mine in _BOUNDS_IN_TIME and theirs in _PLACES) or (
+        theirs in _BOUNDS_IN_TIME and mine in _PLACES
+    ):
+        return True  # "closed until Monday" / "closed on Monday"
     return {_LINKS.get(mine), _LINKS.get(theirs)} == {"be", "have"}
 
 
+# Words that bound a time or a way rather than place a thing in it.
+_BOUNDS_IN_TIME: Final = frozenset(
+    {"until", "till", "since", "from", "to", "through", "before", "after", "during"}
+)
 # Where one thing is against another, by the side it is on.
 _PLACES: Final = {
     **dict.fromkeys(("in", "inside", "within", "at"), "in"),

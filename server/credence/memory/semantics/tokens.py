@@ -266,11 +266,23 @@ _FAIL: Final = frozenset({"fail", "fails", "failed", "failing"})
 
 
 def negating_verb(tokens: list[str] | tuple[str, ...], position: int) -> bool:
-    """Whether the token at ``position`` opens "used to" (a past habit, no longer so) or "fail
-    to" ("fails to finish" is "does not finish"), each read as a negation."""
-    return past_habit(tokens, position) or (
-        tokens[position] in _FAIL and position + 1 < len(tokens) and tokens[position + 1] == "to"
+    """Whether the token at ``position`` opens "used to" (a past habit, no longer so), "fail
+    to" ("fails to finish" is "does not finish"), or a phrase of avoiding ("steer clear of",
+    "stay away from", "off limits"), each read as a negation."""
+    following = tokens[position + 1] if position + 1 < len(tokens) else ""
+    return (
+        past_habit(tokens, position)
+        or (tokens[position] in _FAIL and following == "to")
+        or (tokens[position] in _KEEPING and following in ("clear", "away"))
+        or (tokens[position] == "off" and following == "limits")
     )
+
+
+# "steer clear of", "stay away from", "keep away from": avoiding.
+_KEEPING: Final = frozenset(
+    {"steer", "steers", "steered", "steering", "stay", "stays", "stayed", "staying"}
+    | {"keep", "keeps", "kept", "keeping"}
+)
 
 
 def past_habit(tokens: list[str] | tuple[str, ...], position: int) -> bool:
