@@ -43,8 +43,11 @@ SETS = {
     # tuned on.
     "mixed6": CORPORA / "dev" / "mixed_6.jsonl",
     # A seventh (2026-12-05), half about software work, half about the user's life: 100 and 100;
-    # never tuned on.
+    # held out for two rounds, then tuned on.
     "mixed7": CORPORA / "dev" / "mixed_7.jsonl",
+    # An eighth (2026-12-05), the subtle changes a quick reader misses: 100 and 100; never
+    # tuned on.
+    "mixed8": CORPORA / "dev" / "mixed_8.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -19,6 +19,7 @@ from credence.memory.semantics.wording import words_of
         ("The user wants to learn Spanish", "The user learned Spanish"),
         ("Backups should run nightly", "Backups should have run nightly"),
         ("The user would like tea", "The user would have liked tea"),
+        ("The billing service runs on Kubernetes", "The billing service will run on Kubernetes"),
     ],
 )
 def test_what_was_so_is_not_what_is(old: str, new: str) -> None:

@@ -844,3 +844,14 @@ def test_plain_added_detail_stays_a_refinement() -> None:
         "The user likes Italian food", "The user likes Italian food, especially pasta", 0.9
     )
     assert (relation.kind, relation.evidence) == ("refinement", "adds detail"), relation
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("Support Node.js versions up to 16", "Support Node.js versions from 16 onward"),
+        ("Support Python 3.11 or later", "Support Python 3.11 or earlier"),
+    ],
+)
+def test_a_bound_written_after_its_value_is_still_a_bound(old: str, new: str) -> None:
+    assert relate(old, new, 0.95).kind != "duplicate"

@@ -10,6 +10,7 @@ from credence.memory.semantics.small_words import (
     connective_differs,
     degree_differs,
     direction_differs,
+    doer_and_done_to_exchanged,
     in_or_out_differs,
     obligation_lifted,
     people_counted_differently,
@@ -107,6 +108,7 @@ def test_a_few_is_not_few_and_not_all_is_not_none() -> None:
     assert not quantifier_differs(*_pair("A few tests are flaky", "Some tests are flaky"))
     assert quantifier_differs(*_pair("Both parents sign the form", "Either parent signs the form"))
     assert not quantifier_differs(*_pair("Neither parent signs it", "None of the parents sign it"))
+    assert quantifier_differs(*_pair("Use a single Redis instance", "Use several Redis instances"))
 
 
 def test_a_place_word_swapped_alone_differs_but_in_and_on_may_say_one_place() -> None:
@@ -252,3 +254,17 @@ def test_having_a_thing_done_is_not_doing_it() -> None:
 def test_subject_and_object_swapped_around_a_verb_are_exchanged_roles() -> None:
     assert runs_exchanged(*_pair("The dog bit the cat at noon", "The cat bit the dog at noon"))
     assert not runs_exchanged(*_pair("Alice met Bob in Paris", "Bob met Alice in Paris"))
+
+
+def test_the_doer_and_the_one_done_to_traded_places() -> None:
+    assert doer_and_done_to_exchanged(
+        *_pair("The user owes their brother $500", "The user's brother owes the user $500")
+    )
+    assert doer_and_done_to_exchanged(
+        *_pair("Alice mentors Bob on Fridays", "Bob mentors Alice on Fridays")
+    )
+    # A passive names the doer last; "meets" relates both ways.
+    assert not doer_and_done_to_exchanged(*_pair("Alice mentors Bob", "Bob is mentored by Alice"))
+    assert not doer_and_done_to_exchanged(
+        *_pair("Alice meets Bob weekly", "Bob meets Alice weekly")
+    )

@@ -46,6 +46,8 @@ def tense_shift(old: Sequence[str], new: Sequence[str]) -> bool:
     modals = _modals(tuple(old)), _modals(tuple(new))
     if any(modals[1].get(modal, perfect) != perfect for modal, perfect in modals[0].items()):
         return True  # "should run" / "should have run"
+    if _future_of_present(tuple(old), tuple(new)) or _future_of_present(tuple(new), tuple(old)):
+        return True  # "runs on Kubernetes" / "will run on Kubernetes"
     only_old, only_new = set(old) - set(new), set(new) - set(old)
     return any(
         _base(mine) == _base(theirs)
@@ -84,6 +86,17 @@ def _aspects(words: tuple[str, ...]) -> dict[str, str]:
         elif before in _PERFECT_AUXILIARIES and (word in PAST_FORMS or word.endswith("ed")):
             found[_base(word)] = "done"
     return found
+
+
+def _future_of_present(present: tuple[str, ...], future: tuple[str, ...]) -> bool:
+    """Whether ``future`` says "will" before the base of a verb ``present`` has in the third
+    person ("runs" / "will run") and ``present`` has no "will"."""
+    if "will" in present or "will" not in future:
+        return False
+    coming = {
+        _base(future[position + 1]) for position, word in enumerate(future[:-1]) if word == "will"
+    }
+    return any(word.endswith("s") and _base(word) in coming for word in present)
 
 
 def hedged(words: Sequence[str]) -> bool:

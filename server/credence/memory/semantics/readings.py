@@ -19,6 +19,7 @@ from credence.memory.semantics.small_words import (
     connective_differs,
     degree_differs,
     direction_differs,
+    doer_and_done_to_exchanged,
     in_or_out_differs,
     obligation_lifted,
     people_counted_differently,
@@ -111,6 +112,7 @@ def another_reading(old: str, new: str) -> str:
         or roles_exchanged(_stems(mine), _stems(theirs))
         or runs_exchanged(mine, theirs)
         or voice_differs(mine, theirs)
+        or doer_and_done_to_exchanged(mine, theirs)
     ):
         return "a relation or role differs"
     if (

@@ -21,7 +21,7 @@ _QUANTIFIERS: Final = {
     "few": "few",
     **dict.fromkeys(("none", "neither"), "none"),
     "both": "all",
-    "either": "one",
+    **dict.fromkeys(("either", "single"), "one"),
 }
 
 
@@ -159,10 +159,10 @@ def relation_swapped(old: Sequence[str], new: Sequence[str]) -> bool:
     if all(places) and places[0] != places[1]:
         # "in" / "on" / "at" alone often say one place ("on the team" / "in the team").
         return not {mine, theirs} <= _PLAIN_PLACES
-    if (mine in _BOUNDS_IN_TIME and theirs in _PLACES) or (
-        theirs in _BOUNDS_IN_TIME and mine in _PLACES
+    if (mine in _BOUNDS_IN_TIME and theirs in _PREPOSITIONS) or (
+        theirs in _BOUNDS_IN_TIME and mine in _PREPOSITIONS
     ):
-        return True  # "closed until Monday" / "closed on Monday"
+        return True  # "closed until Monday" / "closed on Monday", "the day of" / "day after"
     return {_LINKS.get(mine), _LINKS.get(theirs)} == {"be", "have"}
 
 
@@ -170,6 +170,7 @@ def relation_swapped(old: Sequence[str], new: Sequence[str]) -> bool:
 _BOUNDS_IN_TIME: Final = frozenset(
     {"until", "till", "since", "from", "to", "through", "before", "after", "during"}
 )
+_PREPOSITIONS: Final = frozenset({"of", "on", "in", "at", "for", "by", "within"})
 # Where one thing is against another, by the side it is on.
 _PLACES: Final = {
     **dict.fromkeys(("in", "inside", "within", "at"), "in"),
@@ -350,6 +351,33 @@ def _done_by_subject(passive: tuple[str, ...], active: tuple[str, ...]) -> bool:
 @lru_cache(maxsize=16384)
 def _verb_stems(words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(stem(word) for word in words)
+
+
+def doer_and_done_to_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether the nouns either side of one verb traded places: "The user owes their brother
+    $500" / "The user's brother owes the user $500" (not across a passive, which names the
+    doer last, nor around a verb that relates both ways, "meets")."""
+    old, new = tuple(old), tuple(new)
+    if "by" in old or "by" in new:
+        return False
+    for position, verb in enumerate(old[1:-1], 1):
+        if verb in STOP_WORDS or verb in _BOTH_WAYS or verb not in new[1:]:
+            continue
+        there = new.index(verb, 1)
+        mine = _noun_before(old, position), _noun_after(old, position)
+        theirs = _noun_before(new, there), _noun_after(new, there)
+        if all(mine) and all(theirs) and mine[0] != mine[1] and mine == theirs[::-1]:
+            return True
+    return False
+
+
+def _noun_before(words: tuple[str, ...], position: int) -> str:
+    before = words[position - 1]
+    return "" if before in STOP_WORDS else stem(before)
+
+
+def _noun_after(words: tuple[str, ...], position: int) -> str:
+    return next((stem(word) for word in words[position + 1 :] if word not in STOP_WORDS), "")
 
 
 _WHO: Final = frozenset({"whoever", "whomever", "someone", "somebody", "anyone", "anybody"})

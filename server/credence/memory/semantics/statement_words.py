@@ -6,11 +6,10 @@ import re
 
 from credence.memory.semantics.tokens import BOUND_COMPARATIVES
 
-# Two lessons are compared as canonical token sequences: fillers dropped, numbers and units
-# folded to one quantity token, comparatives and periods to one symbol, light stemming, and a
-# leading subordinate clause moved behind its main clause. Equal bags of canonical tokens are a
-# paraphrase; sequences that agree except for short aligned spans which hold values of one
-# kind (a number, a time, a name, a language, …) are a value change.
+# Lessons are compared as canonical token sequences: fillers dropped, numbers and units folded
+# to one quantity token, comparatives and periods to one symbol, light stemming, a leading
+# subordinate clause moved behind its main clause. Equal bags are a paraphrase; sequences
+# agreeing but for short aligned spans of values of one kind are a value change.
 
 _RATIO_PATTERN = r"\d+(?::\d+)+"
 RAW_TOKEN = re.compile(
@@ -133,7 +132,7 @@ _RECURRING = ("hour", "day", "night", "week", "fortnight", "month", "year")
 PERIOD_NOUNS = {noun: noun for noun in _RECURRING} | {"evening": "night"}
 PERIOD_LEADS = frozenset({"every", "each", "per", "a", "an", "once"})
 
-# Phrases with one canonical symbol; the longest match wins.
+# Phrases with one canonical symbol (some follow their value: "16 onward"); longest wins.
 PHRASES: dict[tuple[str, ...], str] = {}
 for _symbol, _phrases in (
     (
@@ -143,7 +142,9 @@ for _symbol, _phrases in (
     ),
     ("<", "under|below|less than|smaller than|fewer than|shorter than|lower than|younger than"),
     (">=", "at least|no less than|not less than|no fewer than|or more|minimum of|a minimum of"),
+    (">=", "onward|onwards|and up|and above|and over|and later|or later|or newer|or higher"),
     ("<=", "at most|up to|no more than|not more than|or less|or fewer|maximum of|a maximum of"),
+    ("<=", "and below|and under|and earlier|or earlier|or older|or lower"),
     ("", "always|reliably|consistently|invariably|routinely|dependably|unfailingly|every time"),
     ("", "without fail|all the time|make sure to|make sure you|make sure|be sure to|remember to"),
     ("", "please|kindly|in general|generally|by default"),
