@@ -45,9 +45,12 @@ SETS = {
     # A seventh (2026-12-05), half about software work, half about the user's life: 100 and 100;
     # held out for two rounds, then tuned on.
     "mixed7": CORPORA / "dev" / "mixed_7.jsonl",
-    # An eighth (2026-12-05), the subtle changes a quick reader misses: 100 and 100; never
-    # tuned on.
+    # An eighth (2026-12-05), the subtle changes a quick reader misses: 100 and 100; held out
+    # for one round, then tuned on.
     "mixed8": CORPORA / "dev" / "mixed_8.jsonl",
+    # A ninth (2026-12-05), a third of it about how the user wants to be written to: 100 and
+    # 100; never tuned on.
+    "mixed9": CORPORA / "dev" / "mixed_9.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -33,6 +33,8 @@ from credence.memory.semantics.readings import another_reading
         ("The user rents a flat in Leeds", "The user owns a flat in Leeds"),
         ("The user is moving to Oslo", "The user is considering moving to Oslo"),
         ("The user is changing jobs", "The user is thinking about changing jobs"),
+        ("CI runs lint, unit tests, e2e tests and a scan", "CI runs lint, unit tests and a scan"),
+        ("Pack socks, a charger and a passport", "Pack socks and a passport"),
         (
             "The red bike in the garage is the user's",
             "The red bike in the garage is the user's son's",
@@ -65,6 +67,8 @@ def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: st
         ("Prices are shown in euros", "Prices are shown in EUR"),
         ("The user owns a car", "The user has a car"),
         ("The user's son plays chess", "The son of the user plays chess"),
+        # An aside dropped is no list item ("and" joins no list here).
+        ("Use Black, the formatter, for Python", "Use Black for Python"),
     ],
 )
 def test_a_rewording_is_no_other_reading(old: str, new: str) -> None:

@@ -49,6 +49,7 @@ _POSSESSOR = re.compile(r"(\w+)['’]s\b|(\w+s)['’](?!\w)")
 # "the user's father": a person someone has, and whose.
 _KIN_OWNED = re.compile(r"(\w+)['’]s?\s+(\w+)")
 _KIN: Final = PEOPLE | {"mother", "father", "mom", "mum", "dad", "husband", "wife", "partner"}
+_WORD_OR_COMMA = re.compile(r"\w[\w'’.\-]*|,")
 # Contractions that own nothing ("it's", "that's"), and the user, whom every belief is about.
 _NOT_OWNERS: Final = frozenset(
     {"it", "that", "there", "here", "what", "who", "he", "she", "let", "user"}
@@ -121,6 +122,7 @@ def another_reading(old: str, new: str) -> str:
         or _person_of_theirs_added(old, new)
         or _head_of_compound(old, new)
         or _swapped_for_a_plain_word(mine, theirs, old, new)
+        or _list_item_dropped(old, new)
     ):
         return "what is meant differs"
     return ""
@@ -165,6 +167,26 @@ def _person_of_theirs_added(old: str, new: str) -> bool:
             if kin and owner in other_words and person not in other_words:
                 return True
     return False
+
+
+def _list_item_dropped(old: str, new: str) -> bool:
+    """Whether one is the other with one item of a list taken out: "laundry, vacuuming and the
+    recycling" / "laundry and the recycling"."""
+    mine, theirs = _listed(old), _listed(new)
+    longer, shorter = (mine, theirs) if len(mine) > len(theirs) else (theirs, mine)
+    if len(longer) == len(shorter) or not {"and", "or"} & set(shorter):
+        return False
+    start = 0
+    while start < len(shorter) and longer[start] == shorter[start]:
+        start += 1
+    removed = len(longer) - len(shorter)
+    return longer[start + removed :] == shorter[start:] and "," in longer[start : start + removed]
+
+
+@lru_cache(maxsize=16384)
+def _listed(text: str) -> tuple[str, ...]:
+    """The words of ``text`` with its commas, which separate the items of a list."""
+    return tuple(_WORD_OR_COMMA.findall(text.casefold()))
 
 
 def _owner_dropped(old: str, new: str) -> bool:
