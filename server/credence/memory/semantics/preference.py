@@ -69,17 +69,18 @@ def sides_exchanged(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     compared by stem: "Book window seats, not aisle seats" / "Book aisle seats, not window
     seats"; "Email the landlord instead of phoning" / "Phone the landlord rather than
     emailing". Each sentence may use its own marker."""
-    if _passive(a) != _passive(b):
-        return False  # "looks after the kids" / "the kids are looked after by …": one order
     sides_a, sides_b = _stemmed_sides(a), _stemmed_sides(b)
     if sides_a is None or sides_b is None:
         return False
+    if _passive(a) != _passive(b):
+        return False  # "looks after the kids" / "the kids are looked after by …": one order
     return bool(sides_a[0] & sides_b[1]) and bool(sides_a[1] & sides_b[0])
 
 
 _PASSIVE_AUXILIARIES: Final = frozenset({"is", "are", "was", "were", "be", "been", "being"})
 
 
+@lru_cache(maxsize=16384)
 def _passive(words: tuple[str, ...]) -> bool:
     """Whether ``words`` hold a passive with its agent ("are looked after by", "is reviewed
     by"), which names the doer after the thing done."""
