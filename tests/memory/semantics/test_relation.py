@@ -854,4 +854,6 @@ def test_plain_added_detail_stays_a_refinement() -> None:
     ],
 )
 def test_a_bound_written_after_its_value_is_still_a_bound(old: str, new: str) -> None:
+    bounds = [{">=", "<="} & set(statement(text).canons) for text in (old, new)]
+    assert bounds[0] and bounds[1] and bounds[0] != bounds[1], bounds
     assert relate(old, new, 0.95).kind != "duplicate"

@@ -29,6 +29,7 @@ from credence.memory.semantics.small_words import (
     relation_swapped,
     roles_exchanged,
     runs_exchanged,
+    stems_of,
     strength_differs,
     voice_differs,
     word_changed,
@@ -110,7 +111,7 @@ def another_reading(old: str, new: str) -> str:
         or direction_differs(mine, theirs)
         or in_or_out_differs(mine, theirs)
         or roles_exchanged(meaning(old), meaning(new))
-        or roles_exchanged(_stems(mine), _stems(theirs))
+        or roles_exchanged(stems_of(mine), stems_of(theirs))
         or runs_exchanged(mine, theirs)
         or voice_differs(mine, theirs)
         or doer_and_done_to_exchanged(mine, theirs)
@@ -126,11 +127,6 @@ def another_reading(old: str, new: str) -> str:
     ):
         return "what is meant differs"
     return ""
-
-
-@lru_cache(maxsize=16384)
-def _stems(words: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(stem(word) for word in words)
 
 
 def _only_moved(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:

@@ -332,7 +332,7 @@ def _done_by_subject(passive: tuple[str, ...], active: tuple[str, ...]) -> bool:
     than the passive's agent (the noun after "by")."""
     if "by" not in passive:
         return False
-    verbs = _verb_stems(active)
+    verbs = stems_of(active)
     for position, word in enumerate(passive[:-2]):
         if word not in _PASSIVE_AUXILIARIES or passive[position + 2] != "by":
             continue
@@ -349,7 +349,8 @@ def _done_by_subject(passive: tuple[str, ...], active: tuple[str, ...]) -> bool:
 
 
 @lru_cache(maxsize=16384)
-def _verb_stems(words: tuple[str, ...]) -> tuple[str, ...]:
+def stems_of(words: tuple[str, ...]) -> tuple[str, ...]:
+    """The stem of each of ``words``, in order, read once per text."""
     return tuple(stem(word) for word in words)
 
 
@@ -501,14 +502,9 @@ def causative_differs(old: Sequence[str], new: Sequence[str]) -> bool:
     "had her car repaired" / "repaired her car"."""
     for side, other in ((tuple(old), tuple(new)), (tuple(new), tuple(old))):
         done_by_other = _caused(side) - _caused(other)
-        if done_by_other and done_by_other & _stemmed(other):
+        if done_by_other and done_by_other & set(stems_of(other)):
             return True
     return False
-
-
-@lru_cache(maxsize=16384)
-def _stemmed(words: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(stem(word) for word in words)
 
 
 @lru_cache(maxsize=16384)
