@@ -128,9 +128,8 @@ class LiveServer:
     def client(self, key: str | None = None, **kwargs: Any) -> httpx.Client:
         """A sync httpx client for this server, authenticated with ``key``."""
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        return httpx.Client(
-            base_url=self.url, headers=headers, timeout=30, verify=tls_context(), **kwargs
-        )
+        kwargs.setdefault("timeout", 30)
+        return httpx.Client(base_url=self.url, headers=headers, verify=tls_context(), **kwargs)
 
     def async_client(self, key: str | None = None, **kwargs: Any) -> httpx.AsyncClient:
         """An async httpx client for this server, authenticated with ``key``."""

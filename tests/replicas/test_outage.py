@@ -15,7 +15,10 @@ from tests.livesrv import running
 
 pytestmark = pytest.mark.slow
 
-AWAY_ANSWER_S = 3.0
+# The store is told to wait this long for a connection, as a database that is slow to answer
+# would make it. Only the away path (a short wait once a request found the database gone) can
+# answer well inside it, so the test tells the two apart with a bound no loaded machine nears.
+STORE_WAIT_S = 120.0
 
 
 def _unknown_key() -> str:
@@ -36,7 +39,11 @@ def test_requests_are_503_while_the_database_is_away_and_served_when_it_is_back(
     # Only the request path: the background components are exercised by the replica suite.
     with cluster.database(f"outage_{mode}") as url:
         settings = Settings(data_dir=tmp_path / "data", database_url=url, scheduler=False)
-        with running(settings, components=[]) as server, server.client() as client:
+        with (
+            running(settings, components=[]) as server,
+            server.client(timeout=STORE_WAIT_S * 2) as client,
+        ):
+            server.services.store.timeout_s = STORE_WAIT_S
             assert _timed(client, "/readyz")[0].status_code == 200
             assert _timed(client, "/api/v1/me")[0].status_code == 401
             cluster.halt(mode)
@@ -45,7 +52,7 @@ def test_requests_are_503_while_the_database_is_away_and_served_when_it_is_back(
                     response, took = _timed(client, path)
                     assert response.status_code == 503, (path, response.text)
                     assert int(response.headers["retry-after"]) >= 1
-                    assert took < AWAY_ANSWER_S, (path, took)
+                    assert took < STORE_WAIT_S / 4, (path, took)
                 assert client.get("/healthz").status_code == 200
             finally:
                 cluster.resume()
