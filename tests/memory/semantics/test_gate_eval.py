@@ -122,7 +122,7 @@ BLIND_SETS = [
     ("mixed5", 200, 1, 56),
     # Corrections rejected 12 of 100 at 47d1354, 6 after tuning on sets 2 to 4, 5 after set 5,
     # then 2; paraphrases caught 73 of 100 at all three, then 76.
-    ("mixed6", 200, 2, 76),
+    ("mixed6", 200, 1, 76),
     # Corrections rejected 9 of 100 at 47d1354, 6 after tuning on sets 2 to 5 and after set 6,
     # then 1; paraphrases caught 55, 54 (one lost to those readings), 56, then 57.
     ("mixed7", 200, 1, 57),

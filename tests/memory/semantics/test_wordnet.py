@@ -65,6 +65,7 @@ def test_words_in_one_common_sense_are_synonyms(first: str, second: str) -> None
         ("hot", "warm"),  # opposites of their own: cold, cool
         ("forbidden", "required"),  # permitted, optional
         ("early", "late"),
+        ("reads", "speaks"),  # reading aloud is a kind of speaking, but only read's third sense
     ],
 )
 def test_values_a_correction_swaps_are_not_synonyms(first: str, second: str) -> None:

@@ -115,6 +115,7 @@ contract agreement
 pill tablet
 medicine medication
 like prefer favour favor
+like enjoy
 split divide separate
 stay remain
 keep stay
