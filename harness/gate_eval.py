@@ -49,8 +49,13 @@ SETS = {
     # for one round, then tuned on.
     "mixed8": CORPORA / "dev" / "mixed_8.jsonl",
     # A ninth (2026-12-05), a third of it about how the user wants to be written to: 100 and
-    # 100; never tuned on.
+    # 100; held out for two rounds, never tuned on.
     "mixed9": CORPORA / "dev" / "mixed_9.jsonl",
+    # A tenth (2026-12-05), no more than four corrections of any one kind: 100 and 100; held out
+    # for one round, then tuned on.
+    "mixed10": CORPORA / "dev" / "mixed_10.jsonl",
+    # An eleventh (2026-12-05), no more than three of any one kind: 100 and 100; held out.
+    "mixed11": CORPORA / "dev" / "mixed_11.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -20,6 +20,9 @@ from credence.memory.semantics.wording import words_of
         ("Backups should run nightly", "Backups should have run nightly"),
         ("The user would like tea", "The user would have liked tea"),
         ("The billing service runs on Kubernetes", "The billing service will run on Kubernetes"),
+        # A modal's perfect did not happen: "would have taken" against "took".
+        ("The user would have taken the job", "The user took the job"),
+        ("The team could have shipped on Friday", "The team shipped on Friday"),
     ],
 )
 def test_what_was_so_is_not_what_is(old: str, new: str) -> None:
@@ -38,6 +41,8 @@ def test_what_was_so_is_not_what_is(old: str, new: str) -> None:
         ("Show prices including tax", "Display prices with tax included"),
         ("The user owns a car", "The user has owned a car"),
         ("Backups should run nightly", "Backups must run nightly"),
+        # "have" is the verb here, not a perfect's auxiliary.
+        ("Limit coffee to two cups a day", "The user should have at most two cups a day"),
     ],
 )
 def test_participles_and_nouns_set_no_tense(old: str, new: str) -> None:
@@ -62,6 +67,13 @@ def test_what_is_under_way_is_not_what_is_done() -> None:
     )
     assert aspect_differs(
         words_of("The team will migrate to Postgres"), words_of("The team has migrated to Postgres")
+    )
+    # Participles spelled as their base, or irregular, say done too.
+    assert aspect_differs(
+        words_of("The user has quit drinking coffee"), words_of("The user is quitting coffee")
+    )
+    assert aspect_differs(
+        words_of("The user is writing a novel"), words_of("The user has written a novel")
     )
     # Both under way, planned against under way, or only one saying either, is no difference.
     assert not aspect_differs(

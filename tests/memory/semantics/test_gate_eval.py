@@ -105,8 +105,8 @@ def test_the_later_blind_sets_never_reject_a_correction(
 # Blind sets of corrections worded close to the belief they change (and, from set 5, true
 # paraphrases beside them): (set, cases, corrections rejected at most, paraphrases caught at
 # least). Each set was run as found, held out while the one before it was tuned on, then tuned
-# on. Rejected as first run held out: set 2 18, set 3 11, set 4 4, set 5 3 (of 130), set 6 5
-# set 7 6 and set 8 3 (of 100).
+# on. Rejected as first run held out: set 2 18, set 3 11, set 4 4, set 5 3 (of 130), set 6 5,
+# set 7 6, set 8 3, set 9 0, set 10 11 and set 11 8 (of 100).
 BLIND_SETS = [
     # Left: a comma-set clause and "any" / "every".
     ("corrections1", 150, 2, None),
@@ -129,9 +129,16 @@ BLIND_SETS = [
     # Corrections rejected 4 of 100 at 47d1354, 3 after tuning on sets 2 to 6 and after set 7,
     # then 1; paraphrases caught 55, then 57 throughout.
     ("mixed8", 200, 1, 57),
-    # Held out, never tuned on: corrections rejected 3 of 100 at 47d1354, 0 after tuning on
-    # sets 2 to 7 and after set 8; paraphrases caught 63, then 65 at both. Floors, not goals.
+    # Never tuned on: corrections rejected 3 of 100 at 47d1354, 0 after tuning on sets 2 to 7,
+    # after set 8 and after set 10; paraphrases caught 63, then 65 at all three.
     ("mixed9", 200, 0, 65),
+    # Corrections rejected 16 of 100 at 47d1354, 11 as found (after sets 2 to 8), then 4;
+    # paraphrases caught 65, then 64 at both. Left: two idioms ("has their back" / "is on their
+    # back"), "the senior engineer" / "a senior engineer", "in fifth grade" / "fifth in his grade".
+    ("mixed10", 200, 4, 64),
+    # Held out: corrections rejected 16 of 100 at 47d1354, 8 as found, 7 after set 10;
+    # paraphrases caught 63, then 62 at both. Floors, not goals.
+    ("mixed11", 200, 7, 62),
 ]
 
 

@@ -40,6 +40,7 @@ from credence.memory.semantics.readings import another_reading
             "The red bike in the garage is the user's son's",
         ),
         ("The user filed the complaint", "The user's wife filed the complaint"),
+        ("Bring a tent, a stove and a lantern", "Bring a tent and a stove"),
     ],
 )
 def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:

@@ -21,6 +21,7 @@ from credence.memory.semantics.small_words import (
     relation_swapped,
     roles_exchanged,
     runs_exchanged,
+    share_differs,
     strength_differs,
     voice_differs,
 )
@@ -268,3 +269,32 @@ def test_the_doer_and_the_one_done_to_traded_places() -> None:
     assert not doer_and_done_to_exchanged(
         *_pair("Alice meets Bob weekly", "Bob meets Alice weekly")
     )
+
+
+def test_steps_swapped_around_then_are_another_order() -> None:
+    assert runs_exchanged(
+        *_pair("Back up the data first, then migrate", "Migrate first, then back up the data")
+    )
+    assert runs_exchanged(
+        *_pair("The user stretches and then jogs", "The user jogs and then stretches")
+    )
+    assert not runs_exchanged(*_pair("Test before you deploy", "Before you deploy, test"))
+
+
+def test_another_preposition_before_a_time_is_another_time() -> None:
+    assert relation_swapped(*_pair("Rent is due by the 3rd", "Rent is due on the 3rd"))
+    assert relation_swapped(*_pair("Pay the invoice by Friday", "Pay the invoice on Friday"))
+    assert relation_swapped(*_pair("She is away for a month", "She is away in a month"))
+    assert relation_swapped(*_pair("The call is at 5pm", "The call is by 5pm"))
+    # Before anything but a time, "in" and "on" often place one thing alike.
+    assert not relation_swapped(*_pair("The user is in the team", "The user is on the team"))
+
+
+def test_each_against_in_total_and_one_part_against_another() -> None:
+    assert share_differs(*_pair("The tickets cost $40 each", "The tickets cost $40 in total"))
+    assert share_differs(*_pair("The user owns a quarter of the firm", "… three quarters of it"))
+    assert share_differs(*_pair("Pay half of the bill", "Pay a third of the bill"))
+    # "half" and "a half" are one part; "the third floor" is an order, not a part.
+    assert not share_differs(*_pair("Pay half of the bill", "Pay a half of the bill"))
+    assert not share_differs(*_pair("The third floor", "The fourth floor"))
+    assert not share_differs(*_pair("The kids get $5 each", "Each kid gets $5"))

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 
-from credence.memory.semantics.statement_words import PAST_FORMS
+from credence.memory.semantics.statement_words import IRREGULAR_VERBS, PAST_FORMS
 from credence.memory.semantics.statements import stem
 
 _PAST_AUXILIARIES: Final = frozenset({"was", "were", "wasnt", "werent", "had", "hadnt", "did"})
@@ -29,6 +29,11 @@ _INTENDING: Final = frozenset(
     | {"want", "wants", "aim", "aims", "expect", "expects", "decided", "decides"}
 )
 _PERFECT_AUXILIARIES: Final = frozenset({"has", "have", "had"})
+# Participles spelled as their base: "has quit", "has put", "has cut".
+_PARTICIPLES_AS_BASE: Final = frozenset(
+    {"quit", "put", "set", "cut", "let", "hit", "shut", "cost", "hurt", "spread", "split"}
+    | {"burst", "cast", "upset", "broadcast", "forecast", "rid", "shed", "come", "become", "run"}
+)
 # Words that put a statement as possible rather than so.
 HEDGES: Final = frozenset(
     {"might", "maybe", "perhaps", "possibly", "probably", "likely", "unlikely", "apparently"}
@@ -39,13 +44,17 @@ HEDGES: Final = frozenset(
 def tense_shift(old: Sequence[str], new: Sequence[str]) -> bool:
     """Whether one of two texts' words (lower-cased tokens) says what was so and the other
     what is or will be: "is" / "was", "has" / "had", "owns" / "owned", "will move" / "moved",
-    "wants to learn" / "learned", "should run" / "should have run"."""
+    "wants to learn" / "learned", "should run" / "should have run", "would have bought" /
+    "bought"."""
     tenses = _auxiliary_tense(tuple(old)), _auxiliary_tense(tuple(new))
     if all(tenses) and tenses[0] != tenses[1]:
         return True
     modals = _modals(tuple(old)), _modals(tuple(new))
     if any(modals[1].get(modal, perfect) != perfect for modal, perfect in modals[0].items()):
         return True  # "should run" / "should have run"
+    sides = ((old, new), (new, old))
+    if any(_looks_back(mine) and _MODALS.isdisjoint(theirs) for mine, theirs in sides):
+        return True  # "would have bought" (it did not happen) / "bought"
     if _future_of_present(tuple(old), tuple(new)) or _future_of_present(tuple(new), tuple(old)):
         return True  # "runs on Kubernetes" / "will run on Kubernetes"
     only_old, only_new = set(old) - set(new), set(new) - set(old)
@@ -83,9 +92,14 @@ def _aspects(words: tuple[str, ...]) -> dict[str, str]:
             found[_base(word)] = "under way"
         elif before == "will" or intended:
             found[_base(word)] = "planned"
-        elif before in _PERFECT_AUXILIARIES and (word in PAST_FORMS or word.endswith("ed")):
+        elif before in _PERFECT_AUXILIARIES and _participle(word):
             found[_base(word)] = "done"
     return found
+
+
+def _participle(word: str) -> bool:
+    """Whether ``word`` reads as a past participle after "has": "moved", "written", "quit"."""
+    return word.endswith("ed") or word in IRREGULAR_VERBS or word in _PARTICIPLES_AS_BASE
 
 
 def _future_of_present(present: tuple[str, ...], future: tuple[str, ...]) -> bool:
@@ -107,6 +121,15 @@ def hedged(words: Sequence[str]) -> bool:
     return any(
         word == "thinking" and words[position + 1] in ("about", "of")
         for position, word in enumerate(words[:-1])
+    )
+
+
+def _looks_back(words: Sequence[str]) -> bool:
+    """Whether a modal's perfect stands in ``words``: "would have bought", "could have gone"
+    ("should have at most two" has no participle: "have" is the verb)."""
+    return any(
+        word in _MODALS and words[position + 1] == "have" and _participle(words[position + 2])
+        for position, word in enumerate(words[:-2])
     )
 
 

@@ -29,6 +29,7 @@ from credence.memory.semantics.small_words import (
     relation_swapped,
     roles_exchanged,
     runs_exchanged,
+    share_differs,
     stems_of,
     strength_differs,
     voice_differs,
@@ -51,6 +52,7 @@ _POSSESSOR = re.compile(r"(\w+)['’]s\b|(\w+s)['’](?!\w)")
 _KIN_OWNED = re.compile(r"(\w+)['’]s?\s+(\w+)")
 _KIN: Final = PEOPLE | {"mother", "father", "mom", "mum", "dad", "husband", "wife", "partner"}
 _WORD_OR_COMMA = re.compile(r"\w[\w'’.\-]*|,")
+_SEPARATORS: Final = frozenset({",", "and", "or"})
 # Contractions that own nothing ("it's", "that's"), and the user, whom every belief is about.
 _NOT_OWNERS: Final = frozenset(
     {"it", "that", "there", "here", "what", "who", "he", "she", "let", "user"}
@@ -102,6 +104,7 @@ def another_reading(old: str, new: str) -> str:
         or alternation_differs(mine, theirs)
         or people_counted_differently(mine, theirs)
         or recurrence_differs(mine, theirs)
+        or share_differs(mine, theirs)
     ):
         return "how many or how often differs"
     if degree_differs(mine, theirs) or qualifier_differs(mine, theirs):
@@ -167,22 +170,28 @@ def _person_of_theirs_added(old: str, new: str) -> bool:
 
 def _list_item_dropped(old: str, new: str) -> bool:
     """Whether one is the other with one item of a list taken out: "laundry, vacuuming and the
-    recycling" / "laundry and the recycling"."""
+    recycling" / "laundry and the recycling", "peanuts, shellfish and eggs" / "peanuts and
+    shellfish"."""
     mine, theirs = _listed(old), _listed(new)
     longer, shorter = (mine, theirs) if len(mine) > len(theirs) else (theirs, mine)
-    if len(longer) == len(shorter) or not {"and", "or"} & set(shorter):
+    if len(longer) == len(shorter) or "," not in longer or not {"and", "or"} & set(shorter):
         return False
-    start = 0
-    while start < len(shorter) and longer[start] == shorter[start]:
-        start += 1
-    removed = len(longer) - len(shorter)
-    return longer[start + removed :] == shorter[start:] and "," in longer[start : start + removed]
+    kept = tuple(word for word in shorter if word not in _SEPARATORS)
+    # An item starts after a separator; it may end before words the items share ("swimming,
+    # piano and chess lessons").
+    return any(
+        tuple(word for word in longer[: start + 1] + longer[end:] if word not in _SEPARATORS)
+        == kept
+        for start, word in enumerate(longer)
+        if word in _SEPARATORS
+        for end in range(start + 2, len(longer) + 1)
+    )
 
 
 @lru_cache(maxsize=16384)
 def _listed(text: str) -> tuple[str, ...]:
     """The words of ``text`` with its commas, which separate the items of a list."""
-    return tuple(_WORD_OR_COMMA.findall(text.casefold()))
+    return tuple(word.rstrip(".") for word in _WORD_OR_COMMA.findall(text.casefold()))
 
 
 def _owner_dropped(old: str, new: str) -> bool:

@@ -7,8 +7,9 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Final
 
+from credence.memory.semantics.dates import ORDINAL_WORDS
 from credence.memory.semantics.lexicon import PEOPLE
-from credence.memory.semantics.statement_words import PAST_FORMS
+from credence.memory.semantics.statement_words import MONTHS, NUMBER_WORDS, PAST_FORMS, WEEKDAYS
 from credence.memory.semantics.statements import stem
 from credence.memory.semantics.tokens import STOP_WORDS
 
@@ -37,6 +38,46 @@ def quantifier_differs(old: Sequence[str], new: Sequence[str]) -> bool:
     """Whether both quantify and claim differently: "all invoices" / "most invoices"."""
     mine, theirs = _quantities(tuple(old)), _quantities(tuple(new))
     return bool(mine) and bool(theirs) and mine != theirs
+
+
+# Whether an amount is had by each or by all together: "$10 each" is not "$10 in total".
+_EACH: Final = frozenset({"each", "apiece", "individually"})
+_TOGETHER: Final = frozenset({"total", "altogether", "combined", "together", "overall"})
+# Parts of a whole, by the number they divide it by: "a third", "two thirds", "three quarters".
+_PARTS: Final = {
+    **dict.fromkeys(("half", "halves"), 2),
+    **dict.fromkeys(("third", "thirds"), 3),
+    **dict.fromkeys(("quarter", "quarters", "fourth", "fourths"), 4),
+    **dict.fromkeys(("fifth", "fifths"), 5),
+    **dict.fromkeys(("tenth", "tenths"), 10),
+}
+
+
+def share_differs(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether the two share an amount out differently: "$10 each" / "$10 in total", "a third
+    of the rent" / "two thirds of the rent"."""
+    each = [not _EACH.isdisjoint(side) for side in (old, new)]
+    together = [not _TOGETHER.isdisjoint(side) for side in (old, new)]
+    if each[0] != each[1] and together == [not said for said in each]:
+        return True  # one says "each" where the other says "in total"
+    parts = _fractions(tuple(old)), _fractions(tuple(new))
+    return all(parts) and parts[0] != parts[1]
+
+
+@lru_cache(maxsize=16384)
+def _fractions(words: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
+    """Each part of a whole counted in ``words``, as (how many, of how many): "a third" is
+    (1, 3), "two thirds" (2, 3); "the third" is an order, not a part."""
+    found = []
+    for position in range(len(words)):
+        divisor, count = _PARTS.get(words[position]), words[position - 1] if position else ""
+        if divisor is None:
+            continue
+        if count in ("a", "an", "one") or (divisor == 2 and words[position] == "half"):
+            found.append((1, divisor))  # "a third", and "half" alone
+        elif count in NUMBER_WORDS or count.isdigit():
+            found.append((int(NUMBER_WORDS.get(count, count)), divisor))
+    return tuple(sorted(found))
 
 
 @lru_cache(maxsize=16384)
@@ -163,6 +204,9 @@ def relation_swapped(old: Sequence[str], new: Sequence[str]) -> bool:
         theirs in _BOUNDS_IN_TIME and mine in _PREPOSITIONS
     ):
         return True  # "closed until Monday" / "closed on Monday", "the day of" / "day after"
+    at = next(i for i, pair in enumerate(zip(old, new, strict=True)) if pair[0] != pair[1])
+    if _placed_in_time(old, at) and _placed_in_time(new, at):
+        return True  # "filed by April 15" / "filed on April 15", "for two weeks" / "in two weeks"
     return {_LINKS.get(mine), _LINKS.get(theirs)} == {"be", "have"}
 
 
@@ -171,6 +215,33 @@ _BOUNDS_IN_TIME: Final = frozenset(
     {"until", "till", "since", "from", "to", "through", "before", "after", "during"}
 )
 _PREPOSITIONS: Final = frozenset({"of", "on", "in", "at", "for", "by", "within"})
+# Words that name a time by themselves, and lengths of time ("a week").
+_TIME_WORDS: Final = frozenset({"noon", "midnight", "today", "tonight", "tomorrow", "yesterday"})
+_TIME_UNITS: Final = frozenset(
+    {"minute", "minutes", "hour", "hours", "day", "days", "week", "weeks", "fortnight"}
+    | {"month", "months", "year", "years"}
+)
+
+
+def _placed_in_time(words: Sequence[str], position: int) -> bool:
+    """Whether the word at ``position`` is a preposition before a time or a length of time: "by
+    April 15", "for two weeks", "at 5pm", "in a month"."""
+    if words[position] not in _PREPOSITIONS and words[position] not in _BOUNDS_IN_TIME:
+        return False
+    following = tuple(words[position + 1 : position + 3])
+    if not following:
+        return False
+    first = following[0]
+    if first[0].isdigit() or first in NUMBER_WORDS or first in _TIME_WORDS:
+        return True
+    if first in MONTHS or first.rstrip("s") in WEEKDAYS:
+        return True
+    second = following[1] if len(following) > 1 else ""
+    if first == "the":  # "by the 3rd", "on the first"
+        return second[:1].isdigit() or second in ORDINAL_WORDS
+    return first in ("a", "an") and second in _TIME_UNITS
+
+
 # Where one thing is against another, by the side it is on.
 _PLACES: Final = {
     **dict.fromkeys(("in", "inside", "within", "at"), "in"),
@@ -277,6 +348,8 @@ def qualifier_added(old: Sequence[str], new: Sequence[str]) -> str:
 _ONE_WAY: Final = frozenset(
     {"in", "of", "for", "to", "from", "by", "on", "at", "into", "onto", "than", "over", "under"}
     | {"above", "below", "inside", "within", "against", "toward", "towards", "instead"}
+    # An order in time: "lint first, then test" is not "test first, then lint".
+    | {"then", "before", "after"}
 )
 
 
