@@ -54,8 +54,12 @@ SETS = {
     # A tenth (2026-12-05), no more than four corrections of any one kind: 100 and 100; held out
     # for one round, then tuned on.
     "mixed10": CORPORA / "dev" / "mixed_10.jsonl",
-    # An eleventh (2026-12-05), no more than three of any one kind: 100 and 100; held out.
+    # An eleventh (2026-12-05), no more than three of any one kind: 100 and 100; held out for
+    # one round, then tuned on.
     "mixed11": CORPORA / "dev" / "mixed_11.jsonl",
+    # A twelfth (2026-12-05), written as an adversarial tester of the gate: 100 and 100; held
+    # out.
+    "mixed12": CORPORA / "dev" / "mixed_12.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -41,6 +41,10 @@ from credence.memory.semantics.readings import another_reading
         ),
         ("The user filed the complaint", "The user's wife filed the complaint"),
         ("Bring a tent, a stove and a lantern", "Bring a tent and a stove"),
+        # A particle makes another verb; owners in a row in another order are other people.
+        ("The user lets the spare room", "The user lets out the spare room"),
+        ("The user gave sugar last year", "The user gave up sugar last year"),
+        ("The user's aunt's neighbour is a nurse", "The user's neighbour's aunt is a nurse"),
     ],
 )
 def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:
@@ -70,6 +74,8 @@ def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: st
         ("The user's son plays chess", "The son of the user plays chess"),
         # An aside dropped is no list item ("and" joins no list here).
         ("Use Black, the formatter, for Python", "Use Black for Python"),
+        # Owners apart, in another order around "is", are the same owners.
+        ("Tom's bike is the user's favourite", "The user's favourite is Tom's bike"),
     ],
 )
 def test_a_rewording_is_no_other_reading(old: str, new: str) -> None:

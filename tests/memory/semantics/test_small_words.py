@@ -21,7 +21,6 @@ from credence.memory.semantics.small_words import (
     relation_swapped,
     roles_exchanged,
     runs_exchanged,
-    share_differs,
     strength_differs,
     voice_differs,
 )
@@ -290,11 +289,18 @@ def test_another_preposition_before_a_time_is_another_time() -> None:
     assert not relation_swapped(*_pair("The user is in the team", "The user is on the team"))
 
 
-def test_each_against_in_total_and_one_part_against_another() -> None:
-    assert share_differs(*_pair("The tickets cost $40 each", "The tickets cost $40 in total"))
-    assert share_differs(*_pair("The user owns a quarter of the firm", "… three quarters of it"))
-    assert share_differs(*_pair("Pay half of the bill", "Pay a third of the bill"))
-    # "half" and "a half" are one part; "the third floor" is an order, not a part.
-    assert not share_differs(*_pair("Pay half of the bill", "Pay a half of the bill"))
-    assert not share_differs(*_pair("The third floor", "The fourth floor"))
-    assert not share_differs(*_pair("The kids get $5 each", "Each kid gets $5"))
+def test_on_against_off_is_another_relation() -> None:
+    assert relation_swapped(*_pair("The project is on schedule", "The project is off schedule"))
+
+
+def test_a_little_is_some_and_little_is_hardly_any() -> None:
+    assert quantifier_differs(
+        *_pair("The user knows a little German", "The user knows little German")
+    )
+    # After a determiner "little" is a size, and claims nothing.
+    assert not quantifier_differs(*_pair("Walk the little dog", "Walk the small dog"))
+
+
+def test_least_holds_a_rule_back_but_at_least_bounds_it() -> None:
+    assert qualifier_differs(*_pair("Rust is their favourite", "Rust is their least favourite"))
+    assert not qualifier_differs(*_pair("At least two reviews", "A minimum of two reviews"))

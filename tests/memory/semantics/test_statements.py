@@ -21,6 +21,24 @@ def test_irregular_verb_forms_stem_as_their_base_form(form: str, base: str) -> N
     assert stem(form) == stem(base)
 
 
+@pytest.mark.parametrize(
+    ("form", "base"),
+    [
+        ("cancelled", "cancel"),
+        ("travelling", "travels"),
+        ("labelled", "labeled"),
+        ("spelled", "spell"),
+    ],
+)
+def test_a_doubled_l_in_a_longer_verb_stems_as_its_base(form: str, base: str) -> None:
+    assert stem(form) == stem(base)
+
+
+def test_a_one_syllable_verb_keeps_its_double_l() -> None:
+    assert stem("spelled") == "spell" != stem("spelt")
+    assert stem("filled") == "fill"
+
+
 def kinds(text: str) -> dict[str, str]:
     return {word.surface: word.kind for word in statement(text).words}
 

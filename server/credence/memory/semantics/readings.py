@@ -11,6 +11,7 @@ from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shif
 from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, complemented
 from credence.memory.semantics.coverage import answers
 from credence.memory.semantics.lexicon import PEOPLE
+from credence.memory.semantics.quantities import share_differs
 from credence.memory.semantics.small_words import (
     alternation_differs,
     attempt_differs,
@@ -29,7 +30,6 @@ from credence.memory.semantics.small_words import (
     relation_swapped,
     roles_exchanged,
     runs_exchanged,
-    share_differs,
     stems_of,
     strength_differs,
     voice_differs,
@@ -127,6 +127,8 @@ def another_reading(old: str, new: str) -> str:
         or _head_of_compound(old, new)
         or _swapped_for_a_plain_word(mine, theirs, old, new)
         or _list_item_dropped(old, new)
+        or _particle_added(mine, theirs)
+        or _owners_reordered(old, new)
     ):
         return "what is meant differs"
     return ""
@@ -186,6 +188,46 @@ def _list_item_dropped(old: str, new: str) -> bool:
         if word in _SEPARATORS
         for end in range(start + 2, len(longer) + 1)
     )
+
+
+# Particles that make a verb another verb: "rents" / "rents out", "gave" / "gave up".
+_PARTICLES: Final = frozenset({"out", "up", "off", "away", "back", "down", "over"})
+
+
+def _particle_added(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """Whether one is the other with a particle after one of its words: "rents the flat" /
+    "rents out the flat", "gave coffee" / "gave up coffee"."""
+    longer, shorter = (mine, theirs) if len(mine) > len(theirs) else (theirs, mine)
+    if len(longer) != len(shorter) + 1:
+        return False
+    at = next(
+        (i for i, pair in enumerate(zip(longer, shorter, strict=False)) if pair[0] != pair[1]),
+        len(shorter),
+    )
+    return (
+        at > 0
+        and longer[at] in _PARTICLES
+        and longer[at - 1] not in _PARTICLES | {"the", "a", "an"}
+        and longer[:at] + longer[at + 1 :] == shorter
+    )
+
+
+# "the user's boss's wife": owners in a row, each owning the next.
+_OWNER_CHAIN = re.compile(r"(?:\w+['’]s?\s+){2,}\w+")
+_OWNED = re.compile(r"['’]s?\b")
+
+
+def _owners_reordered(old: str, new: str) -> bool:
+    """Whether a row of owners holds the same people in another order: "the user's boss's
+    wife" / "the user's wife's boss"."""
+    mine, theirs = _owner_chains(old), _owner_chains(new)
+    return any(
+        chain != other and sorted(chain) == sorted(other) for chain in mine for other in theirs
+    )
+
+
+def _owner_chains(text: str) -> list[tuple[str, ...]]:
+    return [words_of(_OWNED.sub("", chain)) for chain in _OWNER_CHAIN.findall(text.casefold())]
 
 
 @lru_cache(maxsize=16384)

@@ -19,7 +19,7 @@ _QUANTIFIERS: Final = {
     "most": "most",
     "many": "many",
     **dict.fromkeys(("some", "several"), "some"),
-    "few": "few",
+    **dict.fromkeys(("few", "little"), "few"),
     **dict.fromkeys(("none", "neither"), "none"),
     "both": "all",
     **dict.fromkeys(("either", "single"), "one"),
@@ -40,44 +40,10 @@ def quantifier_differs(old: Sequence[str], new: Sequence[str]) -> bool:
     return bool(mine) and bool(theirs) and mine != theirs
 
 
-# Whether an amount is had by each or by all together: "$10 each" is not "$10 in total".
-_EACH: Final = frozenset({"each", "apiece", "individually"})
-_TOGETHER: Final = frozenset({"total", "altogether", "combined", "together", "overall"})
-# Parts of a whole, by the number they divide it by: "a third", "two thirds", "three quarters".
-_PARTS: Final = {
-    **dict.fromkeys(("half", "halves"), 2),
-    **dict.fromkeys(("third", "thirds"), 3),
-    **dict.fromkeys(("quarter", "quarters", "fourth", "fourths"), 4),
-    **dict.fromkeys(("fifth", "fifths"), 5),
-    **dict.fromkeys(("tenth", "tenths"), 10),
-}
-
-
-def share_differs(old: Sequence[str], new: Sequence[str]) -> bool:
-    """Whether the two share an amount out differently: "$10 each" / "$10 in total", "a third
-    of the rent" / "two thirds of the rent"."""
-    each = [not _EACH.isdisjoint(side) for side in (old, new)]
-    together = [not _TOGETHER.isdisjoint(side) for side in (old, new)]
-    if each[0] != each[1] and together == [not said for said in each]:
-        return True  # one says "each" where the other says "in total"
-    parts = _fractions(tuple(old)), _fractions(tuple(new))
-    return all(parts) and parts[0] != parts[1]
-
-
-@lru_cache(maxsize=16384)
-def _fractions(words: tuple[str, ...]) -> tuple[tuple[int, int], ...]:
-    """Each part of a whole counted in ``words``, as (how many, of how many): "a third" is
-    (1, 3), "two thirds" (2, 3); "the third" is an order, not a part."""
-    found = []
-    for position in range(len(words)):
-        divisor, count = _PARTS.get(words[position]), words[position - 1] if position else ""
-        if divisor is None:
-            continue
-        if count in ("a", "an", "one") or (divisor == 2 and words[position] == "half"):
-            found.append((1, divisor))  # "a third", and "half" alone
-        elif count in NUMBER_WORDS or count.isdigit():
-            found.append((int(NUMBER_WORDS.get(count, count)), divisor))
-    return tuple(sorted(found))
+# Words before "little" that make it a size ("the little dog"), not an amount.
+_SIZED_BY: Final = frozenset(
+    {"the", "this", "that", "these", "those", "my", "your", "his", "her", "its", "our", "their"}
+)
 
 
 @lru_cache(maxsize=16384)
@@ -89,7 +55,9 @@ def _quantities(words: tuple[str, ...]) -> frozenset[str]:
         before = words[position - 1] if position else ""
         if word not in _QUANTIFIERS or (word == "most" and before == "at"):
             continue
-        if word == "few" and before == "a":
+        if word == "little" and before in _SIZED_BY:
+            continue  # "the little dog", "their little garden": a size
+        if word in ("few", "little") and before == "a":
             claims.add("some")
         elif word == "all" and before == "not":
             claims.add("not all")
@@ -194,8 +162,8 @@ def relation_swapped(old: Sequence[str], new: Sequence[str]) -> bool:
     if changed is None:
         return False
     mine, theirs = changed
-    if mine in _RELATIONS and theirs in _RELATIONS:
-        return True
+    if (mine in _RELATIONS and theirs in _RELATIONS) or {mine, theirs} == {"on", "off"}:
+        return True  # "on track" / "off track"
     places = _PLACES.get(mine), _PLACES.get(theirs)
     if all(places) and places[0] != places[1]:
         # "in" / "on" / "at" alone often say one place ("on the team" / "in the team").
@@ -321,21 +289,32 @@ def attempt_differs(old: Sequence[str], new: Sequence[str]) -> bool:
 _QUALIFIERS: Final = frozenset(
     {"except", "excluding", "unless", "only", "sometimes", "occasionally", "rarely", "seldom"}
     | {"hardly", "barely", "scarcely", "almost", "nearly", "partly", "partially", "mostly"}
-    | {"lack", "lacks", "lacked", "lacking", "acting", "former", "interim"}
+    | {"lack", "lacks", "lacked", "lacking", "acting", "former", "interim", "least"}
 )
 
 
 def qualifier_differs(old: Sequence[str], new: Sequence[str]) -> bool:
     """Whether one side holds the rule back with a word the other lacks: "almost missed" /
     "missed", "uses the car" / "hardly uses the car"."""
-    return (_QUALIFIERS & set(old)) != (_QUALIFIERS & set(new))
+    return _qualifiers(tuple(old)) != _qualifiers(tuple(new))
+
+
+@lru_cache(maxsize=16384)
+def _qualifiers(words: tuple[str, ...]) -> frozenset[str]:
+    """The words of ``words`` that hold a rule back; "at least" is a bound, not "least"."""
+    return frozenset(
+        word
+        for position, word in enumerate(words)
+        if word in _QUALIFIERS
+        and not (word == "least" and words[position - 1 : position] == ("at",))
+    )
 
 
 def qualifier_added(old: Sequence[str], new: Sequence[str]) -> str:
     """The word ``new`` adds that holds ``old``'s rule back, or "": "Tests run on every push"
     / "… except to main", "The user checks Slack" / "The user rarely checks Slack", "All
     members" / "Some members"."""
-    added = sorted(_QUALIFIERS & (set(new) - set(old)))
+    added = sorted(_qualifiers(tuple(new)) - _qualifiers(tuple(old)))
     if added:
         return added[0]
     if quantifier_differs(old, new):  # "All team members" / "Some team members"

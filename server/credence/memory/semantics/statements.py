@@ -81,6 +81,9 @@ class Change(msgspec.Struct, frozen=True):
     kind: str
 
 
+_VOWEL_RUNS = re.compile(r"[aeiouy]+")
+
+
 def _stem(word: str) -> str:
     # Light and symmetric: "compressed", "compressing" and "compresses" meet at one stem.
     if "-" in word and all(part.isalpha() for part in word.split("-")):
@@ -99,6 +102,8 @@ def _stem(word: str) -> str:
         word = word[:-2]
     if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
         word = word[:-1]
+    elif word.endswith("ell") and len(_VOWEL_RUNS.findall(word)) > 1:
+        word = word[:-1]  # "cancelled", "travelling" (British): "cancel", "travel"; not "spell"
     if len(word) > 3 and word.endswith("e"):
         word = word[:-1]
     return word
