@@ -58,8 +58,11 @@ SETS = {
     # one round, then tuned on.
     "mixed11": CORPORA / "dev" / "mixed_11.jsonl",
     # A twelfth (2026-12-05), written as an adversarial tester of the gate: 100 and 100; held
-    # out.
+    # out for one round, then tuned on.
     "mixed12": CORPORA / "dev" / "mixed_12.jsonl",
+    # A thirteenth (2026-12-05), everyday facts about a person, some sentences long: 100 and
+    # 100; held out.
+    "mixed13": CORPORA / "dev" / "mixed_13.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -401,6 +401,13 @@ OLDER_KEYS = [
         "Pay for the sisters’ lessons",
         "Pay for the sister's lessons",
     ),
+    # Before 2026-12-06 a number's minus was dropped: below zero and above it.
+    (
+        "Keep the freezer at -18°C",
+        "keep the freezer at 18°c",
+        "Keep the freezer at −18°C",
+        "Keep the freezer at 18°C",
+    ),
 ]
 
 

@@ -168,3 +168,9 @@ def test_each_against_in_total_and_one_part_against_another() -> None:
     assert not share_differs(*_words("Pay half of the bill", "Pay a half of the bill"))
     assert not share_differs(*_words("The third floor", "The fourth floor"))
     assert not share_differs(*_words("The kids get $5 each", "Each kid gets $5"))
+
+
+def test_a_minus_before_a_number_is_its_sign() -> None:
+    assert statement("Keep it at -18°C").canons != statement("Keep it at 18°C").canons
+    assert statement("Keep it at −5 degrees").canons == statement("Keep it at -5 degrees").canons
+    assert "#5..10" in statement("Use ranges 5-10").canons

@@ -45,6 +45,7 @@ from credence.memory.semantics.readings import another_reading
         ("The user lets the spare room", "The user lets out the spare room"),
         ("The user gave sugar last year", "The user gave up sugar last year"),
         ("The user's aunt's neighbour is a nurse", "The user's neighbour's aunt is a nurse"),
+        ("The pool is shut until the weekend", "The pool is shut until after the weekend"),
     ],
 )
 def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:

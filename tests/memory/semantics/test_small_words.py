@@ -291,6 +291,17 @@ def test_another_preposition_before_a_time_is_another_time() -> None:
 
 def test_on_against_off_is_another_relation() -> None:
     assert relation_swapped(*_pair("The project is on schedule", "The project is off schedule"))
+    assert relation_swapped(*_pair("Phase in the v1 API", "Phase out the v1 API"))
+    assert relation_swapped(*_pair("Scale up the cluster", "Scale down the cluster"))
+
+
+def test_them_after_a_verb_is_the_user_who_trades_places() -> None:
+    assert doer_and_done_to_exchanged(
+        *_pair("The user's niece texts them daily", "The user texts their niece daily")
+    )
+    assert not doer_and_done_to_exchanged(
+        *_pair("The user's niece texts them daily", "The user's niece texts the user daily")
+    )
 
 
 def test_a_little_is_some_and_little_is_hardly_any() -> None:

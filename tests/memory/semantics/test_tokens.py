@@ -310,6 +310,14 @@ def test_marks_that_carry_meaning_stay_in_the_key() -> None:
         "fund the sisters trips 50",
     )
     assert older_keys(normalise("Use tabs")) == ()
+    assert older_keys(normalise("Freeze at -18°C")) == ("freeze at 18°c",)
+
+
+def test_a_minus_before_a_number_stays_in_the_key_and_a_dash_does_not() -> None:
+    assert normalise("Freeze at -18°C") != normalise("Freeze at 18°C")
+    assert normalise("Freeze at -18°C") == normalise("Freeze at −18°C")
+    assert normalise("Use ranges 5-10") == "use ranges 5 10"
+    assert normalise("Run it with -v") == "run it with v"
 
 
 def test_a_plural_owner_is_not_one_owner_but_other_apostrophes_fold() -> None:

@@ -127,7 +127,7 @@ def another_reading(old: str, new: str) -> str:
         or _head_of_compound(old, new)
         or _swapped_for_a_plain_word(mine, theirs, old, new)
         or _list_item_dropped(old, new)
-        or _particle_added(mine, theirs)
+        or _word_added(mine, theirs)
         or _owners_reordered(old, new)
     ):
         return "what is meant differs"
@@ -192,11 +192,14 @@ def _list_item_dropped(old: str, new: str) -> bool:
 
 # Particles that make a verb another verb: "rents" / "rents out", "gave" / "gave up".
 _PARTICLES: Final = frozenset({"out", "up", "off", "away", "back", "down", "over"})
+# Words that move a time: "until the holidays" / "until after the holidays".
+_MOVING_A_TIME: Final = frozenset({"after", "before"})
 
 
-def _particle_added(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
-    """Whether one is the other with a particle after one of its words: "rents the flat" /
-    "rents out the flat", "gave coffee" / "gave up coffee"."""
+def _word_added(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """Whether one is the other with a word added that changes it: a particle after a word
+    ("rents the flat" / "rents out the flat", "gave up coffee") or a word that moves a time
+    ("until the holidays" / "until after the holidays")."""
     longer, shorter = (mine, theirs) if len(mine) > len(theirs) else (theirs, mine)
     if len(longer) != len(shorter) + 1:
         return False
@@ -204,12 +207,11 @@ def _particle_added(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
         (i for i, pair in enumerate(zip(longer, shorter, strict=False)) if pair[0] != pair[1]),
         len(shorter),
     )
-    return (
-        at > 0
-        and longer[at] in _PARTICLES
-        and longer[at - 1] not in _PARTICLES | {"the", "a", "an"}
-        and longer[:at] + longer[at + 1 :] == shorter
-    )
+    if at == 0 or longer[:at] + longer[at + 1 :] != shorter:
+        return False
+    added, before = longer[at], longer[at - 1]
+    particle = added in _PARTICLES and before not in _PARTICLES | {"the", "a", "an"}
+    return particle or added in _MOVING_A_TIME
 
 
 # "the user's boss's wife": owners in a row, each owning the next.

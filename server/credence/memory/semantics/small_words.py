@@ -162,8 +162,8 @@ def relation_swapped(old: Sequence[str], new: Sequence[str]) -> bool:
     if changed is None:
         return False
     mine, theirs = changed
-    if (mine in _RELATIONS and theirs in _RELATIONS) or {mine, theirs} == {"on", "off"}:
-        return True  # "on track" / "off track"
+    if (mine in _RELATIONS and theirs in _RELATIONS) or {mine, theirs} in _OPPOSED_PARTICLES:
+        return True  # "on track" / "off track", "phase in" / "phase out"
     places = _PLACES.get(mine), _PLACES.get(theirs)
     if all(places) and places[0] != places[1]:
         # "in" / "on" / "at" alone often say one place ("on the team" / "in the team").
@@ -178,6 +178,7 @@ def relation_swapped(old: Sequence[str], new: Sequence[str]) -> bool:
     return {_LINKS.get(mine), _LINKS.get(theirs)} == {"be", "have"}
 
 
+_OPPOSED_PARTICLES: Final = ({"on", "off"}, {"in", "out"}, {"up", "down"})
 # Words that bound a time or a way rather than place a thing in it.
 _BOUNDS_IN_TIME: Final = frozenset(
     {"until", "till", "since", "from", "to", "through", "before", "after", "during"}
@@ -436,6 +437,10 @@ def _noun_before(words: tuple[str, ...], position: int) -> str:
 
 
 def _noun_after(words: tuple[str, ...], position: int) -> str:
+    """The first noun after ``position``, as a stem; "them" right after it is the user, whom
+    beliefs are about ("… lent them $2,000" / "… lent the user $2,000")."""
+    if words[position + 1 : position + 2] == ("them",):
+        return "user"
     return next((stem(word) for word in words[position + 1 :] if word not in STOP_WORDS), "")
 
 

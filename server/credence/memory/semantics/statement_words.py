@@ -16,6 +16,7 @@ RAW_TOKEN = re.compile(
     r"\d{1,3}(?:,\d{3})+(?:\.\d+)?"  # 10,000 or 1,250.5
     r"|\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?"  # 14:00, 2:30pm
     rf"|{_RATIO_PATTERN}"  # a ratio: 1:2, 16:9
+    r"|(?<![\w.])[-−]\d+(?:\.\d+)?[a-z%]*"  # a signed number: -18, −5, -3.5c
     r"|[@#]?\w+(?:[.\-_/+]\w+)*[+#]*"  # words, versions, regions, next.js, c++, c#
     r"|[%$€£,;]",
 )
@@ -240,54 +241,12 @@ PAST_FORMS = frozenset(forms[1] for forms in _IRREGULAR if len(forms) > 1) - fro
 ) | {"were"}
 
 # Words that carry no slot and no meaning a paraphrase must keep.
-FILLERS = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "should",
-        "must",
-        "will",
-        "shall",
-        "would",
-        "can",
-        "could",
-        "may",
-        "might",
-        "ought",
-        "need",
-        "needs",
-        "has",
-        "have",
-        "had",
-        "do",
-        "does",
-        "did",
-        "that",
-        "which",
-        "who",
-        "it",
-        "its",
-        "this",
-        "these",
-        "those",
-        "you",
-        "your",
-        "we",
-        "our",
-        "us",
-        "they",
-        "their",
-    ]
-)
+_FILLERS_TEXT = """
+    a an the is are was were be been being am should must will shall would can could may might
+    ought need needs has have had do does did that which who it its this these those you your we
+    our us they their
+"""
+FILLERS = frozenset(_FILLERS_TEXT.split())
 SUBORDINATORS = frozenset(
     [
         "before",

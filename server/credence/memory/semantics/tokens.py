@@ -311,10 +311,12 @@ def normalise(text: str) -> str:
 
     Apostrophes are removed so "Don't" and "dont" agree, except one that makes a plural owner
     ("the sisters' kids" is not "the sister's kids"); any other punctuation becomes a space so
-    "re-run" and "re run" agree. Marks that carry meaning ("+", "%", "$", "#") are kept.
+    "re-run" and "re run" agree. Marks that carry meaning ("+", "%", "$", "#", and a minus
+    before a number: "-18°C" is not "18°C") are kept.
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
     folded = APOSTROPHES.sub(_plural_owner_or_nothing, folded)
+    folded = _SIGNED.sub(MINUS, folded)
     folded = _NON_WORD.sub(_punctuation_to_space, folded)
     return _WHITESPACE.sub(" ", folded).strip()
 
@@ -338,6 +340,9 @@ def _punctuation_to_space(match: re.Match[str]) -> str:
 
 # The mark a plural owner keeps in a key; words read from a key drop it.
 PLURAL_OWNER: Final = "'"
+# A number's sign, kept in a key as the minus sign (a symbol, not punctuation): "-18" / "−18".
+MINUS: Final = "−"
+_SIGNED: Final = re.compile(r"(?<![\w.])[-−](?=\d)")
 # Punctuation that carries meaning: "5%" is not "5", "C#" is not "C", "sisters'" not "sister's".
 _MEANINGFUL_MARKS: Final = frozenset("%#") | {PLURAL_OWNER}
 
@@ -349,11 +354,13 @@ def _is_punctuation(char: str) -> bool:
 
 def older_keys(key: str) -> tuple[str, ...]:
     """The keys earlier releases stored for the text whose key is ``key``: before 2026-12-05
-    they dropped "%" and "#" as punctuation, and before 2026-12-06 a plural owner's apostrophe.
-    Stored keys are looked up by all of them."""
+    they dropped "%" and "#" as punctuation, and before 2026-12-06 a plural owner's apostrophe
+    and a number's minus. Stored keys are looked up by all of them."""
     unmarked = key.replace(PLURAL_OWNER, "")
     dropped = _WHITESPACE.sub(" ", unmarked.replace("%", " ").replace("#", " ")).strip()
-    return tuple(dict.fromkeys(k for k in (unmarked, dropped) if k != key))
+    unsigned = (_SIGNED.sub(" ", older) for older in (key, unmarked, dropped))
+    older = (unmarked, dropped, *(_WHITESPACE.sub(" ", k).strip() for k in unsigned))
+    return tuple(dict.fromkeys(k for k in older if k != key))
 
 
 def words(text: str) -> list[str]:
