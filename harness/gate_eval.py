@@ -61,8 +61,10 @@ SETS = {
     # out for one round, then tuned on.
     "mixed12": CORPORA / "dev" / "mixed_12.jsonl",
     # A thirteenth (2026-12-05), everyday facts about a person, some sentences long: 100 and
-    # 100; held out.
+    # 100; held out for one round, then tuned on.
     "mixed13": CORPORA / "dev" / "mixed_13.jsonl",
+    # A fourteenth (2026-12-05), half instructions to an assistant: 100 and 100; held out.
+    "mixed14": CORPORA / "dev" / "mixed_14.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

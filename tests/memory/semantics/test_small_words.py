@@ -315,3 +315,8 @@ def test_a_little_is_some_and_little_is_hardly_any() -> None:
 def test_least_holds_a_rule_back_but_at_least_bounds_it() -> None:
     assert qualifier_differs(*_pair("Rust is their favourite", "Rust is their least favourite"))
     assert not qualifier_differs(*_pair("At least two reviews", "A minimum of two reviews"))
+
+
+def test_advice_is_not_a_possibility() -> None:
+    assert strength_differs(*_pair("You should call first", "You could call first"))
+    assert not strength_differs(*_pair("You can call first", "You could call first"))

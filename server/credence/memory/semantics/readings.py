@@ -35,7 +35,9 @@ from credence.memory.semantics.small_words import (
     voice_differs,
     word_changed,
 )
+from credence.memory.semantics.statement_words import MONTHS, WEEKDAYS
 from credence.memory.semantics.statements import statement, stem
+from credence.memory.semantics.thesaurus import COMMON_VERBS
 from credence.memory.semantics.tokens import STOP_WORDS
 from credence.memory.semantics.wording import (
     SYNONYMS,
@@ -129,6 +131,7 @@ def another_reading(old: str, new: str) -> str:
         or _list_item_dropped(old, new)
         or _word_added(mine, theirs)
         or _owners_reordered(old, new)
+        or _name_extended(old, new)
     ):
         return "what is meant differs"
     return ""
@@ -212,6 +215,57 @@ def _word_added(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
     added, before = longer[at], longer[at - 1]
     particle = added in _PARTICLES and before not in _PARTICLES | {"the", "a", "an"}
     return particle or added in _MOVING_A_TIME
+
+
+# A name: capitalised words in a row, with the numbers and capitalised words that follow
+# ("Visual Studio Code", "iPhone 14 Pro"); the sentence's first word only when more follow.
+_NAME = re.compile(
+    r"\b[A-Z]\w*(?:[ \t]+(?:[A-Z]\w*|\d[\w.]*))*|\b[a-z]+[A-Z]\w*(?:[ \t]+(?:[A-Z]\w*|\d[\w.]*))*"
+)
+
+
+_NAME_WORDS: Final = 2
+
+
+def _name_extended(old: str, new: str) -> bool:
+    """Whether one names a thing the other names with more words, all else the same: "Visual
+    Studio" / "Visual Studio Code", "iPhone 14" / "iPhone 14 Pro"."""
+    mine, theirs = _names(old), _names(new)
+    for shorter, longer in ((mine, theirs), (theirs, mine)):
+        for name in shorter:
+            grown = [other for other in longer if other != name and _extends(other, name)]
+            if grown and not (set(shorter) - {name}) ^ (set(longer) - set(grown)):
+                return True
+    return False
+
+
+def _names(text: str) -> tuple[tuple[str, ...], ...]:
+    """The names in ``text``, each as its words: not a small word or a verb that opens the
+    sentence (capitalised anyway), nor a number before a name, nor a date ("March 14")."""
+    found = []
+    for match in _NAME.finditer(text):
+        words = match.group(0).split()
+        if match.start() == 0 and (len(words) == 1 or _plain(words[0])):
+            words.pop(0)
+        while words and words[0][0].isdigit():
+            words.pop(0)
+        if words and words[0].casefold() not in MONTHS and words[0].casefold() not in WEEKDAYS:
+            found.append(tuple(words))
+    return tuple(found)
+
+
+def _plain(word: str) -> bool:
+    folded = word.casefold()
+    return folded in STOP_WORDS or folded in COMMON_VERBS
+
+
+def _extends(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
+    """Whether ``longer`` is ``shorter`` with words before or after it; a one-word name grown
+    is often the same one in full ("Ana" / "Ana Silva", "Chase" / "Chase Bank")."""
+    size = len(shorter)
+    if size < _NAME_WORDS or len(longer) <= size:
+        return False
+    return longer[:size] == shorter or longer[-size:] == shorter
 
 
 # "the user's boss's wife": owners in a row, each owning the next.

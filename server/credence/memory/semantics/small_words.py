@@ -504,10 +504,11 @@ def _weekdays(words: tuple[str, ...]) -> dict[str, bool]:
     return found
 
 
-# How strongly a rule binds: "must" requires, "should" advises.
+# How strongly a rule binds: "must" requires, "should" advises, "could" allows.
 _STRENGTHS: Final = {
     **dict.fromkeys(("must", "mustnt", "shall"), "required"),
     **dict.fromkeys(("should", "shouldnt", "ought"), "advised"),
+    **dict.fromkeys(("could", "can", "may"), "possible"),
 }
 
 
