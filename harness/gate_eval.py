@@ -63,8 +63,11 @@ SETS = {
     # A thirteenth (2026-12-05), everyday facts about a person, some sentences long: 100 and
     # 100; held out for one round, then tuned on.
     "mixed13": CORPORA / "dev" / "mixed_13.jsonl",
-    # A fourteenth (2026-12-05), half instructions to an assistant: 100 and 100; held out.
+    # A fourteenth (2026-12-05), half instructions to an assistant: 100 and 100; held out for
+    # one round, then tuned on.
     "mixed14": CORPORA / "dev" / "mixed_14.jsonl",
+    # A fifteenth (2026-12-05), what a person corrects about themselves: 100 and 100; held out.
+    "mixed15": CORPORA / "dev" / "mixed_15.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

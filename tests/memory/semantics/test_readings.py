@@ -49,6 +49,10 @@ from credence.memory.semantics.readings import another_reading
         # A name of two words or more, grown, names another thing.
         ("The user writes in Google Docs", "The user writes in Google Docs Offline"),
         ("The user's laptop is a MacBook Air", "The user's laptop is a MacBook Air 13"),
+        # Quoted words stand for themselves; a thing of someone's put where they stood.
+        ('Never write "utilize" in reports', 'Never write "utilise" in reports'),
+        ("Forward the receipts to the user", "Forward the receipts to the user's bookkeeper"),
+        ("The user's sister is moving to Leeds", "The user is moving to Leeds"),
     ],
 )
 def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:
@@ -84,6 +88,9 @@ def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: st
         ("The user's manager is Ana", "The user's manager is Ana Silva"),
         ("The lease ends on March 14", "The lease ends on 14 March"),
         ("Priya Nair reviews the contracts", "The contracts are reviewed by Priya Nair"),
+        # One side alone quoting says the same; "the user's" in a reworded sentence is the user.
+        ("Sign off emails with 'Best, Sam'", "Sign off emails with Best, Sam"),
+        ("The user's rent is $900 a month", "The user pays $900 a month in rent"),
     ],
 )
 def test_a_rewording_is_no_other_reading(old: str, new: str) -> None:

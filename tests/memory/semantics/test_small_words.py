@@ -320,3 +320,8 @@ def test_least_holds_a_rule_back_but_at_least_bounds_it() -> None:
 def test_advice_is_not_a_possibility() -> None:
     assert strength_differs(*_pair("You should call first", "You could call first"))
     assert not strength_differs(*_pair("You can call first", "You could call first"))
+
+
+def test_under_a_negation_every_is_not_any() -> None:
+    assert quantifier_differs(*_pair("Don't email every client", "Don't email any client"))
+    assert not quantifier_differs(*_pair("Email every client", "Email any client"))

@@ -126,6 +126,8 @@ def another_reading(old: str, new: str) -> str:
         _only_moved(mine, theirs)
         or _owner_dropped(old, new)
         or _person_of_theirs_added(old, new)
+        or _owned_thing_put_in(mine, theirs)
+        or _quotes_differ(old, new)
         or _head_of_compound(old, new)
         or _swapped_for_a_plain_word(mine, theirs, old, new)
         or _list_item_dropped(old, new)
@@ -171,6 +173,46 @@ def _person_of_theirs_added(old: str, new: str) -> bool:
             if kin and owner in other_words and person not in other_words:
                 return True
     return False
+
+
+# Words in quotes, which stand for themselves: "the word 'simply'" is not "the word 'simple'".
+_QUOTED = re.compile(r"(?:(?<=\s)|^)[\"“‘']([^\"”’'\n]{1,60})[\"”’'](?!\w)")
+
+
+def _quotes_differ(old: str, new: str) -> bool:
+    """Whether both quote and quote differently (one side alone may quote what the other
+    says plainly: "sign off 'Best, Sam'" / "sign off with Best, Sam")."""
+    mine, theirs = _quoted(old), _quoted(new)
+    return bool(mine) and bool(theirs) and mine != theirs
+
+
+@lru_cache(maxsize=16384)
+def _quoted(text: str) -> frozenset[str]:
+    """What ``text`` quotes, each as written (case aside)."""
+    return frozenset(quote.casefold() for quote in _QUOTED.findall(text))
+
+
+# How many words a thing put in after its owner may have: "the user's UK clients".
+_OWNED_WORDS: Final = 3
+
+
+def _owned_thing_put_in(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """Whether one is the other with a thing of someone's put where that someone stood, all
+    else in place: "write for the user" / "write for the user's UK clients"."""
+    longer, shorter = (mine, theirs) if len(mine) > len(theirs) else (theirs, mine)
+    at = next(
+        (i for i, pair in enumerate(zip(longer, shorter, strict=False)) if pair[0] != pair[1]),
+        len(shorter),
+    )
+    if at >= len(shorter) or longer[at] != shorter[at] + "s":
+        return False  # the owner must stand where the other has it, possessive
+    added = len(longer) - len(shorter)
+    put_in = longer[at + 1 : at + 1 + added]
+    return (
+        0 < added <= _OWNED_WORDS
+        and not any(word in STOP_WORDS for word in put_in)
+        and longer[at + 1 + added :] == shorter[at + 1 :]
+    )
 
 
 def _list_item_dropped(old: str, new: str) -> bool:

@@ -35,9 +35,14 @@ def connective_differs(old: Sequence[str], new: Sequence[str]) -> bool:
 
 
 def quantifier_differs(old: Sequence[str], new: Sequence[str]) -> bool:
-    """Whether both quantify and claim differently: "all invoices" / "most invoices"."""
+    """Whether both quantify and claim differently: "all invoices" / "most invoices"; under a
+    negation "every" is not "any" ("not every weekend" is some, "not any weekend" none)."""
     mine, theirs = _quantities(tuple(old)), _quantities(tuple(new))
-    return bool(mine) and bool(theirs) and mine != theirs
+    if bool(mine) and bool(theirs) and mine != theirs:
+        return True
+    changed = word_changed(old, new)
+    negated = not _NEGATIONS.isdisjoint(old)
+    return negated and changed is not None and set(changed) in ({"every", "any"}, {"all", "any"})
 
 
 # Words before "little" that make it a size ("the little dog"), not an amount.
