@@ -199,11 +199,7 @@ _OWNED_WORDS: Final = 3
 def _owned_thing_put_in(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
     """Whether one is the other with a thing of someone's put where that someone stood, all
     else in place: "write for the user" / "write for the user's UK clients"."""
-    longer, shorter = (mine, theirs) if len(mine) > len(theirs) else (theirs, mine)
-    at = next(
-        (i for i, pair in enumerate(zip(longer, shorter, strict=False)) if pair[0] != pair[1]),
-        len(shorter),
-    )
+    longer, shorter, at = _apart(mine, theirs)
     if at >= len(shorter) or longer[at] != shorter[at] + "s":
         return False  # the owner must stand where the other has it, possessive
     added = len(longer) - len(shorter)
@@ -215,12 +211,21 @@ def _owned_thing_put_in(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
     )
 
 
+def _apart(
+    mine: tuple[str, ...], theirs: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...], int]:
+    """The longer of two word sequences, the shorter, and where they first differ."""
+    longer, shorter = (mine, theirs) if len(mine) > len(theirs) else (theirs, mine)
+    pairs = enumerate(zip(longer, shorter, strict=False))
+    return longer, shorter, next((i for i, (a, b) in pairs if a != b), len(shorter))
+
+
 def _list_item_dropped(old: str, new: str) -> bool:
     """Whether one is the other with one item of a list taken out: "laundry, vacuuming and the
     recycling" / "laundry and the recycling", "peanuts, shellfish and eggs" / "peanuts and
     shellfish"."""
     mine, theirs = _listed(old), _listed(new)
-    longer, shorter = (mine, theirs) if len(mine) > len(theirs) else (theirs, mine)
+    longer, shorter, _ = _apart(mine, theirs)
     if len(longer) == len(shorter) or "," not in longer or not {"and", "or"} & set(shorter):
         return False
     kept = tuple(word for word in shorter if word not in _SEPARATORS)
@@ -245,13 +250,9 @@ def _word_added(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
     """Whether one is the other with a word added that changes it: a particle after a word
     ("rents the flat" / "rents out the flat", "gave up coffee") or a word that moves a time
     ("until the holidays" / "until after the holidays")."""
-    longer, shorter = (mine, theirs) if len(mine) > len(theirs) else (theirs, mine)
+    longer, shorter, at = _apart(mine, theirs)
     if len(longer) != len(shorter) + 1:
         return False
-    at = next(
-        (i for i, pair in enumerate(zip(longer, shorter, strict=False)) if pair[0] != pair[1]),
-        len(shorter),
-    )
     if at == 0 or longer[:at] + longer[at + 1 :] != shorter:
         return False
     added, before = longer[at], longer[at - 1]
