@@ -282,6 +282,7 @@ def _name_extended(old: str, new: str) -> bool:
     return False
 
 
+@lru_cache(maxsize=16384)
 def _names(text: str) -> tuple[tuple[str, ...], ...]:
     """The names in ``text``, each as its words: not a small word or a verb that opens the
     sentence (capitalised anyway), nor a number before a name, nor a date ("March 14")."""
@@ -325,8 +326,9 @@ def _owners_reordered(old: str, new: str) -> bool:
     )
 
 
-def _owner_chains(text: str) -> list[tuple[str, ...]]:
-    return [words_of(_OWNED.sub("", chain)) for chain in _OWNER_CHAIN.findall(text.casefold())]
+@lru_cache(maxsize=16384)
+def _owner_chains(text: str) -> tuple[tuple[str, ...], ...]:
+    return tuple(words_of(_OWNED.sub("", chain)) for chain in _OWNER_CHAIN.findall(text.casefold()))
 
 
 @lru_cache(maxsize=16384)
