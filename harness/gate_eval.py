@@ -66,8 +66,11 @@ SETS = {
     # A fourteenth (2026-12-05), half instructions to an assistant: 100 and 100; held out for
     # one round, then tuned on.
     "mixed14": CORPORA / "dev" / "mixed_14.jsonl",
-    # A fifteenth (2026-12-05), what a person corrects about themselves: 100 and 100; held out.
+    # A fifteenth (2026-12-05), what a person corrects about themselves: 100 and 100; held out
+    # for one round, then tuned on.
     "mixed15": CORPORA / "dev" / "mixed_15.jsonl",
+    # A sixteenth (2026-12-05), every part of speech: 100 and 100; held out.
+    "mixed16": CORPORA / "dev" / "mixed_16.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -46,6 +46,7 @@ from credence.memory.semantics.readings import another_reading
         ("The user gave sugar last year", "The user gave up sugar last year"),
         ("The user's aunt's neighbour is a nurse", "The user's neighbour's aunt is a nurse"),
         ("The pool is shut until the weekend", "The pool is shut until after the weekend"),
+        ("The user keeps hens and a goat", "The user keeps hens and had a goat"),
         # A name of two words or more, grown, names another thing.
         ("The user writes in Google Docs", "The user writes in Google Docs Offline"),
         ("The user's laptop is a MacBook Air", "The user's laptop is a MacBook Air 13"),

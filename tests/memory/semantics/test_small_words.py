@@ -280,6 +280,14 @@ def test_steps_swapped_around_then_are_another_order() -> None:
     assert not runs_exchanged(*_pair("Test before you deploy", "Before you deploy, test"))
 
 
+def test_people_swapped_across_two_clauses_are_exchanged_roles() -> None:
+    assert runs_exchanged(
+        *_pair("Her son cooks and the user washes up", "The user cooks and her son washes up")
+    )
+    # Two whole clauses in the other order say the same.
+    assert not runs_exchanged(*_pair("Alice cooks and Bob cleans", "Bob cleans and Alice cooks"))
+
+
 def test_another_preposition_before_a_time_is_another_time() -> None:
     assert relation_swapped(*_pair("Rent is due by the 3rd", "Rent is due on the 3rd"))
     assert relation_swapped(*_pair("Pay the invoice by Friday", "Pay the invoice on Friday"))

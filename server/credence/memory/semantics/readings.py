@@ -242,14 +242,15 @@ def _list_item_dropped(old: str, new: str) -> bool:
 
 # Particles that make a verb another verb: "rents" / "rents out", "gave" / "gave up".
 _PARTICLES: Final = frozenset({"out", "up", "off", "away", "back", "down", "over"})
-# Words that move a time: "until the holidays" / "until after the holidays".
-_MOVING_A_TIME: Final = frozenset({"after", "before"})
+# Words that move a time: "until the holidays" / "until after the holidays", "has two cats
+# and a dog" / "has two cats and had a dog".
+_MOVING_A_TIME: Final = frozenset({"after", "before", "had", "was", "were"})
 
 
 def _word_added(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
     """Whether one is the other with a word added that changes it: a particle after a word
     ("rents the flat" / "rents out the flat", "gave up coffee") or a word that moves a time
-    ("until the holidays" / "until after the holidays")."""
+    ("until the holidays" / "until after the holidays", "and a dog" / "and had a dog")."""
     longer, shorter, at = _apart(mine, theirs)
     if len(longer) != len(shorter) + 1:
         return False
