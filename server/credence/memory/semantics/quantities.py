@@ -29,7 +29,7 @@ from credence.memory.semantics.statement_words import (
     TIMES,
     UNITS,
 )
-from credence.memory.semantics.tokens import fold_plural, word_at
+from credence.memory.semantics.tokens import MINUS_SIGNS, fold_plural, word_at
 
 
 def _read_ratio(lowered: list[str], position: int) -> tuple[str, str, int] | None:
@@ -118,14 +118,11 @@ def _number_joined_to_unit(low: str) -> tuple[str, str] | None:
     return _quantity(float(number), unit) if plain and plain.group(2) is None else None
 
 
-_MINUS: Final = "-−"
-
-
 def read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None:
     """A number, quantity or clock time at ``position``: (canonical, kind, tokens used); a
     minus before a number is its sign ("-18°C" is not "18°C")."""
     low = lowered[position]
-    if low[:1] not in _MINUS or not low[1:2].isdigit():
+    if low[:1] not in MINUS_SIGNS or not low[1:2].isdigit():
         return _unsigned_value(lowered, position)
     unsigned = _unsigned_value([*lowered[:position], low[1:], *lowered[position + 1 :]], position)
     if unsigned is None or not unsigned[0].startswith("#"):

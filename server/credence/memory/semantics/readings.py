@@ -21,6 +21,7 @@ from credence.memory.semantics.small_words import (
     degree_differs,
     direction_differs,
     doer_and_done_to_exchanged,
+    first_difference,
     in_or_out_differs,
     obligation_lifted,
     people_counted_differently,
@@ -216,8 +217,7 @@ def _apart(
 ) -> tuple[tuple[str, ...], tuple[str, ...], int]:
     """The longer of two word sequences, the shorter, and where they first differ."""
     longer, shorter = (mine, theirs) if len(mine) > len(theirs) else (theirs, mine)
-    pairs = enumerate(zip(longer, shorter, strict=False))
-    return longer, shorter, next((i for i, (a, b) in pairs if a != b), len(shorter))
+    return longer, shorter, first_difference(longer, shorter)
 
 
 def _list_item_dropped(old: str, new: str) -> bool:
@@ -261,13 +261,10 @@ def _word_added(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
     return particle or added in _MOVING_A_TIME
 
 
-# A name: capitalised words in a row, with the numbers and capitalised words that follow
-# ("Visual Studio Code", "iPhone 14 Pro"); the sentence's first word only when more follow.
-_NAME = re.compile(
-    r"\b[A-Z]\w*(?:[ \t]+(?:[A-Z]\w*|\d[\w.]*))*|\b[a-z]+[A-Z]\w*(?:[ \t]+(?:[A-Z]\w*|\d[\w.]*))*"
-)
-
-
+# A name: capitalised words in a row ("iPhone" counts), with the numbers and capitalised
+# words that follow ("Visual Studio Code", "iPhone 14 Pro").
+_NAME = re.compile(r"\b[a-z]*[A-Z]\w*(?:[ \t]+(?:[A-Z]\w*|\d[\w.]*))*")
+# The fewest words a name has before another grown from it counts as another name.
 _NAME_WORDS: Final = 2
 
 

@@ -45,12 +45,6 @@ def quantifier_differs(old: Sequence[str], new: Sequence[str]) -> bool:
     return negated and changed is not None and set(changed) in ({"every", "any"}, {"all", "any"})
 
 
-# Words before "little" that make it a size ("the little dog"), not an amount.
-_SIZED_BY: Final = frozenset(
-    {"the", "this", "that", "these", "those", "my", "your", "his", "her", "its", "our", "their"}
-)
-
-
 @lru_cache(maxsize=16384)
 def _quantities(words: tuple[str, ...]) -> frozenset[str]:
     """What the quantifiers in ``words`` claim: "a few" claims some and "few" hardly any, "not
@@ -82,6 +76,12 @@ def roles_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
     first, second = apart
     # Neighbours that swap are a rewording ("schedule meetings" / "meetings … scheduled").
     return second - first > 1 and old[first] == new[second] and old[second] == new[first]
+
+
+def first_difference(old: Sequence[str], new: Sequence[str]) -> int:
+    """Where two word sequences first differ: the shorter one's length if it begins the other."""
+    pairs = enumerate(zip(old, new, strict=False))
+    return next((i for i, (mine, theirs) in pairs if mine != theirs), min(len(old), len(new)))
 
 
 def word_changed(old: Sequence[str], new: Sequence[str]) -> tuple[str, str] | None:
@@ -177,7 +177,7 @@ def relation_swapped(old: Sequence[str], new: Sequence[str]) -> bool:
         theirs in _BOUNDS_IN_TIME and mine in _PREPOSITIONS
     ):
         return True  # "closed until Monday" / "closed on Monday", "the day of" / "day after"
-    at = next(i for i, pair in enumerate(zip(old, new, strict=True)) if pair[0] != pair[1])
+    at = first_difference(old, new)
     if _placed_in_time(old, at) and _placed_in_time(new, at):
         return True  # "filed by April 15" / "filed on April 15", "for two weeks" / "in two weeks"
     return {_LINKS.get(mine), _LINKS.get(theirs)} == {"be", "have"}
@@ -346,10 +346,8 @@ def runs_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
     old, new = tuple(old), tuple(new)
     if old == new or sorted(old) != sorted(new):
         return False
-    first = next(i for i, pair in enumerate(zip(old, new, strict=True)) if pair[0] != pair[1])
-    end = len(old) - next(
-        i for i, pair in enumerate(zip(old[::-1], new[::-1], strict=True)) if pair[0] != pair[1]
-    )
+    first = first_difference(old, new)
+    end = len(old) - first_difference(old[::-1], new[::-1])
     mine, theirs = old[first:end], new[first:end]
     return any(
         theirs == mine[len(mine) - tail :] + mine[head : len(mine) - tail] + mine[:head]
@@ -560,6 +558,8 @@ _CAUSATIVES: Final = frozenset({"had", "has", "have", "having", "got", "get", "g
 _DETERMINERS: Final = frozenset(
     {"a", "an", "the", "her", "his", "their", "my", "our", "its", "your", "this", "that"}
 )
+# Words before "little" that make it a size ("the little dog"), not an amount ("a little").
+_SIZED_BY: Final = _DETERMINERS - {"a", "an"} | {"these", "those"}
 _CAUSED_REACH: Final = 4
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from credence.memory.semantics.tokens import BOUND_COMPARATIVES
+from credence.memory.semantics.tokens import BOUND_COMPARATIVES, SIGN_BEFORE
 
 # Lessons are compared as canonical token sequences: fillers dropped, numbers and units folded
 # to one quantity token, comparatives and periods to one symbol, light stemming, a leading
@@ -16,7 +16,7 @@ RAW_TOKEN = re.compile(
     r"\d{1,3}(?:,\d{3})+(?:\.\d+)?"  # 10,000 or 1,250.5
     r"|\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?"  # 14:00, 2:30pm
     rf"|{_RATIO_PATTERN}"  # a ratio: 1:2, 16:9
-    r"|(?<![\w.])[-−]\d+(?:\.\d+)?[a-z%]*"  # a signed number: -18, −5, -3.5c
+    rf"|{SIGN_BEFORE}\d+(?:\.\d+)?[a-z%]*"  # a signed number: -18, −5, -3.5c
     r"|[@#]?\w+(?:[.\-_/+]\w+)*[+#]*"  # words, versions, regions, next.js, c++, c#
     r"|[%$€£,;]",
 )

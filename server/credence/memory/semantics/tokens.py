@@ -342,7 +342,10 @@ def _punctuation_to_space(match: re.Match[str]) -> str:
 PLURAL_OWNER: Final = "'"
 # A number's sign, kept in a key as the minus sign (a symbol, not punctuation): "-18" / "−18".
 MINUS: Final = "−"
-_SIGNED: Final = re.compile(r"(?<![\w.])[-−](?=\d)")
+# The marks that may sign a number, and where one stands: not inside a word or a range ("5-10").
+MINUS_SIGNS: Final = "-−"
+SIGN_BEFORE: Final = rf"(?<![\w.])[{MINUS_SIGNS}]"
+_SIGNED: Final = re.compile(rf"{SIGN_BEFORE}(?=\d)")
 # Punctuation that carries meaning: "5%" is not "5", "C#" is not "C", "sisters'" not "sister's".
 _MEANINGFUL_MARKS: Final = frozenset("%#") | {PLURAL_OWNER}
 
