@@ -6,7 +6,8 @@ Each bench file exposes ``measure() -> list[dict]`` with keys name, unit ("ms" |
 figure adds ``healthz_per_s`` (the same server's GET /healthz throughput, measured in the same
 run) and ``ratio`` (a number, or {"median", "p10", "p90"} over runs); with ``ratio_target`` its
 verdict is judged on the ratio rather than the absolute figure. Every file runs in its own
-subprocess, so an import error or a crash shows up as a FAILED row and the other files still run.
+subprocess, so an import error or a crash shows up as a FAILED row and the other files still run;
+that process multiplies matrices on the threads the server does.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ UNITS = ("ms", "per_s", "KB", "ratio", "tokens", "count", "h")
 # else the bench prints cannot be mistaken for results.
 _CHILD = f"""
 import importlib, json, sys
+from credence.memory.semantics.model import limit_blas_threads
+limit_blas_threads()  # the compute threads the server runs with (services.open_services)
 figures = importlib.import_module(sys.argv[1]).measure()
 print({MARKER!r})
 print(json.dumps(figures, allow_nan=True, default=str))

@@ -19,6 +19,7 @@ from credence.memory.lifecycle.beliefs import BeliefHooks, BeliefService
 from credence.memory.read.context import ContextService, new_context_service
 from credence.memory.semantics.embedders import make_embedder
 from credence.memory.semantics.judge import JUDGE_TIMEOUT_S, LLMJudge
+from credence.memory.semantics.model import limit_blas_threads
 from credence.notify.endpoints import EndpointPolicy, push_client
 from credence.notify.runtime import PushParts
 from credence.reflection.deps import ReflectionDeps
@@ -82,6 +83,7 @@ async def open_services(
     The app's lifespan, the CLI and the tests all build their ``Services`` here, so they are
     wired alike. ``embedder`` replaces the configured one (tests share a loaded model).
     """
+    limit_blas_threads()
     store = make_store(settings.database_url, settings.database_path)
     await store.open()
     async with AsyncExitStack() as stack:

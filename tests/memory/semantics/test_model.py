@@ -126,3 +126,41 @@ def test_tokens_are_counted_with_the_bundled_wordpiece_tokenizer_untruncated() -
     assert model.count_tokens("unbelievably") > 1
     long_text = "deploy the billing service " * 200  # 800 words, past the model's 256
     assert model.count_tokens(long_text) == 200 * model.count_tokens("deploy the billing service")
+
+
+_BLAS_SCRIPT = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from pathlib import Path
+    from threadpoolctl import threadpool_info
+    from credence.services import open_services
+    from credence.settings import Settings
+
+    def blas_threads():
+        return [pool["num_threads"] for pool in threadpool_info() if pool["user_api"] == "blas"]
+
+    async def main():
+        before = blas_threads()
+        settings = Settings(data_dir=Path(sys.argv[1]), scheduler=False)
+        async with open_services(settings, embedder=None):
+            print(json.dumps({"before": before, "serving": blas_threads()}))
+
+    asyncio.run(main())
+    """
+)
+
+
+def test_services_multiply_matrices_on_one_blas_thread(tmp_path: Path) -> None:
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "2"}
+    completed = subprocess.run(
+        [sys.executable, "-c", _BLAS_SCRIPT, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr
+    threads = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert threads["before"] == [2], "numpy's OpenBLAS should start with the threads it was given"
+    assert threads["serving"] == [model.BLAS_THREADS] == [1]

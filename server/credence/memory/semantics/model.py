@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from credence.embed import EmbeddingUnavailable, check_texts, normalize_rows
 from credence.memory.semantics.fusion import fuse_int8_matmuls
@@ -40,9 +41,19 @@ MAX_TOKENS = 256
 # event loop and other requests on the same two cores) a second thread more than doubled
 # the time of one belief (bench_retrieval: 55 ms vs 102 ms on a saturated machine).
 THREADS = 1
+# BLAS (numpy's ``@``) likewise: a second worker thread halves an idle machine's matrix product,
+# but when the cores are busy it waits for them, and the gate's p90 over 10,000 beliefs went from
+# 1 ms to 10-20 ms per proposal. One thread still multiplies twice as fast as numpy's einsum.
+BLAS_THREADS = 1
 # Below these sizes the call stays on the event loop; a thread hop costs more than the work.
 INLINE_MAX_TEXTS = 4
 INLINE_MAX_CHARS = 2_000
+
+
+def limit_blas_threads() -> None:
+    """Run numpy's BLAS on BLAS_THREADS threads for this process: a server's requests, not
+    its matrix products, are what should share the cores."""
+    threadpool_limits(BLAS_THREADS, user_api="blas")
 
 
 def _sha256(path: Path) -> str:
