@@ -134,27 +134,28 @@ BLIND_SETS = [
     # after set 8 and after set 10; paraphrases caught 63, then 65 at all three.
     ("mixed9", 200, 0, 65),
     # Corrections rejected 16 of 100 at 47d1354, 11 as found (after sets 2 to 8), then 4;
-    # paraphrases caught 65, then 64 at both. Left: two idioms ("has their back" / "is on their
-    # back"), "the senior engineer" / "a senior engineer", "in fifth grade" / "fifth in his grade".
-    ("mixed10", 200, 4, 64),
+    # paraphrases caught 65, then 64 at both, then 69 (word orders and spelt numbers read as
+    # such). Left: two idioms ("has their back" / "is on their back"), "the senior engineer" /
+    # "a senior engineer", "in fifth grade" / "fifth in his grade".
+    ("mixed10", 200, 4, 69),
     # Corrections rejected 16 of 100 at 47d1354, 8 as found, 7 after set 10, 2, 1 after set 14,
-    # then 0; paraphrases caught 63, 62, 62, then 63.
-    ("mixed11", 200, 0, 63),
+    # then 0; paraphrases caught 63, 62, 62, 63, then 66.
+    ("mixed11", 200, 0, 66),
     # Corrections rejected 7 of 100 at 47d1354, 4 as found (after set 10) and after set 11,
-    # then 1; paraphrases caught 55, then 57. Left: "the user's brother-in-law lent them" / "the
+    # then 1; paraphrases caught 55, 57, then 59. Left: "the user's brother-in-law lent them" / "the
     # user lent their brother-in-law" (a hyphenated noun splits into three words).
-    ("mixed12", 200, 1, 57),
+    ("mixed12", 200, 1, 59),
     # Corrections rejected 4 of 100 at 47d1354, 4 as found (after set 11) and after set 12, then
-    # 2; paraphrases caught 69, then 70. Left: two scopes widened or narrowed in other words
+    # 2; paraphrases caught 69, 70, then 74. Left: two scopes widened or narrowed in other words
     # ("client-facing documents" / "all documents").
-    ("mixed13", 200, 2, 70),
+    ("mixed13", 200, 2, 74),
     # Corrections rejected 13 of 100 at 47d1354, 9 as found (after set 12), 8 after set 13,
-    # then 3; paraphrases caught 65 throughout. Left: "decaf coffee" / "coffee" (a word dropped
+    # then 3; paraphrases caught 65, then 68. Left: "decaf coffee" / "coffee" (a word dropped
     # reads as saying less), "feature branches" / "any branch", "owns" / "uses".
-    ("mixed14", 200, 3, 65),
+    ("mixed14", 200, 3, 68),
     # Corrections rejected 7 of 100 at 47d1354, 2 as found (after set 13) and after set 14, then
-    # 1; paraphrases caught 64 throughout. Left: "splits the rent evenly" / "splits the rent".
-    ("mixed15", 200, 1, 64),
+    # 1; paraphrases caught 64, then 68. Left: "splits the rent evenly" / "splits the rent".
+    ("mixed15", 200, 1, 68),
     # Held out: corrections rejected 7 of 100 at 47d1354, 3 as found (after set 14) and after
     # set 15; paraphrases caught 53, then 56 at both. Floors, not goals.
     ("mixed16", 200, 3, 56),

@@ -28,6 +28,9 @@ from credence.memory.semantics.wording import words_of
         ("The commute takes three quarters of an hour", "The commute takes 45 minutes"),
         ("Bedtime is eight o'clock in the evening", "Bedtime is 8 pm"),
         ("Bedtime is nine o'clock", "Bedtime is 9:00"),
+        ("The user is thirty-four", "The user is 34"),
+        ("Keep ninety-nine tickets", "Keep 99 tickets"),
+        ("The office is on the fourth floor", "The office is on the 4th floor"),
     ],
 )
 def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -> None:
@@ -44,6 +47,13 @@ def test_an_ordinal_in_words_is_a_date_only_in_the_shape_of_one() -> None:
     assert "@--03-15" in statement("The report is due on the fifteenth of March").canons
     assert "#1th" not in statement("Address the user by their first name").canons
     assert "#1th" not in statement("Put the first draft in the shared folder").canons
+    assert "#2th" not in statement("Ask for the second opinion").canons
+    assert "#3th" not in statement("Cancel every third meeting").canons
+
+
+def test_a_hyphen_joins_only_tens_and_units() -> None:
+    assert "#34" in statement("The user is thirty-four").canons
+    assert "#5" not in statement("Plan two-three meetings a day").canons  # a range, not a sum
 
 
 def test_a_period_after_a_counted_thing_is_a_rate() -> None:

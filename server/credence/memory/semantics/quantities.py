@@ -53,12 +53,18 @@ def _format_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:g}"
 
 
+_TENS: Final = frozenset(range(20, 100, 10))
+
+
 def _number_words(lowered: list[str], start: int) -> tuple[float, int] | None:
     """Parse "five", "twenty five", "two hundred" at ``start``: (value, tokens used)."""
     total, current, used = 0.0, 0.0, 0
     for word in lowered[start:]:
+        tens, _, units = word.partition("-")
         if word in NUMBER_WORDS:
             current += NUMBER_WORDS[word]
+        elif NUMBER_WORDS.get(tens, 0) in _TENS and 0 < NUMBER_WORDS.get(units, 0) < 10:
+            current += NUMBER_WORDS[tens] + NUMBER_WORDS[units]  # "thirty-four"
         elif word in NUMBER_SCALES and (current or used == 0):
             scale = NUMBER_SCALES[word]
             current = (current or 1.0) * scale
@@ -330,8 +336,10 @@ def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | 
     if ordinal:
         return f"#{ordinal.group(1)}th", "number", 1
     # "the first of each month", "the fifteenth of March": a day of the month, as "1st" is.
-    dated = word_at(lowered, position - 1) == "the" and word_at(lowered, position + 1) == "of"
-    if low in ORDINAL_WORDS and dated:
+    # "the fourth floor" is "the 4th floor"; "the first" and "the second" are too often no rank.
+    after_the = word_at(lowered, position - 1) == "the"
+    dated = after_the and word_at(lowered, position + 1) == "of"
+    if low in ORDINAL_WORDS and (dated or (after_the and ORDINAL_WORDS[low] > 2)):
         return f"#{ORDINAL_WORDS[low]}th", "number", 1
     start = position
     times = 1.0

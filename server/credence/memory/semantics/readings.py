@@ -11,6 +11,7 @@ from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shif
 from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, complemented
 from credence.memory.semantics.coverage import answers
 from credence.memory.semantics.lexicon import PEOPLE
+from credence.memory.semantics.order import first_difference
 from credence.memory.semantics.quantities import share_differs
 from credence.memory.semantics.small_words import (
     alternation_differs,
@@ -21,7 +22,6 @@ from credence.memory.semantics.small_words import (
     degree_differs,
     direction_differs,
     doer_and_done_to_exchanged,
-    first_difference,
     in_or_out_differs,
     obligation_lifted,
     people_counted_differently,

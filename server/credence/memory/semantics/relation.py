@@ -10,6 +10,7 @@ import msgspec
 from credence.memory.semantics.bounds import complemented, same_limit, the_bound
 from credence.memory.semantics.coverage import answers, opens, reworded
 from credence.memory.semantics.lexicon import FEELING_VERBS
+from credence.memory.semantics.order import restated
 from credence.memory.semantics.preference import sides_exchanged
 from credence.memory.semantics.readings import another_reading
 from credence.memory.semantics.slots import opening_swap, synonyms_agree, value_swap
@@ -210,6 +211,8 @@ def relate(old: str, new: str, cosine: float) -> Relation:
     a duplicate: at worst it goes to a reviewer, unsettled.
     """
     old, new = joined_compounds(contrast_worded(old), contrast_worded(new))
+    if restated(words_of(old), words_of(new)):
+        return Relation("duplicate", max(cosine, DUPLICATE_COSINE), evidence="the same, reordered")
     relation = _relate(old, new, cosine)
     if relation.kind == "duplicate" and key(old) != key(new):
         if sides_exchanged(words_of(old), words_of(new)):

@@ -9,6 +9,7 @@ from typing import Final
 
 from credence.memory.semantics.dates import ORDINAL_WORDS
 from credence.memory.semantics.lexicon import PEOPLE
+from credence.memory.semantics.order import first_difference, swap_middles
 from credence.memory.semantics.statement_words import MONTHS, NUMBER_WORDS, PAST_FORMS, WEEKDAYS
 from credence.memory.semantics.statements import stem
 from credence.memory.semantics.tokens import STOP_WORDS
@@ -76,12 +77,6 @@ def roles_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
     first, second = apart
     # Neighbours that swap are a rewording ("schedule meetings" / "meetings … scheduled").
     return second - first > 1 and old[first] == new[second] and old[second] == new[first]
-
-
-def first_difference(old: Sequence[str], new: Sequence[str]) -> int:
-    """Where two word sequences first differ: the shorter one's length if it begins the other."""
-    pairs = enumerate(zip(old, new, strict=False))
-    return next((i for i, (mine, theirs) in pairs if mine != theirs), min(len(old), len(new)))
 
 
 def word_changed(old: Sequence[str], new: Sequence[str]) -> tuple[str, str] | None:
@@ -344,17 +339,8 @@ def runs_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
     the cat" / "the cat bit the dog". (Clauses reordered around "is", "KLM is the user's
     airline" / "the user's airline is KLM", are not.)"""
     old, new = tuple(old), tuple(new)
-    if old == new or sorted(old) != sorted(new):
-        return False
-    first = first_difference(old, new)
-    end = len(old) - first_difference(old[::-1], new[::-1])
-    mine, theirs = old[first:end], new[first:end]
-    return any(
-        theirs == mine[len(mine) - tail :] + mine[head : len(mine) - tail] + mine[:head]
-        and _relates_one_way(mine[head : len(mine) - tail])
-        for head in range(1, len(mine))
-        for tail in range(1, len(mine) - head)
-    )
+    mine = old[first_difference(old, new) :]
+    return any(_relates_one_way(mine[start:end]) for start, end in swap_middles(old, new))
 
 
 def _relates_one_way(between: tuple[str, ...]) -> bool:

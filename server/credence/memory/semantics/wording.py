@@ -319,6 +319,8 @@ def spelling(word: str) -> str:
     for british, american in (("is", "iz"), ("ys", "yz")):
         if word.endswith(british):
             return word[: -len(british)] + american
+    if len(word) > 3 and word.endswith(("tr", "br")):
+        return word[:-1] + "er"  # the stem of "centre" or "fibre", its final e cut
     return word
 
 

@@ -1,0 +1,158 @@
+"""Word orders that keep a statement's meaning: phrases fronted, items swapped, comparisons
+turned around."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import pairwise
+from typing import Final
+
+from credence.memory.semantics.statement_words import PAST_FORMS
+from credence.memory.semantics.statements import stem
+from credence.memory.semantics.thesaurus import COMMON_VERBS
+
+# Words that open a phrase of time or condition, which may stand at either end of a statement:
+# "on Fridays", "every night", "before the release", "unless it rains". Not "with" or "for",
+# which as often tie a thing to the noun before them ("the meeting with the client").
+_OPENERS: Final = frozenset(
+    {"on", "at", "in", "every", "each", "before", "after", "during", "since", "until", "till"}
+    | {"when", "whenever", "unless", "once"}
+)
+# Words whose reach a moved phrase would leave or enter: "only drinks coffee in the morning"
+# is not "in the morning, only drinks coffee".
+_SCOPED: Final = frozenset({"only", "just", "even", "also", "too", "either"})
+# Comparisons that say the same thing with their two sides exchanged: "A is older than B" is
+# "B is younger than A".
+_CONVERSES: Final = {
+    "older": "younger",
+    "taller": "shorter",
+    "bigger": "smaller",
+    "larger": "smaller",
+    "heavier": "lighter",
+    "higher": "lower",
+    "earlier": "later",
+    "above": "below",
+    "over": "under",
+    "before": "after",
+    "more": "less",
+    "ahead": "behind",
+    "precedes": "follows",
+}
+_CONVERSE_OF: Final = _CONVERSES | {right: left for left, right in _CONVERSES.items()}
+_VERBS: Final = frozenset(stem(word) for word in COMMON_VERBS)
+
+
+def restated(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether ``new`` says ``old`` in its very words, only ordered otherwise: phrases moved
+    from one end to the other ("… renews on January 1 each year" / "Each year on January 1,
+    … renews"), two listed things swapped ("eggs and milk" / "milk and eggs"), or a comparison
+    turned around ("The son is older than the daughter" / "The daughter is younger than the
+    son"), or put in the passive ("The user bought the house" / "The house was bought by the
+    user"). Word sequences as :func:`wording.words_of` gives."""
+    old, new = tuple(old), tuple(new)
+    return old != new and (
+        phrases_moved(old, new)
+        or _items_swapped(old, new)
+        or _turned_around(old, new)
+        or _in_the_passive(old, new)
+        or _in_the_passive(new, old)
+    )
+
+
+def phrases_moved(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether one side is the other with whole phrases from its end put at its front."""
+    old, new = tuple(old), tuple(new)
+    if sorted(old) != sorted(new) or old == new or not _SCOPED.isdisjoint(old):
+        return False
+    return _fronted(old, new) or _fronted(new, old)
+
+
+def _fronted(trailing: tuple[str, ...], leading: tuple[str, ...]) -> bool:
+    for cut in range(1, len(trailing)):
+        core, moved = trailing[:cut], trailing[cut:]
+        if moved[0] in _OPENERS and leading[len(moved) :] == core:
+            front = leading[: len(moved)]
+            if front[0] in _OPENERS and sorted(_phrases(moved)) == sorted(_phrases(front)):
+                return True
+    return False
+
+
+def _phrases(words: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """``words`` cut before each opening word: "on may 3 at 11 40 pm" → two phrases."""
+    cuts = [i for i, word in enumerate(words) if word in _OPENERS and i > 0]
+    edges = [0, *cuts, len(words)]
+    return [words[start:end] for start, end in pairwise(edges)]
+
+
+def _items_swapped(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
+    """Whether two things either side of a lone "and" or "or" traded places, all else in
+    place. Not numbers ("between 9 and 5" is a range), nor actions ("married and had a child"
+    tells an order)."""
+    if len(old) != len(new):
+        return False
+    apart = [i for i, pair in enumerate(zip(old, new, strict=True)) if pair[0] != pair[1]]
+    if len(apart) != 2 or apart[1] - apart[0] != 2:
+        return False
+    first, second = apart
+    items = old[first], old[second]
+    return (
+        old[first + 1] in ("and", "or")
+        and (new[first], new[second]) == (items[1], items[0])
+        and old[first - 1 : first] != ("between",)
+        and not any(character.isdigit() for character in "".join(items))
+        and not any(stem(item) in _VERBS for item in items)
+    )
+
+
+def _in_the_passive(active: tuple[str, ...], passive: tuple[str, ...]) -> bool:
+    """Whether ``passive`` is ``active`` (doer, verb, done-to, the rest) said as done-to,
+    "was"/"is" and the verb, "by" the doer, the rest, in the same tense."""
+    if "by" not in passive or len(passive) != len(active) + 2:
+        return False
+    for at, verb in enumerate(active[1:-1], 1):
+        doer = active[:at]
+        for end in range(at + 2, len(active) + 1):
+            done_to, rest = active[at + 1 : end], active[end:]
+            said = passive[len(done_to) :]
+            if passive[: len(done_to)] != done_to or said[2:] != ("by", *doer, *rest):
+                continue
+            auxiliary, participle = said[0], said[1]
+            past = verb in PAST_FORMS or verb.endswith("ed")
+            if auxiliary in (("was", "were") if past else ("is", "are")) and (
+                stem(verb) == stem(participle)
+            ):
+                return True
+    return False
+
+
+def _turned_around(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
+    """Whether ``new``, its one comparison word put as its converse, is ``old`` with the two
+    runs either side of that word exchanged."""
+    at = [i for i, word in enumerate(new) if word in _CONVERSE_OF]
+    if len(at) != 1 or len(old) != len(new):
+        return False
+    (where,) = at
+    flipped = (*new[:where], _CONVERSE_OF[new[where]], *new[where + 1 :])
+    first = first_difference(old, flipped)
+    return any(first + start <= where < first + end for start, end in swap_middles(old, flipped))
+
+
+def first_difference(old: Sequence[str], new: Sequence[str]) -> int:
+    """Where two word sequences first differ: the shorter one's length if it begins the other."""
+    pairs = enumerate(zip(old, new, strict=False))
+    return next((i for i, (mine, theirs) in pairs if mine != theirs), min(len(old), len(new)))
+
+
+def swap_middles(old: Sequence[str], new: Sequence[str]) -> Iterator[tuple[int, int]]:
+    """Each (start, end) of the words left in place between two runs whose exchange turns
+    ``old`` into ``new``, counted from where the two first differ."""
+    old, new = tuple(old), tuple(new)
+    if old == new or sorted(old) != sorted(new):
+        return
+    first = first_difference(old, new)
+    end = len(old) - first_difference(old[::-1], new[::-1])
+    mine, theirs = old[first:end], new[first:end]
+    for head in range(1, len(mine)):
+        for tail in range(1, len(mine) - head):
+            if theirs == mine[len(mine) - tail :] + mine[head : len(mine) - tail] + mine[:head]:
+                yield head, len(mine) - tail

@@ -1,0 +1,81 @@
+"""Word orders that keep a statement's meaning, and the ones that do not."""
+
+from __future__ import annotations
+
+import pytest
+
+from credence.memory.semantics.order import phrases_moved, restated, swap_middles
+from credence.memory.semantics.wording import words_of
+
+
+def _restated(old: str, new: str) -> bool:
+    """Asked both ways round: a restatement is one whichever side is in memory."""
+    first, second = words_of(old), words_of(new)
+    both = restated(first, second), restated(second, first)
+    assert both[0] == both[1], (old, new)
+    return both[0]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "The user's lease renews on May 1 each year",
+            "Each year on May 1, the user's lease renews",
+        ),
+        ("The backup runs every six hours", "Every six hours the backup runs"),
+        ("Call the user before the release", "Before the release, call the user"),
+        ("The user eats fish on Fridays", "On Fridays the user eats fish"),
+        ("The user keeps eggs and milk in stock", "The user keeps milk and eggs in stock"),
+        (
+            "The user's son is older than their daughter",
+            "The user's daughter is younger than their son",
+        ),
+        ("The office is above the cafeteria", "The cafeteria is below the office"),
+        ("The standup comes before the review", "The review comes after the standup"),
+        ("The user bought the house in 2018", "The house was bought by the user in 2018"),
+        ("The user's sister feeds the cat", "The cat is fed by the user's sister"),
+    ],
+)
+def test_the_same_words_reordered_say_the_same(old: str, new: str) -> None:
+    assert _restated(old, new)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # "only" reaches another word once the phrase moves.
+        (
+            "The user only drinks coffee in the morning",
+            "In the morning the user only drinks coffee",
+        ),
+        ("Work between 9 and 5", "Work between 5 and 9"),  # a range, not a list
+        ("The user got married and had a child", "The user had a child and got married"),
+        (
+            "The user's son is older than their daughter",
+            "The user's daughter is older than their son",
+        ),
+        (
+            "The user's son is older than their daughter",
+            "The user's son is younger than their daughter",
+        ),
+        ("The user bought the house in 2018", "The user was bought by the house in 2018"),
+        ("The user bought the house in 2018", "The house is bought by the user in 2018"),  # tense
+        ("The dog bit the cat", "The cat bit the dog"),
+        ("The user sends reports to Ana", "Ana sends reports to the user"),
+    ],
+)
+def test_reorders_that_change_who_what_or_when_are_not_restatements(old: str, new: str) -> None:
+    assert not _restated(old, new)
+
+
+def test_a_phrase_moves_only_whole() -> None:
+    old = words_of("Remind the user before the meeting with the client")
+    assert not phrases_moved(old, words_of("With the client, remind the user before the meeting"))
+    assert phrases_moved(old, words_of("Before the meeting with the client, remind the user"))
+
+
+def test_swap_middles_names_the_words_between_the_exchanged_runs() -> None:
+    old, new = words_of("the dog bit the cat"), words_of("the cat bit the dog")
+    assert [old[1:][start:end] for start, end in swap_middles(old, new)] == [("bit", "the")]
+    assert list(swap_middles(old, old)) == []
