@@ -156,9 +156,10 @@ BLIND_SETS = [
     # Corrections rejected 7 of 100 at 47d1354, 2 as found (after set 13) and after set 14, then
     # 1; paraphrases caught 64, then 68. Left: "splits the rent evenly" / "splits the rent".
     ("mixed15", 200, 1, 68),
-    # Held out: corrections rejected 7 of 100 at 47d1354, 3 as found (after set 14) and after
-    # set 15; paraphrases caught 53, then 56 at both. Floors, not goals.
-    ("mixed16", 200, 3, 56),
+    # Held out until set 17 was written: corrections rejected 7 of 100 at 47d1354, 3 as found
+    # (after set 14) and after set 15; paraphrases caught 53, then 56 at both, then 57 (negation
+    # words). Floors, not goals.
+    ("mixed16", 200, 3, 57),
 ]
 
 

@@ -81,6 +81,10 @@ def test_content_tokens_drop_stop_words_negations_and_fold_plurals() -> None:
         "The team steers clear of Friday meetings",
         "Stay away from fried food",
         "Fridays are off-limits for deploys",
+        "The user is unable to drive at night",
+        "The user has yet to pay the deposit",
+        "The user abstains from alcohol",
+        "A knee injury prevents the user from running",
     ],
 )
 def test_negation_markers(text: str) -> None:
@@ -99,6 +103,8 @@ def test_negation_markers(text: str) -> None:
         "Invite no fewer than three reviewers",
         "Keep the build clear of warnings",
         "The user stays at the Hilton",
+        "The user is able to drive at night",
+        "The user has paid the deposit, yet owes the rent",
     ],
 )
 def test_positive_statements_are_not_negative(text: str) -> None:
@@ -146,6 +152,7 @@ def test_analyse_matches_the_separate_functions() -> None:
         ("Run the linter every day", "Run the linter daily"),
         ("Schedule it for 2pm", "Schedule it for 14:00"),
         ("Keep PRs to no more than 400 lines", "Keep PRs to at most 400 lines"),
+        ("The user can't drive at night", "The user is unable to drive at night"),
     ],
 )
 def test_statements_normalise_paraphrases_to_one_bag(left: str, right: str) -> None:

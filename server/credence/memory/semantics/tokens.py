@@ -60,6 +60,14 @@ NEGATION_WORDS: frozenset[str] = frozenset(
         "refrains",
         "refrained",
         "refraining",
+        "abstain",
+        "abstains",
+        "abstained",
+        "abstaining",
+        "prevent",
+        "prevents",
+        "prevented",
+        "preventing",
         "without",
     }
 )
@@ -262,13 +270,14 @@ def bounds_a_value(tokens: list[str] | tuple[str, ...], position: int) -> bool:
 _ACCUSTOMED_AFTER: Final = frozenset(
     {"be", "is", "are", "am", "was", "were", "been", "being", "get", "gets", "got", "getting"}
 )
-_FAIL: Final = frozenset({"fail", "fails", "failed", "failing"})
+_FAIL: Final = frozenset({"fail", "fails", "failed", "failing", "unable", "yet"})
 
 
 def negating_verb(tokens: list[str] | tuple[str, ...], position: int) -> bool:
     """Whether the token at ``position`` opens "used to" (a past habit, no longer so), "fail
-    to" ("fails to finish" is "does not finish"), or a phrase of avoiding ("steer clear of",
-    "stay away from", "off limits"), each read as a negation."""
+    to" ("fails to finish" is "does not finish"), "unable to", "yet to" ("is yet to finish"),
+    or a phrase of avoiding ("steer clear of", "stay away from", "off limits"), each read as a
+    negation."""
     following = tokens[position + 1] if position + 1 < len(tokens) else ""
     return (
         past_habit(tokens, position)
