@@ -69,8 +69,11 @@ SETS = {
     # A fifteenth (2026-12-05), what a person corrects about themselves: 100 and 100; held out
     # for one round, then tuned on.
     "mixed15": CORPORA / "dev" / "mixed_15.jsonl",
-    # A sixteenth (2026-12-05), every part of speech: 100 and 100; held out.
+    # A sixteenth (2026-12-05), every part of speech: 100 and 100; held out for two rounds,
+    # then tuned on.
     "mixed16": CORPORA / "dev" / "mixed_16.jsonl",
+    # A seventeenth (2026-12-05), no two pairs of one kind: 100 and 100; held out.
+    "mixed17": CORPORA / "dev" / "mixed_17.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -31,6 +31,7 @@ from credence.memory.semantics.wording import words_of
         ("The user is thirty-four", "The user is 34"),
         ("Keep ninety-nine tickets", "Keep 99 tickets"),
         ("The office is on the fourth floor", "The office is on the 4th floor"),
+        ("The user's daughter is 7", "The user's daughter is seven years old"),
     ],
 )
 def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -> None:
@@ -49,6 +50,12 @@ def test_an_ordinal_in_words_is_a_date_only_in_the_shape_of_one() -> None:
     assert "#1th" not in statement("Put the first draft in the shared folder").canons
     assert "#2th" not in statement("Ask for the second opinion").canons
     assert "#3th" not in statement("Cancel every third meeting").canons
+
+
+def test_an_age_in_years_is_the_bare_number_and_other_ages_keep_their_unit() -> None:
+    assert "#7" in statement("The user's daughter is 7 years old").canons
+    assert "#7months" in statement("The user's son is seven months old").canons
+    assert "#220752000time" in statement("The user worked there 7 years").canons
 
 
 def test_a_hyphen_joins_only_tens_and_units() -> None:

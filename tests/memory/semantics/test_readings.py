@@ -54,6 +54,13 @@ from credence.memory.semantics.readings import another_reading
         ('Never write "utilize" in reports', 'Never write "utilise" in reports'),
         ("Forward the receipts to the user", "Forward the receipts to the user's bookkeeper"),
         ("The user's sister is moving to Leeds", "The user is moving to Leeds"),
+        # A word that makes its noun another thing: a half marathon is no marathon.
+        ("The user is running a half marathon", "The user is running a marathon"),
+        ("The user's former manager is Ana", "The user's manager is Ana"),
+        ("The user is the vice president of sales", "The user is the president of sales"),
+        # The one against one of several.
+        ("The user is the founder of Acme", "The user is a founder of Acme"),
+        ("The user is the owner of the cafe", "The user is an owner of the cafe"),
     ],
 )
 def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:
@@ -92,6 +99,9 @@ def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: st
         # One side alone quoting says the same; "the user's" in a reworded sentence is the user.
         ("Sign off emails with 'Best, Sam'", "Sign off emails with Best, Sam"),
         ("The user's rent is $900 a month", "The user pays $900 a month in rent"),
+        # "half" in an amount, "the"/"a" before no role.
+        ("Lunch takes half an hour", "Lunch takes 30 minutes"),
+        ("The user has a dog", "The user has the dog"),
     ],
 )
 def test_a_rewording_is_no_other_reading(old: str, new: str) -> None:

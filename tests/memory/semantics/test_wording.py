@@ -134,6 +134,13 @@ def test_words_that_change_meaning_when_joined_stay_apart() -> None:
 def test_a_not_that_sets_one_thing_against_another_negates_nothing() -> None:
     assert contrast_worded("Use tabs, not spaces") == "Use tabs rather than spaces"
     assert contrast_worded("Use tabs,not spaces") == "Use tabs rather than spaces"
+
+
+def test_nobody_but_and_except_when_are_said_plainly() -> None:
+    assert contrast_worded("Nobody but Ana may merge") == "only Ana may merge"
+    assert contrast_worded("No one except Ana may merge") == "only Ana may merge"
+    assert contrast_worded("Reply in German except when asked") == "Reply in German unless asked"
+    assert contrast_worded("Nobody may merge") == "Nobody may merge"
     # "not even" and "not only" still intensify a negation; a "not" without a comma negates.
     assert contrast_worded("Never use tabs, not even in Makefiles") == (
         "Never use tabs, not even in Makefiles"

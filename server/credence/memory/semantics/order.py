@@ -47,8 +47,9 @@ def restated(old: Sequence[str], new: Sequence[str]) -> bool:
     from one end to the other ("… renews on January 1 each year" / "Each year on January 1,
     … renews"), two listed things swapped ("eggs and milk" / "milk and eggs"), or a comparison
     turned around ("The son is older than the daughter" / "The daughter is younger than the
-    son"), or put in the passive ("The user bought the house" / "The house was bought by the
-    user"). Word sequences as :func:`wording.words_of` gives."""
+    son"), put in the passive ("The user bought the house" / "The house was bought by the
+    user"), or its place put first ("The user lives in Lima" / "Lima is where the user
+    lives"). Word sequences as :func:`wording.words_of` gives."""
     old, new = tuple(old), tuple(new)
     return old != new and (
         phrases_moved(old, new)
@@ -56,6 +57,8 @@ def restated(old: Sequence[str], new: Sequence[str]) -> bool:
         or _turned_around(old, new)
         or _in_the_passive(old, new)
         or _in_the_passive(new, old)
+        or _cleft(old, new)
+        or _cleft(new, old)
     )
 
 
@@ -123,6 +126,21 @@ def _in_the_passive(active: tuple[str, ...], passive: tuple[str, ...]) -> bool:
             ):
                 return True
     return False
+
+
+def _cleft(plain: tuple[str, ...], cleft: tuple[str, ...]) -> bool:
+    """Whether ``cleft`` is "<place> is where <the rest>" for ``plain``'s "<the rest> in, on
+    or at <place>"."""
+    if "where" not in cleft or len(cleft) != len(plain) + 1:
+        return False
+    at = cleft.index("where")
+    place, rest = cleft[: at - 1], cleft[at + 1 :]
+    return (
+        bool(place)
+        and cleft[at - 1] in ("is", "was")
+        and plain == (*rest, plain[len(rest)], *place)
+        and plain[len(rest)] in ("in", "on", "at")
+    )
 
 
 def _turned_around(old: tuple[str, ...], new: tuple[str, ...]) -> bool:

@@ -54,6 +54,7 @@ def _format_number(value: float) -> str:
 
 
 _TENS: Final = frozenset(range(20, 100, 10))
+_YEARS: Final = frozenset({"year", "years", "yr", "yrs"})
 
 
 def _number_words(lowered: list[str], start: int) -> tuple[float, int] | None:
@@ -223,6 +224,10 @@ def _with_unit(
             unit, after = "percent", after + 2
     if (unit or prefix_unit) and lowered[after : after + 3] == ["and", "a", "half"]:
         value, after = value + 0.5, after + 3  # "an hour and a half"
+    if unit is not None and word_at(lowered, after) == "old":
+        # An age: "7 years old" is "is 7"; "7 months old" another age, not a length of time.
+        age = f"#{_format_number(value)}" + ("" if unit in _YEARS else unit)
+        return age, "number", after + 1 - start
     canon, kind = _quantity(value, unit or prefix_unit)
     return canon, kind, after - start
 

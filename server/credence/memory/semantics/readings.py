@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
+from itertools import pairwise
 from typing import Final
 
 from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shift
@@ -135,9 +136,45 @@ def another_reading(old: str, new: str) -> str:
         or _word_added(mine, theirs)
         or _owners_reordered(old, new)
         or _name_extended(old, new)
+        or _kind_modifier_differs(mine, theirs)
+        or _one_of_several(mine, theirs)
     ):
         return "what is meant differs"
     return ""
+
+
+# Words before a noun that make it another thing, not a narrower one: a half marathon is no
+# marathon, a former manager is no manager, a vice president no president.
+_KIND_MODIFIERS: Final = frozenset(
+    {"half", "former", "ex", "late", "vice", "deputy", "assistant", "acting", "interim", "step"}
+    | {"future", "honorary", "fake", "mock", "alleged", "potential", "prospective", "semi"}
+    | {"mini", "co", "non", "part", "junior", "senior", "associate", "sub", "pre", "post"}
+)
+
+
+def _kind_modifier_differs(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """Whether one side has such a word before a word both sides hold, and the other does not
+    ("training for a half marathon" / "training for a marathon")."""
+    for side, other in ((mine, theirs), (theirs, mine)):
+        for word, following in pairwise(side):
+            if (
+                word in _KIND_MODIFIERS
+                and word not in other
+                and following in other
+                and following not in STOP_WORDS
+            ):
+                return True
+    return False
+
+
+def _one_of_several(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """Whether "the" and "a" trade places before a role held in something, all else in place:
+    "the founder of Acme" is the only one, "a founder of Acme" one of several."""
+    changed = word_changed(mine, theirs)
+    if changed is None or {changed[0], changed[1]} not in ({"the", "a"}, {"the", "an"}):
+        return False
+    at = next(i for i, pair in enumerate(zip(mine, theirs, strict=True)) if pair[0] != pair[1])
+    return mine[at + 2 : at + 3] in (("of",), ("at",))
 
 
 def _only_moved(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:

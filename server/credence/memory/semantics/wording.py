@@ -485,7 +485,15 @@ def _compounds_apart(text: str) -> tuple[tuple[str, bool, tuple[int, int]], ...]
 _CONTRAST_NOT = re.compile(r",\s*not\s+(?!(?:even|only|just|yet|ever|once|always)\b)", re.I)
 
 
+# "Nobody but the user" is "only the user"; "except when" is "unless". Said plainly, neither
+# reads as a negation or a new scope word.
+_EXCEPT_ONE = re.compile(r"\b(?:no\s*one|nobody|none)\s+(?:but|except|other than|besides)\s+", re.I)
+_EXCEPT_WHEN = re.compile(r"\bexcept\s+(?:when|if)\b", re.I)
+
+
 def contrast_worded(text: str) -> str:
     """``text`` with "A, not B" written "A rather than B", so that the "not" that sets A
-    against B is not read as negating the rule ("Use tabs, not spaces" is no prohibition)."""
-    return _CONTRAST_NOT.sub(" rather than ", text)
+    against B is not read as negating the rule ("Use tabs, not spaces" is no prohibition),
+    "nobody but X" written "only X" and "except when" written "unless"."""
+    plain = _EXCEPT_WHEN.sub("unless", _EXCEPT_ONE.sub("only ", text))
+    return _CONTRAST_NOT.sub(" rather than ", plain)
