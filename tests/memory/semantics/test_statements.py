@@ -22,6 +22,13 @@ def test_irregular_verb_forms_stem_as_their_base_form(form: str, base: str) -> N
 
 
 @pytest.mark.parametrize(
+    ("plural", "singular"), [("children", "child"), ("women", "woman"), ("teeth", "tooth")]
+)
+def test_irregular_plurals_stem_as_their_singular(plural: str, singular: str) -> None:
+    assert stem(plural) == stem(singular)
+
+
+@pytest.mark.parametrize(
     ("form", "base"),
     [
         ("cancelled", "cancel"),

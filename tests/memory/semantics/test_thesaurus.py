@@ -22,6 +22,14 @@ def test_a_word_with_two_senses_sits_in_both_lines() -> None:
     assert not synonymous(stem("whole"), stem("finished"), SETS)
 
 
+def test_family_words_and_their_familiar_forms_are_synonyms_but_not_each_other() -> None:
+    assert synonymous(stem("mom"), stem("mother"), SETS)
+    assert synonymous(stem("dad"), stem("father"), SETS)
+    assert synonymous(stem("kids"), stem("children"), SETS)
+    assert not synonymous(stem("mom"), stem("dad"), SETS)
+    assert not synonymous(stem("mother"), stem("father"), SETS)
+
+
 def test_unlisted_words_and_opposites_are_not_synonyms() -> None:
     assert synonymous("python", "python", SETS)
     assert not synonymous("python", "java", SETS)

@@ -235,6 +235,16 @@ write wrote written
 """
 _IRREGULAR = [line.split() for line in _IRREGULAR_LINES.strip().splitlines()]
 IRREGULAR_VERBS: dict[str, str] = {form: forms[0] for forms in _IRREGULAR for form in forms[1:]}
+# Plurals no "s" rule reaches; "kids" and "children" are then one word, as "kid" and "child".
+IRREGULAR_PLURALS: dict[str, str] = {
+    "children": "child",
+    "men": "man",
+    "women": "woman",
+    "feet": "foot",
+    "teeth": "tooth",
+    "mice": "mouse",
+    "geese": "goose",
+}
 # Simple past forms that differ from their base ("kept", "went"; "put" is both).
 PAST_FORMS = frozenset(forms[1] for forms in _IRREGULAR if len(forms) > 1) - frozenset(
     forms[0] for forms in _IRREGULAR

@@ -20,6 +20,7 @@ from credence.memory.semantics.statement_words import (
     GROUP_NOUNS,
     HAS_DIGIT,
     IDENTIFIER_SHAPE,
+    IRREGULAR_PLURALS,
     IRREGULAR_VERBS,
     KIN,
     LANGUAGES,
@@ -91,6 +92,8 @@ def _stem(word: str) -> str:
         return f"{head}-{_stem(last)}"  # "force-pushing" meets "force-push"
     if word in IRREGULAR_VERBS:
         return _stem(IRREGULAR_VERBS[word])
+    if word in IRREGULAR_PLURALS:
+        return IRREGULAR_PLURALS[word]
     if not word.isalpha() or len(word) <= 3:
         return word
     word = fold_plural(word)

@@ -116,6 +116,15 @@ pill tablet
 medicine medication
 like prefer favour favor
 like enjoy
+mother mom mum
+father dad
+vet veterinarian
+move relocate
+end expire
+work employ
+bike cycle
+drop fall
+afraid fear
 split divide separate
 stay remain
 keep stay
