@@ -36,6 +36,7 @@ def _restated(old: str, new: str) -> bool:
         ("The user bought the house in 2018", "The house was bought by the user in 2018"),
         ("The user's sister feeds the cat", "The cat is fed by the user's sister"),
         ("The user lives in Lima", "Lima is where the user lives"),
+        ("The passport expires in August", "August is when the passport expires"),
         (
             "The user's office is on the fifth floor",
             "The fifth floor is where the user's office is",

@@ -55,6 +55,8 @@ def test_an_ordinal_in_words_is_a_date_only_in_the_shape_of_one() -> None:
 def test_an_age_in_years_is_the_bare_number_and_other_ages_keep_their_unit() -> None:
     assert "#7" in statement("The user's daughter is 7 years old").canons
     assert "#7months" in statement("The user's son is seven months old").canons
+    assert "#7" in statement("The user has a seven-year-old daughter").canons
+    assert "#8months" in statement("The user has an 8-month-old son").canons
     assert "#220752000time" in statement("The user worked there 7 years").canons
 
 

@@ -48,7 +48,7 @@ def restated(old: Sequence[str], new: Sequence[str]) -> bool:
     … renews"), two listed things swapped ("eggs and milk" / "milk and eggs"), or a comparison
     turned around ("The son is older than the daughter" / "The daughter is younger than the
     son"), put in the passive ("The user bought the house" / "The house was bought by the
-    user"), or its place put first ("The user lives in Lima" / "Lima is where the user
+    user"), or its place or time put first ("The user lives in Lima" / "Lima is where the user
     lives"). Word sequences as :func:`wording.words_of` gives."""
     old, new = tuple(old), tuple(new)
     return old != new and (
@@ -129,11 +129,11 @@ def _in_the_passive(active: tuple[str, ...], passive: tuple[str, ...]) -> bool:
 
 
 def _cleft(plain: tuple[str, ...], cleft: tuple[str, ...]) -> bool:
-    """Whether ``cleft`` is "<place> is where <the rest>" for ``plain``'s "<the rest> in, on
-    or at <place>"."""
-    if "where" not in cleft or len(cleft) != len(plain) + 1:
+    """Whether ``cleft`` is "<place> is where <the rest>" (or "<time> is when …") for
+    ``plain``'s "<the rest> in, on or at <place or time>"."""
+    at = next((i for i, word in enumerate(cleft) if word in ("where", "when")), None)
+    if at is None or len(cleft) != len(plain) + 1:
         return False
-    at = cleft.index("where")
     place, rest = cleft[: at - 1], cleft[at + 1 :]
     return (
         bool(place)

@@ -55,6 +55,7 @@ def _format_number(value: float) -> str:
 
 _TENS: Final = frozenset(range(20, 100, 10))
 _YEARS: Final = frozenset({"year", "years", "yr", "yrs"})
+_AGED: Final = re.compile(r"^(\w+)-(year|month|week|day)s?-old$")
 
 
 def _number_words(lowered: list[str], start: int) -> tuple[float, int] | None:
@@ -137,17 +138,28 @@ def read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None
     return f"#-{unsigned[0][1:]}", unsigned[1], unsigned[2]
 
 
+def _hyphenated_age(token: str) -> tuple[str, str, int] | None:
+    """ "seven-year-old" as the age "7 years old" reads as (see _with_unit), else None."""
+    aged = _AGED.match(token)
+    if aged is None or not (aged.group(1).isdigit() or aged.group(1) in NUMBER_WORDS):
+        return None
+    said, unit = aged.group(1), aged.group(2)
+    age = _format_number(float(said) if said.isdigit() else NUMBER_WORDS[said])
+    return f"#{age}" + ("" if unit == "year" else f"{unit}s"), "number", 1
+
+
 def _unsigned_value(lowered: list[str], position: int) -> tuple[str, str, int] | None:
     low = lowered[position]
     clock_time = _read_clock_word(low)
     if clock_time:
         return clock_time, "time", 1
-    past_or_to = _minutes_past_or_to(lowered, position)
-    if past_or_to is not None:
-        return past_or_to
-    ratio = _read_ratio(lowered, position)
-    if ratio is not None:
-        return ratio
+    worded = (
+        _hyphenated_age(low)
+        or _minutes_past_or_to(lowered, position)
+        or _read_ratio(lowered, position)
+    )
+    if worded is not None:
+        return worded
     date = read_date(lowered, position)
     if date is not None:
         return date[0], "time", date[1]
