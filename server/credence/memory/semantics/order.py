@@ -51,15 +51,16 @@ def restated(old: Sequence[str], new: Sequence[str]) -> bool:
     user"), or its place or time put first ("The user lives in Lima" / "Lima is where the user
     lives"). Word sequences as :func:`wording.words_of` gives."""
     old, new = tuple(old), tuple(new)
-    return old != new and (
-        phrases_moved(old, new)
-        or _items_swapped(old, new)
-        or _turned_around(old, new)
-        or _in_the_passive(old, new)
-        or _in_the_passive(new, old)
-        or _cleft(old, new)
-        or _cleft(new, old)
-    )
+    grown = len(new) - len(old)
+    if old == new:
+        return False
+    if grown == 0:
+        return phrases_moved(old, new) or _items_swapped(old, new) or _turned_around(old, new)
+    if abs(grown) == 1:  # "is where" in for a preposition
+        return _cleft(old, new) or _cleft(new, old)
+    if abs(grown) == 2:  # "was … by" in the passive
+        return _in_the_passive(old, new) or _in_the_passive(new, old)
+    return False
 
 
 def phrases_moved(old: Sequence[str], new: Sequence[str]) -> bool:
@@ -91,7 +92,7 @@ def _items_swapped(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     """Whether two things either side of a lone "and" or "or" traded places, all else in
     place. Not numbers ("between 9 and 5" is a range), nor actions ("married and had a child"
     tells an order)."""
-    if len(old) != len(new):
+    if sorted(old) != sorted(new):
         return False
     apart = [i for i, pair in enumerate(zip(old, new, strict=True)) if pair[0] != pair[1]]
     if len(apart) != 2 or apart[1] - apart[0] != 2:
@@ -150,6 +151,8 @@ def _turned_around(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     if len(at) != 1 or len(old) != len(new):
         return False
     (where,) = at
+    if _CONVERSE_OF[new[where]] not in old:
+        return False
     flipped = (*new[:where], _CONVERSE_OF[new[where]], *new[where + 1 :])
     first = first_difference(old, flipped)
     return any(first + start <= where < first + end for start, end in swap_middles(old, flipped))
