@@ -72,8 +72,11 @@ SETS = {
     # A sixteenth (2026-12-05), every part of speech: 100 and 100; held out for two rounds,
     # then tuned on.
     "mixed16": CORPORA / "dev" / "mixed_16.jsonl",
-    # A seventeenth (2026-12-05), no two pairs of one kind: 100 and 100; held out.
+    # A seventeenth (2026-12-05), no two pairs of one kind: 100 and 100; held out for one round,
+    # then tuned on.
     "mixed17": CORPORA / "dev" / "mixed_17.jsonl",
+    # An eighteenth (2026-12-05), what an assistant learns over months: 100 and 100; held out.
+    "mixed18": CORPORA / "dev" / "mixed_18.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }
