@@ -120,14 +120,14 @@ BLIND_SETS = [
     # Left: a scope narrowed in a reworded sentence, two agents swapped across a compound one.
     ("corrections4", 150, 2, None),
     # 56 of 70 paraphrases caught at 47d1354 and after every round (the readings cost none),
-    # then 59 (general synonyms: "ends" / "expires", "mother" / "mom", "kids" / "children").
-    ("mixed5", 200, 0, 59),
+    # 59 (general synonyms: "ends" / "expires", "mother" / "mom", "kids" / "children"), then 60.
+    ("mixed5", 200, 0, 60),
     # Corrections rejected 12 of 100 at 47d1354, 6 after tuning on sets 2 to 4, 5 after set 5,
     # then 2; paraphrases caught 73 of 100 at all three, 76, 78, then 79.
     ("mixed6", 200, 1, 79),
     # Corrections rejected 9 of 100 at 47d1354, 6 after tuning on sets 2 to 5 and after set 6,
-    # then 1; paraphrases caught 55, 54 (one lost to those readings), 56, 57, 58, 59, then 60.
-    ("mixed7", 200, 1, 60),
+    # then 1; paraphrases caught 55, 54 (one lost to those readings), 56, 57, 58, 59, 60, then 61.
+    ("mixed7", 200, 1, 61),
     # Corrections rejected 4 of 100 at 47d1354, 3 after tuning on sets 2 to 6 and after set 7,
     # then 1; paraphrases caught 55, 57 throughout, 59, 60, then 61.
     ("mixed8", 200, 1, 61),
@@ -141,12 +141,12 @@ BLIND_SETS = [
     # "fifth in his grade".
     ("mixed10", 200, 4, 76),
     # Corrections rejected 16 of 100 at 47d1354, 8 as found, 7 after set 10, 2, 1 after set 14,
-    # then 0; paraphrases caught 63, 62, 62, 63, 69, then 73.
-    ("mixed11", 200, 0, 73),
+    # then 0; paraphrases caught 63, 62, 62, 63, 69, 73, then 74.
+    ("mixed11", 200, 0, 74),
     # Corrections rejected 7 of 100 at 47d1354, 4 as found (after set 10) and after set 11,
-    # then 1; paraphrases caught 55, 57, 60, then 64. Left: "the user's brother-in-law lent
+    # then 1; paraphrases caught 55, 57, 60, 64, then 65. Left: "the user's brother-in-law lent
     # them" / "the user lent their brother-in-law" (a hyphenated noun splits into three words).
-    ("mixed12", 200, 1, 64),
+    ("mixed12", 200, 1, 65),
     # Corrections rejected 4 of 100 at 47d1354, 4 as found (after set 11) and after set 12, then
     # 2; paraphrases caught 69, 70, 75, then 76. Left: two scopes widened or narrowed in other words
     # ("client-facing documents" / "all documents").
@@ -156,16 +156,18 @@ BLIND_SETS = [
     # reads as saying less), "feature branches" / "any branch", "owns" / "uses".
     ("mixed14", 200, 3, 75),
     # Corrections rejected 7 of 100 at 47d1354, 2 as found (after set 13) and after set 14, then
-    # 1; paraphrases caught 64, then 70. Left: "splits the rent evenly" / "splits the rent".
-    ("mixed15", 200, 1, 70),
+    # 1; paraphrases caught 64, 70, then 71. Left: "splits the rent evenly" / "splits the rent".
+    ("mixed15", 200, 1, 71),
     # Held out until set 17 was written: corrections rejected 7 of 100 at 47d1354, 3 as found
     # (after set 14) and after set 15, then 1; paraphrases caught 53, then 56 at both, 57
-    # (negation words), 62, then 64. Left: "a rental property" / "rental properties".
-    ("mixed16", 200, 1, 64),
-    # Held out: corrections rejected 7 of 100 at 47d1354, 3 as found (after set 15, on 02ec9f0)
-    # and after set 16; paraphrases caught 49, 51 at e929c21, 52 as found, 53, then 54. Floors,
-    # not goals.
-    ("mixed17", 200, 3, 54),
+    # (negation words), 62, 64, then 65. Left: "a rental property" / "rental
+    # properties".
+    ("mixed16", 200, 1, 65),
+    # Held out for one round: corrections rejected 7 of 100 at 47d1354, 3 as found (after set 15,
+    # on 02ec9f0) and after set 16, then 1; paraphrases caught 49, 51 at e929c21, 52 as found,
+    # 53, 54, then 58. Left: "the user's husband handles the bills" / "the user handles the
+    # bills, not their husband".
+    ("mixed17", 200, 1, 58),
     # Held out: corrections rejected 6 of 100 at 47d1354, 2 at e929c21 and as found (cb4c8bb);
     # paraphrases caught 59, 58 at e929c21, then 63 as found. Floors, not goals.
     ("mixed18", 200, 2, 63),

@@ -61,6 +61,9 @@ from credence.memory.semantics.readings import another_reading
         # The one against one of several.
         ("The user is the founder of Acme", "The user is a founder of Acme"),
         ("The user is the owner of the cafe", "The user is an owner of the cafe"),
+        # One of two things joined by "and" taken out or put in.
+        ("The user is allergic to cats and dogs", "The user is allergic to cats"),
+        ("The user is paid on the 15th", "The user is paid on the 15th and the 30th"),
     ],
 )
 def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:

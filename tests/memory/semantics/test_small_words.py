@@ -286,6 +286,13 @@ def test_people_swapped_across_two_clauses_are_exchanged_roles() -> None:
     )
     # Two whole clauses in the other order say the same.
     assert not runs_exchanged(*_pair("Alice cooks and Bob cleans", "Bob cleans and Alice cooks"))
+    # A predicate, not only a verb, may end the first clause.
+    assert runs_exchanged(
+        *_pair(
+            "The user's sister is vegan, but the user eats fish",
+            "The user is vegan, but the user's sister eats fish",
+        )
+    )
 
 
 def test_another_preposition_before_a_time_is_another_time() -> None:

@@ -28,6 +28,12 @@ def test_irregular_plurals_stem_as_their_singular(plural: str, singular: str) ->
     assert stem(plural) == stem(singular)
 
 
+def test_a_noun_ending_in_ie_meets_its_plural() -> None:
+    assert stem("movie") == stem("movies") == "movy"
+    assert stem("cookies") == stem("cookie")
+    assert stem("tie") == "tie"  # too short to touch
+
+
 @pytest.mark.parametrize(
     ("form", "base"),
     [

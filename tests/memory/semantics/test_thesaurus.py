@@ -6,6 +6,7 @@ from credence.memory.semantics.statements import stem
 from credence.memory.semantics.thesaurus import (
     COMMON_VERBS,
     ORDER_WORDS,
+    PHRASE_FOLDS,
     fold_phrases,
     same_bag,
     synonym_sets,
@@ -28,6 +29,7 @@ def test_family_words_and_their_familiar_forms_are_synonyms_but_not_each_other()
     assert synonymous(stem("kids"), stem("children"), SETS)
     assert not synonymous(stem("mom"), stem("dad"), SETS)
     assert not synonymous(stem("mother"), stem("father"), SETS)
+    assert synonymous(stem("films"), stem("movies"), SETS)
 
 
 def test_unlisted_words_and_opposites_are_not_synonyms() -> None:
@@ -48,6 +50,9 @@ def test_phrasal_verbs_fold_to_the_word_they_mean() -> None:
     assert fold_phrases(["talk", "about", "salary"], folds) == ["discuss", "salary"]
     assert fold_phrases(["get", "rid", "of", "log"], folds) == ["remove", "log"]
     assert fold_phrases(["talk", "to", "them"], folds) == ["talk", "to", "them"]
+    stemmed = {tuple(stem(word) for word in phrase): word for phrase, word in PHRASE_FOLDS.items()}
+    gave_up = [stem(word) for word in ("gave", "up", "smoking")]
+    assert fold_phrases(gave_up, stemmed) == ["quit", "smok"]
 
 
 def test_no_synonym_line_holds_an_order_word_with_its_opposite() -> None:

@@ -141,6 +141,8 @@ def test_nobody_but_and_except_when_are_said_plainly() -> None:
     assert contrast_worded("No one except Ana may merge") == "only Ana may merge"
     assert contrast_worded("Reply in German except when asked") == "Reply in German unless asked"
     assert contrast_worded("Nobody may merge") == "Nobody may merge"
+    assert contrast_worded("The user can't stand jazz") == "The user hate jazz"
+    assert contrast_worded("The user cannot tolerate noise") == "The user hate noise"
     # "not even" and "not only" still intensify a negation; a "not" without a comma negates.
     assert contrast_worded("Never use tabs, not even in Makefiles") == (
         "Never use tabs, not even in Makefiles"

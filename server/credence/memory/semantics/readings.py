@@ -263,6 +263,8 @@ def _list_item_dropped(old: str, new: str) -> bool:
     shellfish"."""
     mine, theirs = _listed(old), _listed(new)
     longer, shorter, _ = _apart(mine, theirs)
+    if len(longer) != len(shorter) and _pair_cut_to_one(longer, shorter):
+        return True
     if len(longer) == len(shorter) or "," not in longer or not {"and", "or"} & set(shorter):
         return False
     kept = tuple(word for word in shorter if word not in _SEPARATORS)
@@ -274,6 +276,19 @@ def _list_item_dropped(old: str, new: str) -> bool:
         for start, word in enumerate(longer)
         if word in _SEPARATORS
         for end in range(start + 2, len(longer) + 1)
+    )
+
+
+def _pair_cut_to_one(longer: tuple[str, ...], shorter: tuple[str, ...]) -> bool:
+    """Whether ``shorter`` is ``longer`` with one of two things joined by "and" or "or" taken
+    out, the joining word with it: "allergic to cats and dogs" / "allergic to cats"."""
+    cut = len(longer) - len(shorter)
+    return any(
+        longer[:start] + longer[start + cut :] == shorter
+        for at, word in enumerate(longer)
+        if word in ("and", "or")
+        for start in (at, at + 1 - cut)
+        if start >= 0 and start + cut <= len(longer) and cut >= 2
     )
 
 

@@ -345,11 +345,13 @@ def runs_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
 
 def _relates_one_way(between: tuple[str, ...]) -> bool:
     """Whether the words between two runs relate them one way: a one-way word ("in"), or a
-    verb alone ("the dog bit the cat"), or a verb that ends the first of two clauses ("the
-    husband cooks and the user does the dishes")."""
+    verb alone ("the dog bit the cat"), or a verb or predicate that ends the first of two
+    clauses ("the husband cooks and the user does the dishes")."""
     if not _ONE_WAY.isdisjoint(between):
         return True
     verbs = [word for word in between if word not in ("the", "a", "an")]
+    if len(verbs) > 2 and verbs[-1] in ("and", "but", "while", "whereas"):
+        return True  # "the sister is vegetarian, but the user …": each clause its own subject
     if len(verbs) == 2 and verbs[1] in ("and", "but", "while"):
         verbs = verbs[:1]
     return len(verbs) == 1 and verbs[0] not in _BOTH_WAYS

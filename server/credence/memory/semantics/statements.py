@@ -107,7 +107,9 @@ def _stem(word: str) -> str:
         word = word[:-1]
     elif word.endswith("ell") and len(_VOWEL_RUNS.findall(word)) > 1:
         word = word[:-1]  # "cancelled", "travelling" (British): "cancel", "travel"; not "spell"
-    if len(word) > 3 and word.endswith("e"):
+    if word.endswith("ie") and len(word) > 4:
+        word = word[:-2] + "y"  # "movie" meets "movies", whose "ies" the plural rule made "y"
+    elif len(word) > 3 and word.endswith("e"):
         word = word[:-1]
     return word
 

@@ -125,6 +125,8 @@ work employ
 bike cycle
 drop fall
 afraid fear
+film movie
+fridge refrigerator
 split divide separate
 stay remain
 keep stay
@@ -198,6 +200,8 @@ PHRASE_FOLDS: Final = {
     ("spell", "out"): "explain",
     ("prior", "to"): "before",
     ("in", "advance", "of"): "before",
+    ("pass", "away"): "die",
+    ("give", "up"): "quit",
 }
 LONGEST_FOLD: Final = max(len(phrase) for phrase in PHRASE_FOLDS)
 
