@@ -75,8 +75,11 @@ SETS = {
     # A seventeenth (2026-12-05), no two pairs of one kind: 100 and 100; held out for one round,
     # then tuned on.
     "mixed17": CORPORA / "dev" / "mixed_17.jsonl",
-    # An eighteenth (2026-12-05), what an assistant learns over months: 100 and 100; held out.
+    # An eighteenth (2026-12-05), what an assistant learns over months: 100 and 100; held out
+    # for one round, then tuned on.
     "mixed18": CORPORA / "dev" / "mixed_18.jsonl",
+    # A nineteenth (2026-12-05), rules for acting on the user's behalf: 100 and 100; held out.
+    "mixed19": CORPORA / "dev" / "mixed_19.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }
