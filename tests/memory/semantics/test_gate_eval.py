@@ -168,9 +168,10 @@ BLIND_SETS = [
     # 53, 54, then 58. Left: "the user's husband handles the bills" / "the user handles the
     # bills, not their husband".
     ("mixed17", 200, 1, 58),
-    # Held out: corrections rejected 6 of 100 at 47d1354, 2 at e929c21 and as found (cb4c8bb);
-    # paraphrases caught 59, 58 at e929c21, then 63 as found. Floors, not goals.
-    ("mixed18", 200, 2, 63),
+    # Held out for one round: corrections rejected 6 of 100 at 47d1354, 2 at e929c21, as found
+    # (cb4c8bb) and after set 17, then 0; paraphrases caught 59, 58 at e929c21, 63 as found,
+    # then 64.
+    ("mixed18", 200, 0, 64),
     # Held out: corrections rejected 5 of 100 at 47d1354, 3 at e929c21 and as found (a83e682);
     # paraphrases caught 53 at both, then 58 as found. Floors, not goals.
     ("mixed19", 200, 3, 58),

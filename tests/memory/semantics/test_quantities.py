@@ -32,6 +32,7 @@ from credence.memory.semantics.wording import words_of
         ("Keep ninety-nine tickets", "Keep 99 tickets"),
         ("The office is on the fourth floor", "The office is on the 4th floor"),
         ("The user's daughter is 7", "The user's daughter is seven years old"),
+        ("Pay the fee quarterly", "Pay the fee every three months"),
     ],
 )
 def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -> None:

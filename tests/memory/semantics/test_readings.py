@@ -64,6 +64,9 @@ from credence.memory.semantics.readings import another_reading
         # One of two things joined by "and" taken out or put in.
         ("The user is allergic to cats and dogs", "The user is allergic to cats"),
         ("The user is paid on the 15th", "The user is paid on the 15th and the 30th"),
+        # A person of theirs put where they stood; who owns whom traded around one role.
+        ("The user avoids nuts because they are allergic", "… because their son is allergic"),
+        ("Carla is the user's manager", "The user is Carla's manager"),
     ],
 )
 def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:
@@ -105,6 +108,8 @@ def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: st
         # "half" in an amount, "the"/"a" before no role.
         ("Lunch takes half an hour", "Lunch takes 30 minutes"),
         ("The user has a dog", "The user has the dog"),
+        ("Carla is the user's manager", "The user's manager is Carla"),
+        ("The user's mother lives in Porto", "Their mom lives in Porto"),
     ],
 )
 def test_a_rewording_is_no_other_reading(old: str, new: str) -> None:

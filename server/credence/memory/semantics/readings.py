@@ -138,6 +138,8 @@ def another_reading(old: str, new: str) -> str:
         or _name_extended(old, new)
         or _kind_modifier_differs(mine, theirs)
         or _one_of_several(mine, theirs)
+        or _kin_of_theirs_put_in(mine, theirs)
+        or _owner_and_owned_traded(old, new)
     ):
         return "what is meant differs"
     return ""
@@ -163,6 +165,40 @@ def _kind_modifier_differs(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bo
                 and following in other
                 and following not in STOP_WORDS
             ):
+                return True
+    return False
+
+
+_POSSESSIVE_PRONOUNS: Final = frozenset({"their", "his", "her", "my", "our"})
+
+
+def _kin_of_theirs_put_in(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """Whether one side names a person of someone's ("their daughter") the other has no word
+    for: "avoids gluten because they have celiac disease" / "… because their daughter has"."""
+    for side, other in ((mine, theirs), (theirs, mine)):
+        for word, person in pairwise(side):
+            kin = person in _KIN or person.rstrip("s") in _KIN
+            if (
+                word in _POSSESSIVE_PRONOUNS
+                and kin
+                and person not in other
+                and not any(answers(stem(person), stem(said), SYNONYMS) for said in other)
+            ):
+                return True
+    return False
+
+
+def _owner_and_owned_traded(old: str, new: str) -> bool:
+    """Whether who owns whom traded places around one role: "Carla is the user's manager" /
+    "The user is Carla's manager" (the same word after each owner)."""
+    for side, other in ((old, new), (new, old)):
+        side_words, other_words = words_of(side), words_of(other)
+        if "users" not in other_words or "users" in side_words:
+            continue
+        roles = {after for before, after in pairwise(other_words) if before == "users"}
+        for owner in _owners(side) - _owners(other):
+            owned = {after for before, after in pairwise(side_words) if before == owner + "s"}
+            if owner in other_words and owned & roles:
                 return True
     return False
 

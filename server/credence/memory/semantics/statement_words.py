@@ -126,6 +126,7 @@ PERIODS = {
     "weekly": "week",
     "fortnightly": "fortnight",
     "monthly": "month",
+    "quarterly": "quarter",
     "yearly": "year",
     "annually": "year",
 }

@@ -215,7 +215,7 @@ def statement(text: str) -> Statement:
 # has no length and stays a word of its own.
 _PERIOD_SECONDS: Final = {
     noun: seconds for noun, (dimension, seconds) in UNITS.items() if dimension == "time"
-}
+} | {"quarter": 3 * 30 * 86400.0}  # "quarterly"; no unit, or "a quarter of an hour" would be one
 _EVERY: Final = frozenset(_stem(word) for word in ("every", "each"))
 _ONCE: Final = _stem("once")
 _TIMES = re.compile(r"#(\d+(?:\.\d+)?)x")
