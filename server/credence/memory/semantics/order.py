@@ -9,7 +9,7 @@ from typing import Final
 
 from credence.memory.semantics.statement_words import PAST_FORMS
 from credence.memory.semantics.statements import stem
-from credence.memory.semantics.thesaurus import COMMON_VERBS
+from credence.memory.semantics.wording import VERBS
 
 # Words that open a phrase of time or condition, which may stand at either end of a statement:
 # "on Fridays", "every night", "before the release", "unless it rains". Not "with" or "for",
@@ -39,7 +39,6 @@ _CONVERSES: Final = {
     "precedes": "follows",
 }
 _CONVERSE_OF: Final = _CONVERSES | {right: left for left, right in _CONVERSES.items()}
-_VERBS: Final = frozenset(stem(word) for word in COMMON_VERBS)
 
 
 def restated(old: Sequence[str], new: Sequence[str]) -> bool:
@@ -104,7 +103,7 @@ def _items_swapped(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
         and (new[first], new[second]) == (items[1], items[0])
         and old[first - 1 : first] != ("between",)
         and not any(character.isdigit() for character in "".join(items))
-        and not any(stem(item) in _VERBS for item in items)
+        and not any(stem(item) in VERBS for item in items)
     )
 
 

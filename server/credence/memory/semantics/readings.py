@@ -146,11 +146,12 @@ def another_reading(old: str, new: str) -> str:
 
 
 # Words before a noun that make it another thing, not a narrower one: a half marathon is no
-# marathon, a former manager is no manager, a vice president no president.
+# marathon, an ex-partner no partner, a vice president no president. ("former", "acting" and
+# "interim" are qualifiers, small_words.qualifier_differs, which this reading comes after.)
 _KIND_MODIFIERS: Final = frozenset(
-    {"half", "former", "ex", "late", "vice", "deputy", "assistant", "acting", "interim", "step"}
-    | {"future", "honorary", "fake", "mock", "alleged", "potential", "prospective", "semi"}
-    | {"mini", "co", "non", "part", "junior", "senior", "associate", "sub", "pre", "post"}
+    {"half", "ex", "late", "vice", "deputy", "assistant", "step", "future", "honorary", "fake"}
+    | {"mock", "alleged", "potential", "prospective", "semi", "mini", "co", "non", "part"}
+    | {"junior", "senior", "associate", "sub", "pre", "post"}
 )
 
 
@@ -209,7 +210,7 @@ def _one_of_several(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
     changed = word_changed(mine, theirs)
     if changed is None or {changed[0], changed[1]} not in ({"the", "a"}, {"the", "an"}):
         return False
-    at = next(i for i, pair in enumerate(zip(mine, theirs, strict=True)) if pair[0] != pair[1])
+    at = first_difference(mine, theirs)
     return mine[at + 2 : at + 3] in (("of",), ("at",))
 
 

@@ -270,7 +270,9 @@ def bounds_a_value(tokens: list[str] | tuple[str, ...], position: int) -> bool:
 _ACCUSTOMED_AFTER: Final = frozenset(
     {"be", "is", "are", "am", "was", "were", "been", "being", "get", "gets", "got", "getting"}
 )
-_FAIL: Final = frozenset({"fail", "fails", "failed", "failing", "unable", "yet"})
+# Words that negate the verb after "to": "fails to finish", "is unable to finish", "is yet to
+# finish".
+_NEGATING_TO: Final = frozenset({"fail", "fails", "failed", "failing", "unable", "yet"})
 
 
 def negating_verb(tokens: list[str] | tuple[str, ...], position: int) -> bool:
@@ -281,7 +283,7 @@ def negating_verb(tokens: list[str] | tuple[str, ...], position: int) -> bool:
     following = tokens[position + 1] if position + 1 < len(tokens) else ""
     return (
         past_habit(tokens, position)
-        or (tokens[position] in _FAIL and following == "to")
+        or (tokens[position] in _NEGATING_TO and following == "to")
         or (tokens[position] in _KEEPING and following in ("clear", "away"))
         or (tokens[position] == "off" and following == "limits")
     )
