@@ -78,8 +78,11 @@ SETS = {
     # An eighteenth (2026-12-05), what an assistant learns over months: 100 and 100; held out
     # for one round, then tuned on.
     "mixed18": CORPORA / "dev" / "mixed_18.jsonl",
-    # A nineteenth (2026-12-05), rules for acting on the user's behalf: 100 and 100; held out.
+    # A nineteenth (2026-12-05), rules for acting on the user's behalf: 100 and 100; held out
+    # for one round, then tuned on.
     "mixed19": CORPORA / "dev" / "mixed_19.jsonl",
+    # A twentieth (2026-12-05): 100 and 100, no two pairs of one kind; held out.
+    "mixed20": CORPORA / "dev" / "mixed_20.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

@@ -77,6 +77,22 @@ def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: st
 @pytest.mark.parametrize(
     ("old", "new"),
     [
+        (
+            "Archive newsletters from retailers automatically",
+            "Archive all newsletters automatically",
+        ),
+        ("The user jogs in the park every morning", "The user jogs every morning"),
+    ],
+)
+def test_a_phrase_of_detail_taken_out_says_it_of_more_things(old: str, new: str) -> None:
+    assert another_reading(old, new)
+    # Put in, the phrase narrows: a refinement, which the relation reads before this guard.
+    assert another_reading(new, old) == ""
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
         # The user is who every belief is about; "it's" owns nothing.
         ("The user's flight leaves at 9", "The flight leaves at 9"),
         (
@@ -110,6 +126,19 @@ def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: st
         ("The user has a dog", "The user has the dog"),
         ("Carla is the user's manager", "The user's manager is Carla"),
         ("The user's mother lives in Porto", "Their mom lives in Porto"),
+        # A phrase moved or grown is not taken out; "am" says "in the morning".
+        (
+            "The user walks the dog before breakfast",
+            "Before eating breakfast, the user walks the dog",
+        ),
+        (
+            "The user's laptop is a 14-inch MacBook",
+            "The user's laptop is a MacBook with a 14-inch screen",
+        ),
+        (
+            "The user wakes up at 6 am on weekdays",
+            "On weekdays, the user wakes up at 6 in the morning",
+        ),
     ],
 )
 def test_a_rewording_is_no_other_reading(old: str, new: str) -> None:

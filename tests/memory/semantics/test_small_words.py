@@ -263,6 +263,10 @@ def test_the_doer_and_the_one_done_to_traded_places() -> None:
     assert doer_and_done_to_exchanged(
         *_pair("Alice mentors Bob on Fridays", "Bob mentors Alice on Fridays")
     )
+    # The one done to may be named with a name beside it.
+    assert doer_and_done_to_exchanged(
+        *_pair("The user owes their brother Sam $200", "The user's brother Sam owes the user $200")
+    )
     # A passive names the doer last; "meets" relates both ways.
     assert not doer_and_done_to_exchanged(*_pair("Alice mentors Bob", "Bob is mentored by Alice"))
     assert not doer_and_done_to_exchanged(

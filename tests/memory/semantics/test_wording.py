@@ -30,6 +30,14 @@ def test_turned_on_and_turned_off_are_opposites() -> None:
     assert hard_difference(old, new)
 
 
+def test_opposites_are_found_by_count_when_the_word_also_stands_on_both_sides() -> None:
+    # "lock" is the noun on both sides; the second one became "unlocked".
+    old = "Keep the smart lock locked when the cleaners leave."
+    new = "Keep the smart lock unlocked when the cleaners leave."
+    assert opposed_words(old, new) == (("lock", "unlock"),)
+    assert opposed_words(old, old) == ()
+
+
 def test_a_compound_holding_a_number_is_read_with_its_number_in_digits() -> None:
     assert numbered_compounds("Frontend code uses two-space indentation.") == frozenset({"2-spac"})
     assert numbered_compounds("Use 2-space indents") == numbered_compounds("Use two-space indents")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from difflib import SequenceMatcher
 from functools import lru_cache
 from itertools import pairwise
 from typing import Final
@@ -37,7 +38,7 @@ from credence.memory.semantics.small_words import (
     voice_differs,
     word_changed,
 )
-from credence.memory.semantics.statement_words import MONTHS, WEEKDAYS
+from credence.memory.semantics.statement_words import MONTHS, PREPOSITIONS, WEEKDAYS
 from credence.memory.semantics.statements import statement, stem
 from credence.memory.semantics.thesaurus import COMMON_VERBS
 from credence.memory.semantics.tokens import STOP_WORDS
@@ -140,6 +141,7 @@ def another_reading(old: str, new: str) -> str:
         or _one_of_several(mine, theirs)
         or _kin_of_theirs_put_in(mine, theirs)
         or _owner_and_owned_traded(old, new)
+        or _phrase_dropped(mine, theirs)
     ):
         return "what is meant differs"
     return ""
@@ -476,3 +478,36 @@ def _comparisons(text: str) -> Counter[str]:
     a negative text's as their complements ("never over $50" says "at most $50")."""
     found = [word for word in meaning(text) if word in COMPLEMENT]
     return Counter(complemented(found) if statement(text).negative else found)
+
+
+# The most words a phrase of detail holds, its preposition included ("from retailers",
+# "for the whole frontend team").
+_MAX_PHRASE: Final = 5
+_PARTS_OF_THE_DAY: Final = frozenset(
+    stem(word) for word in ("morning", "afternoon", "evening", "night")
+)
+
+
+def _phrase_dropped(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
+    """Whether the new one is the old with a phrase a preposition opens taken out and no word
+    of its own put in: "Archive newsletters from retailers" / "Archive all newsletters" says it
+    of more things than the belief did, however alike the two read. (A phrase put in is a
+    refinement, read before this guard.)"""
+    kept = {stem(word) for word in new if word not in STOP_WORDS}
+    if not kept <= {stem(word) for word in old}:
+        return False  # the new one says something of its own: a rewording
+    for tag, start, end, _, _ in SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
+        phrase = old[start:end]
+        nouns = {stem(word) for word in phrase if word not in STOP_WORDS}
+        # Wholly gone, not moved ("before breakfast" / "before eating breakfast"), and not a
+        # part of the day, which a clock time's "am" may say instead.
+        if (
+            tag in ("delete", "replace")
+            and 1 < len(phrase) <= _MAX_PHRASE
+            and phrase[0] in PREPOSITIONS
+            and nouns
+            and not nouns & kept
+            and not nouns <= _PARTS_OF_THE_DAY
+        ):
+            return True
+    return False

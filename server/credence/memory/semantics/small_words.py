@@ -412,9 +412,11 @@ def doer_and_done_to_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
         if verb in STOP_WORDS or verb in _BOTH_WAYS or verb not in new[1:]:
             continue
         there = new.index(verb, 1)
-        mine = _noun_before(old, position), _noun_after(old, position)
-        theirs = _noun_before(new, there), _noun_after(new, there)
-        if all(mine) and all(theirs) and mine[0] != mine[1] and mine == theirs[::-1]:
+        doer, done_to = _noun_before(old, position), _nouns_after(old, position)
+        new_doer, new_done_to = _noun_before(new, there), _nouns_after(new, there)
+        # The doer is the noun right before the verb; what it is done to may be named with a
+        # name beside it ("owes their brother Sam" / "The user's brother Sam owes the user").
+        if doer and new_doer and doer != new_doer and doer in new_done_to and new_doer in done_to:
             return True
     return False
 
@@ -430,12 +432,16 @@ def _noun_before(words: tuple[str, ...], position: int) -> str:
     return "" if before in STOP_WORDS else stem(before)
 
 
-def _noun_after(words: tuple[str, ...], position: int) -> str:
-    """The first noun after ``position``, as a stem; "them" right after it is the user, whom
-    beliefs are about ("… lent them $2,000" / "… lent the user $2,000")."""
+def _nouns_after(words: tuple[str, ...], position: int) -> frozenset[str]:
+    """The first run of nouns after ``position``, as stems ("their brother Sam" is brother and
+    Sam); "them" right after it is the user, whom beliefs are about ("… lent them $2,000" /
+    "… lent the user $2,000")."""
     if words[position + 1 : position + 2] == ("them",):
-        return "user"
-    return next((stem(word) for word in words[position + 1 :] if word not in STOP_WORDS), "")
+        return frozenset({"user"})
+    rest = words[position + 1 :]
+    start = next((at for at, word in enumerate(rest) if word not in STOP_WORDS), len(rest))
+    end = next((at for at in range(start, len(rest)) if rest[at] in STOP_WORDS), len(rest))
+    return frozenset(stem(word) for word in rest[start:end])
 
 
 _WHO: Final = frozenset({"whoever", "whomever", "someone", "somebody", "anyone", "anybody"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from functools import lru_cache
 from itertools import pairwise
 from typing import Final
@@ -110,6 +111,10 @@ def stems(text: str) -> frozenset[str]:
     return frozenset(base_form(stem(token)) for token in words_of(text))
 
 
+def _stem_counts(text: str) -> Counter[str]:
+    return Counter(base_form(stem(token)) for token in words_of(text))
+
+
 def base_form(word: str) -> str:
     """An adverb or a comparison put as the adjective the antonym lexicon lists
     ("conservatively" -> "conservative", "cheapest" -> "cheap"), else the word itself."""
@@ -128,8 +133,10 @@ def opposed_words(old: str, new: str) -> tuple[tuple[str, str], ...]:
     Opposites come from a general antonym lexicon and from negating prefixes
     ("lock"/"unlock", "secure"/"insecure").
     """
-    mine, theirs = stems(old), stems(new)
-    only_old, only_new = mine - theirs, theirs - mine
+    # Counted, not as sets: "The smart lock is locked" / "… is unlocked" keeps "lock" on both
+    # sides, yet one of the old side's two is the one that became "unlock".
+    mine, theirs = _stem_counts(old), _stem_counts(new)
+    only_old, only_new = frozenset(mine - theirs), frozenset(theirs - mine)
     found: set[tuple[str, str]] = set()
     for word in only_old:
         found.update((word, other) for other in ANTONYMS.get(word, frozenset()) & only_new)
