@@ -83,6 +83,9 @@ SETS = {
     "mixed19": CORPORA / "dev" / "mixed_19.jsonl",
     # A twentieth (2026-12-05): 100 and 100, no two pairs of one kind; held out.
     "mixed20": CORPORA / "dev" / "mixed_20.jsonl",
+    # Synonyms (2026-12-05): 70 synonym paraphrases, 15 negative restatements, 15 number
+    # formats and 100 words swapped for related words that mean something else; tuned on.
+    "synonyms1": CORPORA / "dev" / "synonyms_1.jsonl",
     "regression": CORPORA / "regression" / "gate_pairs.jsonl",
     "frozen": CORPORA / "frozen" / "gate_pairs.jsonl",
 }

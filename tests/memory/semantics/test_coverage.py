@@ -9,6 +9,7 @@ from credence.memory.semantics.coverage import (
     answers,
     one_family,
     one_slot_rewritten,
+    opens,
     reworded,
     unanswered,
 )
@@ -103,3 +104,9 @@ def test_corrections_refinements_and_distant_rewrites_are_not_reworded(old: str,
 def test_nothing_is_reworded_from_nothing() -> None:
     assert not reworded([], ["user"], SYNONYMS)
     assert not reworded(["user"], [], SYNONYMS)
+
+
+def test_a_word_opening_another_is_its_family_unless_the_ending_makes_it_smaller() -> None:
+    assert opens("indent", "indentation")
+    assert not opens("novel", "novella")
+    assert not opens("book", "booklet")

@@ -176,8 +176,12 @@ BLIND_SETS = [
     # found (a83e682), then 0; paraphrases caught 53 at both, then 58 as found.
     ("mixed19", 200, 0, 58),
     # Held out: corrections rejected 4 of 100 as found (67ccf5f), then 3 after set 19's first
-    # readings; paraphrases caught 71. Floors, not goals.
-    ("mixed20", 200, 3, 71),
+    # readings; paraphrases caught 71, then 73 (acronyms, temperatures). Floors, not goals.
+    ("mixed20", 200, 3, 73),
+    # Synonyms, tuned on: near-synonym changes rejected 3 of 100 as found (5997516), then 2;
+    # paraphrases caught 60, then 64. Left: a stronger word of one kind ("small" / "tiny",
+    # "painted" / "stained"), which WordNet links as one and many paraphrases need.
+    ("synonyms1", 200, 2, 64),
 ]
 
 

@@ -33,10 +33,19 @@ from credence.memory.semantics.wording import words_of
         ("The office is on the fourth floor", "The office is on the 4th floor"),
         ("The user's daughter is 7", "The user's daughter is seven years old"),
         ("Pay the fee quarterly", "Pay the fee every three months"),
+        ("Set the heating to 21 °C", "Set the heating to 21 degrees Celsius"),
+        ("Set the heating to 21°C", "Set the heating to 21 degrees C"),
+        ("Set the heating to 68°F", "Set the heating to 20 degrees Celsius"),
+        ("Drink 2 L of water", "Drink two liters of water"),
     ],
 )
 def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -> None:
     assert statement(first).canons == statement(second).canons
+
+
+def test_a_temperature_keeps_its_scale_and_a_bare_degree_names_none() -> None:
+    assert statement("Bake at 220 °C").canons != statement("Bake at 220 °F").canons
+    assert statement("Bake at 220 degrees").canons != statement("Bake at 220 °C").canons
 
 
 def test_a_month_after_a_preposition_stays_a_length_of_time() -> None:

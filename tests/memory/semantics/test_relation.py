@@ -857,3 +857,10 @@ def test_a_bound_written_after_its_value_is_still_a_bound(old: str, new: str) ->
     bounds = [{">=", "<="} & set(statement(text).canons) for text in (old, new)]
     assert bounds[0] and bounds[1] and bounds[0] != bounds[1], bounds
     assert relate(old, new, 0.95).kind != "duplicate"
+
+
+def test_an_acronym_is_the_words_it_stands_for_only_when_the_model_agrees() -> None:
+    old = "The user works in HR at Globex."
+    assert relate(old, "The user works in human resources at Globex.", 0.88).kind == "duplicate"
+    # The letters alone are no reason: "hospital radiology" spells "HR" as well.
+    assert relate(old, "The user works in hospital radiology at Globex.", 0.45).kind != "duplicate"

@@ -15,7 +15,8 @@ def test_common_abbreviations_read_as_the_word_they_shorten() -> None:
 
 
 @pytest.mark.parametrize(
-    ("form", "base"), [("kept", "keep"), ("led", "leads"), ("forbade", "forbid"), ("goes", "go")]
+    ("form", "base"),
+    [("kept", "keep"), ("led", "leads"), ("forbade", "forbid"), ("goes", "go"), ("died", "die")],
 )
 def test_irregular_verb_forms_stem_as_their_base_form(form: str, base: str) -> None:
     assert stem(form) == stem(base)

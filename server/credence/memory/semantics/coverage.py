@@ -17,6 +17,8 @@ MIN_FAMILY_SHARE: Final = 0.8
 MAX_FAMILY_ENDING: Final = 3
 # A word that opens another is of its family from this length ("indent" / "indentation").
 MIN_OPENING_WORD: Final = 4
+# Endings that make a smaller thing, not the same one: a novella is no novel, a booklet no book.
+_DIMINUTIVES: Final = frozenset({"la", "ella", "ette", "let", "ling"})
 # "fully" is an adverb of "full"; "only" and "ugly" are too short to be one.
 MIN_ADVERB: Final = 5
 # A reworded paraphrase keeps at least this share of each side's meaning words.
@@ -48,7 +50,11 @@ def opens(first: str, second: str) -> bool:
     """Whether the shorter word, of at least ``MIN_OPENING_WORD`` letters, opens the longer:
     the narrow kind of word family ("indent" / "indentation")."""
     short, long = sorted((first, second), key=len)
-    return len(short) >= MIN_OPENING_WORD and long.startswith(short)
+    return (
+        len(short) >= MIN_OPENING_WORD
+        and long.startswith(short)
+        and long[len(short) :] not in _DIMINUTIVES
+    )
 
 
 @lru_cache(maxsize=16384)

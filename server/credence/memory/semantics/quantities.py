@@ -27,6 +27,7 @@ from credence.memory.semantics.statement_words import (
     RATIO,
     THOUSANDS,
     TIMES,
+    UNIT_OFFSETS,
     UNITS,
 )
 from credence.memory.semantics.tokens import MINUS_SIGNS, fold_plural, word_at
@@ -88,7 +89,8 @@ def _quantity(value: float, unit: str | None) -> tuple[str, str]:
     if unit is None:
         return f"#{_format_number(value)}", "number"
     dimension, factor = UNITS[unit]
-    return f"#{_format_number(round(value * factor, 6))}{dimension}", f"quantity:{dimension}"
+    value = (value + UNIT_OFFSETS.get(unit, 0.0)) * factor
+    return f"#{_format_number(round(value, 6))}{dimension}", f"quantity:{dimension}"
 
 
 def _clock(hour: int, minute: int, half: str | None) -> str | None:

@@ -7,13 +7,14 @@ from typing import Final, Literal
 
 import msgspec
 
+from credence.memory.semantics.acronyms import acronyms_written_alike
 from credence.memory.semantics.bounds import complemented, same_limit, the_bound
 from credence.memory.semantics.coverage import answers, opens, reworded
 from credence.memory.semantics.lexicon import FEELING_VERBS
 from credence.memory.semantics.order import restated
 from credence.memory.semantics.preference import sides_exchanged
 from credence.memory.semantics.readings import another_reading
-from credence.memory.semantics.slots import opening_swap, synonyms_agree, value_swap
+from credence.memory.semantics.slots import opening_swap, synonyms_agree, unit_change, value_swap
 from credence.memory.semantics.small_words import qualifier_added
 from credence.memory.semantics.statement_words import PREPOSITIONS
 from credence.memory.semantics.statements import (
@@ -162,27 +163,6 @@ def _surface_of(words: tuple[Word, ...]) -> str:
     return " ".join(word.surface for word in words)
 
 
-def _unit_change(a: Statement, b: Statement) -> Change | None:
-    """The word after an equal number swapped for another ("20 km" / "20 miles"): a unit."""
-    if len(a.words) != len(b.words):
-        return None
-    differ = [
-        position
-        for position, (x, y) in enumerate(zip(a.words, b.words, strict=True))
-        if x.canon != y.canon
-    ]
-    if len(differ) != 1 or differ[0] == 0:
-        return None
-    # The unit follows its number, at most one word later ("20 square metres").
-    if not any(
-        word.kind == "number" or word.kind.startswith("quantity")
-        for word in a.words[max(0, differ[0] - 2) : differ[0]]
-    ):
-        return None
-    old, new = a.words[differ[0]], b.words[differ[0]]
-    return Change(old=old.surface, new=new.surface, kind="unit")
-
-
 def _substitution(a: Statement, b: Statement) -> tuple[str, str] | None:
     """The one content word each side swaps when their content is otherwise equal, else None
     (function words may differ: "to the logs" / "in the logs")."""
@@ -210,7 +190,12 @@ def relate(old: str, new: str, cosine: float) -> Relation:
     thing. Invariant: a pair that differs in any value, name, unit, polarity or scope is never
     a duplicate: at worst it goes to a reviewer, unsettled.
     """
-    old, new = joined_compounds(contrast_worded(old), contrast_worded(new))
+    old, new = contrast_worded(old), contrast_worded(new)
+    if cosine >= DUPLICATE_COSINE:
+        # Only where the model reads the two as one statement: "hospital radiology" has the
+        # letters of "HR" too.
+        old, new = acronyms_written_alike(old, new)
+    old, new = joined_compounds(old, new)
     if restated(words_of(old), words_of(new)):
         return Relation("duplicate", max(cosine, DUPLICATE_COSINE), evidence="the same, reordered")
     relation = _relate(old, new, cosine)
@@ -265,7 +250,7 @@ def _relate(old: str, new: str, cosine: float) -> Relation:
                 "compatible", cosine, evidence=f"another subject? {evidence}", settled=False
             )
         return Relation("contradiction", cosine, "value_change", tuple(changes), evidence)
-    unit = _unit_change(a, b)
+    unit = unit_change(a, b)
     if unit is not None:
         return Relation(
             "contradiction", cosine, "value_change", (unit,), f"{unit.old} → {unit.new}"

@@ -109,3 +109,24 @@ def _kin(kind: str) -> str:
     # A file format and a product name are both named formats ("CSV" / "Excel").
     kind = "name" if kind == "format" else kind
     return KIN.get(kind, kind)
+
+
+def unit_change(a: Statement, b: Statement) -> Change | None:
+    """The word after an equal number swapped for another ("20 km" / "20 miles"): a unit."""
+    if len(a.words) != len(b.words):
+        return None
+    differ = [
+        position
+        for position, (x, y) in enumerate(zip(a.words, b.words, strict=True))
+        if x.canon != y.canon
+    ]
+    if len(differ) != 1 or differ[0] == 0:
+        return None
+    # The unit follows its number, at most one word later ("20 square metres").
+    if not any(
+        word.kind == "number" or word.kind.startswith("quantity")
+        for word in a.words[max(0, differ[0] - 2) : differ[0]]
+    ):
+        return None
+    old, new = a.words[differ[0]], b.words[differ[0]]
+    return Change(old=old.surface, new=new.surface, kind="unit")

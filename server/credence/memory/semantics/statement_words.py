@@ -12,6 +12,11 @@ from credence.memory.semantics.tokens import BOUND_COMPARATIVES, SIGN_BEFORE
 # agreeing but for short aligned spans of values of one kind are a value change.
 
 _RATIO_PATTERN = r"\d+(?::\d+)+"
+# A temperature's scale however it is written after its number ("21 °C", "21°c", "21 degrees
+# Celsius", "68 degrees F"), put as the scale's name, which UNITS reads.
+TEMPERATURE_SCALE = re.compile(
+    r"(\d)\s*(?:°\s*|degrees?\s+)(?:(c|celsius|centigrade)|(f|fahrenheit))\b", re.IGNORECASE
+)
 RAW_TOKEN = re.compile(
     r"\d{1,3}(?:,\d{3})+(?:\.\d+)?"  # 10,000 or 1,250.5
     r"|\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?"  # 14:00, 2:30pm
@@ -104,11 +109,16 @@ for _dimension, _factor, _spellings in (
     ("gram", 0.001, "mg milligram milligrams"),
     ("gram", 453.59237, "lb lbs"),
     ("gram", 28.349523125, "oz ounce ounces"),
-    ("litre", 1.0, "litre litres liter liters"),
+    ("litre", 1.0, "l litre litres liter liters"),
+    # Temperatures in degrees Celsius; Fahrenheit's zero sits 32 below (UNIT_OFFSETS).
+    ("temperature", 1.0, "celsius"),
+    ("temperature", 5 / 9, "fahrenheit"),
     ("litre", 0.001, "ml millilitre millilitres milliliter milliliters"),
 ):
     for _spelling in _spellings.split():
         UNITS[_spelling] = (_dimension, _factor)
+# Added to a value before its unit's factor: 68 °F is (68 - 32) × 5/9 = 20 °C.
+UNIT_OFFSETS = {"fahrenheit": -32.0}
 CURRENCIES = frozenset({"usd", "eur", "gbp"})  # the dimensions of UNITS that are money
 PREFIX_UNITS = frozenset({"$", "€", "£"})
 # One-letter units count only when written onto the number ("30s", "2h"), never as a word.
@@ -174,6 +184,7 @@ catch caught
 choose chose chosen
 come came
 deal dealt
+die died dying dies
 do did done does
 draw drew drawn
 drink drank
@@ -225,6 +236,7 @@ stick stuck
 strike struck
 swim swam swum
 take took taken
+tie tied tying ties
 teach taught
 tell told
 think thought

@@ -34,6 +34,7 @@ from credence.memory.semantics.statement_words import (
     RAW_TOKEN,
     REGION_SHAPE,
     SUBORDINATORS,
+    TEMPERATURE_SCALE,
     UNITS,
     WEEKDAYS,
     same_value_name,
@@ -123,8 +124,13 @@ def stem(word: str) -> str:
     return _stem(word)
 
 
+def _scale_named(match: re.Match[str]) -> str:
+    return f"{match.group(1)} {'Celsius' if match.group(2) else 'Fahrenheit'}"
+
+
 def _raw_tokens(text: str) -> tuple[str, list[tuple[int, int]]]:
     folded = APOSTROPHES.sub("", unicodedata.normalize("NFKC", text))
+    folded = TEMPERATURE_SCALE.sub(_scale_named, folded)
     return folded, [match.span() for match in RAW_TOKEN.finditer(folded)]
 
 
