@@ -3,14 +3,14 @@
 `python -m harness.wordnet_table` rewrites server/credence/memory/semantics/wordnet_synonyms.tsv;
 `--check` fails if the shipped table differs from what the pinned package gives. The table holds,
 for each single English verb, adjective and adverb WordNet tags in its sense-tagged corpus
-(SemCor), the senses it is commonly used in (its first ``TOP_SENSES``), the senses its first
-``KIND_OF_SENSES`` are one kind of (a verb's hypernyms; the head an adjective's satellite sense is
-similar to: "lengthy" is a kind of "long"), and the words WordNet gives as their opposites. Two
-kinds of one thing are not linked: "red" and "green" are both satellites of "chromatic", "drive"
-and "fly" both kinds of "travel". Nouns are left out: their shared senses join values a
-correction swaps ("manager" / "director", "minute" / "second", "bread" / "sugar" as slang for
-money). Senses no other word shares are left out too, so every sense listed links at least two
-words.
+(SemCor), and each verb phrase of two or three words ("pass_away", "hit_the_sack"), the senses it
+is commonly used in (its first ``TOP_SENSES``), the senses its first ``KIND_OF_SENSES`` are one
+kind of (a verb's hypernyms; the head an adjective's satellite sense is similar to: "lengthy" is a
+kind of "long"), and the words WordNet gives as their opposites. Two kinds of one thing are not
+linked: "red" and "green" are both satellites of "chromatic", "drive" and "fly" both kinds of
+"travel". Nouns are left out: their shared senses join values a correction swaps ("manager" /
+"director", "minute" / "second", "bread" / "sugar" as slang for money). Senses no other word shares
+are left out too, so every sense listed links at least two words.
 """
 
 from __future__ import annotations
@@ -47,6 +47,8 @@ PART_OF_SENSE_TYPE = {"1": "n", "2": "v", "3": "a", "4": "r", "5": "a"}
 # "mother" the verb ("beget", 2 of 102 uses) shares a synset with "father" the verb, and
 # without the part of speech the gate cannot tell the verb from the noun.
 MIN_PART_SHARE = 0.1
+# The most words a verb phrase in the table holds ("hit_the_sack").
+MAX_PHRASE_WORDS = 3
 
 
 def wordnet_dir() -> Path:
@@ -81,6 +83,17 @@ def _uses(folder: Path) -> dict[tuple[str, str], int]:
     return uses
 
 
+def _single_word(lemma: str) -> bool:
+    return lemma.isalpha()
+
+
+def _phrase(lemma: str) -> bool:
+    """A phrasal verb or verb idiom of two or three plain words ("pass_away", "hit_the_sack"),
+    which the gate folds to one word as it reads; SemCor tags few of them, so all count."""
+    parts = lemma.split("_")
+    return 2 <= len(parts) <= MAX_PHRASE_WORDS and all(part.isalpha() for part in parts)
+
+
 def _common_senses(folder: Path) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
     """Each tagged single word's first senses, in the parts of speech it is mostly used in,
     and the first ``KIND_OF_SENSES`` of those, which make it a kind of a broader word."""
@@ -94,7 +107,7 @@ def _common_senses(folder: Path) -> tuple[dict[str, set[str]], dict[str, set[str
         for fields in _lines(folder / f"index.{PARTS[part]}"):
             lemma, pointer_count = fields[0], int(fields[3])
             tagged = int(fields[5 + pointer_count])
-            if "_" in lemma or "-" in lemma or not lemma.isalpha() or tagged == 0:
+            if not (_single_word(lemma) and tagged > 0) and not (part == "v" and _phrase(lemma)):
                 continue
             if uses[lemma, part] < MIN_PART_SHARE * total[lemma]:
                 continue
@@ -133,6 +146,10 @@ class _Pointers:
         found: dict[str, set[str]] = defaultdict(set)
         for sense, number, theirs, their_number in self.opposite:
             word, other = self.words_in[sense][number - 1], self.words_in[theirs][their_number - 1]
+            if not (_single_word(word) and _single_word(other)):
+                # A phrase's opposite ("let go of" for "hold") would part synonyms that each
+                # have an opposite of their own ("hold" / "keep"); single words only.
+                continue
             if sense in senses.get(word, ()) and theirs in senses.get(other, ()):
                 found[word].add(other)
                 found[other].add(word)

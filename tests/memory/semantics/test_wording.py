@@ -11,6 +11,7 @@ from credence.memory.semantics.wording import (
     opposed_words,
     permits,
     reordered,
+    same_meaning,
     scope_of,
     without_named_days,
     words_of,
@@ -28,6 +29,16 @@ def test_turned_on_and_turned_off_are_opposites() -> None:
     new = "The user wants notifications turned off for build failures."
     assert opposed_words(old, new)
     assert hard_difference(old, new)
+
+
+def test_an_idiom_means_what_its_phrase_in_wordnet_means_but_a_particle_still_counts() -> None:
+    assert same_meaning(
+        "The user usually hits the sack around 10:30 pm.",
+        "The user usually goes to bed around 10:30 pm.",
+    )
+    assert not same_meaning(
+        "The product launch was moved up a week.", "The product launch was moved back a week."
+    )
 
 
 def test_opposites_are_found_by_count_when_the_word_also_stands_on_both_sides() -> None:

@@ -70,3 +70,12 @@ def test_words_in_one_common_sense_are_synonyms(first: str, second: str) -> None
 )
 def test_values_a_correction_swaps_are_not_synonyms(first: str, second: str) -> None:
     assert not _synonyms(first, second)
+
+
+def test_a_verb_phrase_shares_the_senses_of_the_single_word_it_means() -> None:
+    table = wordnet.load(stem)
+    assert "hit_the_sack" in table and "get_in_touch" in table
+    assert synonymous("go_to_bed", "hit_the_sack", SYNONYMS)
+    # A phrase's opposite stays out of a single word's: "hold" and "keep" stay synonyms.
+    assert all("_" not in other for other in table[stem("hold")].opposites)
+    assert _synonyms("hold", "keep")

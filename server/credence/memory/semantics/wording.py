@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import pairwise
 from typing import Final
@@ -48,6 +49,7 @@ VERBS = frozenset(stem(word) for word in COMMON_VERBS)
 _DERIVED_ENDINGS: Final = ("ly", "est", "er")
 _FOLDS = {tuple(stem(word) for word in phrase): stem(word) for phrase, word in PHRASE_FOLDS.items()}
 _FOLDED = frozenset(_FOLDS.values())
+_ARTICLES: Final = frozenset({"the", "a", "an"})
 _LIGHT = frozenset(stem(word) for word in LIGHT_WORDS)
 _ORDER = frozenset(stem(word) for word in ORDER_WORDS)
 _PERMISSION = frozenset(stem(word) for word in PERMISSION_WORDS)
@@ -281,25 +283,35 @@ def value_tokens(text: str) -> frozenset[str]:
     )
 
 
-@lru_cache(maxsize=16384)
 def meaning(text: str) -> tuple[str, ...]:
     """The words a paraphrase must keep, in order: content words and comparison symbols, with
     phrasal verbs folded to the word they mean ("talk about" -> "discuss") and light words
     ("anything", "really") left out. Compared with :func:`same_bag`, synonym for synonym."""
+    return _meaning(text, idioms=False)
+
+
+@lru_cache(maxsize=16384)
+def _meaning(text: str, *, idioms: bool) -> tuple[str, ...]:
+    """:func:`meaning`, with WordNet's verb phrases folded too when ``idioms`` is set."""
     shape = statement(text)
     # "X is not allowed" says what "Never X" says: in a prohibition the permission word is
     # only its phrasing.
     light = _LIGHT | _PERMISSION if shape.negative else _LIGHT
+    folds, folded = (_IDIOM_FOLDS, _IDIOMS_FOLDED) if idioms else (_FOLDS, _FOLDED)
     return tuple(
         word
-        for word in fold_phrases(shape.canons, _FOLDS)
-        if (word in shape.content or word[:1] in "<>" or word in _FOLDED) and word not in light
+        for word in fold_phrases(shape.canons, folds)
+        if (word in shape.content or word[:1] in "<>" or word in folded) and word not in light
     )
 
 
 def same_meaning(old: str, new: str) -> bool:
     """Whether two statements hold the same words, each with itself or a synonym."""
-    return same_bag(meaning(old), meaning(new), SYNONYMS)
+    if same_bag(meaning(old), meaning(new), SYNONYMS):
+        return True
+    # Read with WordNet's verb phrases as one word only here, where the whole bag must match:
+    # the readings compare a phrase's particle as a word ("moved up" / "moved back").
+    return same_bag(_meaning(old, idioms=True), _meaning(new, idioms=True), SYNONYMS)
 
 
 def is_unit(word: str) -> bool:
@@ -332,6 +344,23 @@ def spelling(word: str) -> str:
 
 
 SYNONYMS = synonym_sets(stem, ANTONYMS, spelling)
+
+
+def _phrase_folds(lemmas: Iterable[str]) -> dict[tuple[str, ...], str]:
+    """WordNet's verb phrases by their stems, articles left out ("hit the sack" reads
+    ("hit", "sack")), each folding to the phrase as the table names it."""
+    folds = {}
+    for lemma in lemmas:
+        words = tuple(stem(part) for part in lemma.split("_") if part not in _ARTICLES)
+        if "_" in lemma and len(words) > 1:
+            folds[words] = lemma
+    return folds
+
+
+# WordNet's verb phrases ("looked into", "hits the sack") fold to the phrase its table lists,
+# whose senses it shares with single words ("research", "retire"); a hand-written fold wins.
+_IDIOM_FOLDS = {**_phrase_folds(SYNONYMS.wordnet), **_FOLDS}
+_IDIOMS_FOLDED = frozenset(_IDIOM_FOLDS.values())
 
 
 @lru_cache(maxsize=16384)
