@@ -107,13 +107,14 @@ def test_the_later_blind_sets_never_reject_a_correction(
 # least). Each set was run as found, held out while the one before it was tuned on, then tuned
 # on. Rejected as first run held out: set 2 18, set 3 11, set 4 4, set 5 3 (of 130), set 6 5,
 # set 7 6, set 8 3, set 9 0, set 10 11, set 11 8, set 12 4, set 13 4, set 14 9, set 15 2,
-# set 16 3, set 17 3, set 18 2 and set 19 3 (of 100).
+# set 16 3, set 17 3, set 18 2, set 19 3 and set 20 4 (of 100). Paraphrases gained after
+# 67ccf5f came from acronyms, temperatures, "died", WordNet's verb phrases and ranks in words.
 BLIND_SETS = [
     # Left: a comma-set clause and "any" / "every".
     ("corrections1", 150, 2, None),
-    # Left: "a new tire" / "new tires" (a count read as a plural costs paraphrases), "in third
-    # grade" / "third in his grade", and a role swap with a pronoun.
-    ("corrections2", 150, 3, None),
+    # Left: "a new tire" / "new tires" (a count read as a plural costs paraphrases) and a role
+    # swap with a pronoun; "in third grade" / "third in his grade" reads as two ranks.
+    ("corrections2", 150, 2, None),
     # Left: "a couple of friends" / "a couple", "owns" / "uses", "auditing a course" /
     # "taking it for credit": words whose meanings the model blurs.
     ("corrections3", 150, 3, None),
@@ -124,29 +125,29 @@ BLIND_SETS = [
     ("mixed5", 200, 0, 60),
     # Corrections rejected 12 of 100 at 47d1354, 6 after tuning on sets 2 to 4, 5 after set 5,
     # then 2; paraphrases caught 73 of 100 at all three, 76, 78, then 79.
-    ("mixed6", 200, 1, 79),
+    ("mixed6", 200, 1, 80),
     # Corrections rejected 9 of 100 at 47d1354, 6 after tuning on sets 2 to 5 and after set 6,
     # then 1; paraphrases caught 55, 54 (one lost to those readings), 56, 57, 58, 59, 60, then 61.
     ("mixed7", 200, 1, 61),
     # Corrections rejected 4 of 100 at 47d1354, 3 after tuning on sets 2 to 6 and after set 7,
     # then 1; paraphrases caught 55, 57 throughout, 59, 60, then 61.
-    ("mixed8", 200, 1, 61),
+    ("mixed8", 200, 1, 63),
     # Never tuned on: corrections rejected 3 of 100 at 47d1354, 0 after tuning on sets 2 to 7,
     # after set 8 and after set 10; paraphrases caught 63, 65 at all three, 67, then 68.
     ("mixed9", 200, 0, 68),
     # Corrections rejected 16 of 100 at 47d1354, 11 as found (after sets 2 to 8), then 4;
     # paraphrases caught 65, then 64 at both, 74 (word orders, spelt numbers, ages and negation
-    # words read as such, sets 10 to 16), then 76 (synonyms). Left: two idioms ("has their
-    # back" / "is on their back"), "the senior engineer" / "a senior engineer", "in fifth grade" /
-    # "fifth in his grade".
-    ("mixed10", 200, 4, 76),
+    # words read as such, sets 10 to 16), then 76 (synonyms); rejected 3 once "in fifth grade"
+    # read as a rank. Left: two idioms ("has their back" / "is on their back"), "the senior
+    # engineer" / "a senior engineer".
+    ("mixed10", 200, 3, 76),
     # Corrections rejected 16 of 100 at 47d1354, 8 as found, 7 after set 10, 2, 1 after set 14,
     # then 0; paraphrases caught 63, 62, 62, 63, 69, 73, then 74.
-    ("mixed11", 200, 0, 74),
+    ("mixed11", 200, 0, 78),
     # Corrections rejected 7 of 100 at 47d1354, 4 as found (after set 10) and after set 11,
     # then 1; paraphrases caught 55, 57, 60, 64, then 65. Left: "the user's brother-in-law lent
     # them" / "the user lent their brother-in-law" (a hyphenated noun splits into three words).
-    ("mixed12", 200, 1, 65),
+    ("mixed12", 200, 1, 66),
     # Corrections rejected 4 of 100 at 47d1354, 4 as found (after set 11) and after set 12, then
     # 2; paraphrases caught 69, 70, 75, then 76. Left: two scopes widened or narrowed in other words
     # ("client-facing documents" / "all documents").
@@ -154,10 +155,10 @@ BLIND_SETS = [
     # Corrections rejected 13 of 100 at 47d1354, 9 as found (after set 12), 8 after set 13,
     # then 3; paraphrases caught 65, 72, then 75. Left: "decaf coffee" / "coffee" (a word dropped
     # reads as saying less), "feature branches" / "any branch", "owns" / "uses".
-    ("mixed14", 200, 3, 75),
+    ("mixed14", 200, 3, 76),
     # Corrections rejected 7 of 100 at 47d1354, 2 as found (after set 13) and after set 14, then
     # 1; paraphrases caught 64, 70, then 71. Left: "splits the rent evenly" / "splits the rent".
-    ("mixed15", 200, 1, 71),
+    ("mixed15", 200, 1, 72),
     # Held out until set 17 was written: corrections rejected 7 of 100 at 47d1354, 3 as found
     # (after set 14) and after set 15, then 1; paraphrases caught 53, then 56 at both, 57
     # (negation words), 62, 64, then 65. Left: "a rental property" / "rental
@@ -167,14 +168,14 @@ BLIND_SETS = [
     # on 02ec9f0) and after set 16, then 1; paraphrases caught 49, 51 at e929c21, 52 as found,
     # 53, 54, then 58. Left: "the user's husband handles the bills" / "the user handles the
     # bills, not their husband".
-    ("mixed17", 200, 1, 58),
+    ("mixed17", 200, 1, 60),
     # Held out for one round: corrections rejected 6 of 100 at 47d1354, 2 at e929c21, as found
     # (cb4c8bb) and after set 17, then 0; paraphrases caught 59, 58 at e929c21, 63 as found,
     # then 64.
     ("mixed18", 200, 0, 64),
     # Held out for one round: corrections rejected 5 of 100 at 47d1354, 3 at e929c21 and as
     # found (a83e682), then 0; paraphrases caught 53 at both, then 58 as found.
-    ("mixed19", 200, 0, 58),
+    ("mixed19", 200, 0, 60),
     # Held out: corrections rejected 4 of 100 as found (67ccf5f), then 3 after set 19's first
     # readings; paraphrases caught 71, then 73 (acronyms, temperatures). Floors, not goals.
     ("mixed20", 200, 3, 73),

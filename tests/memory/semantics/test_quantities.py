@@ -31,6 +31,7 @@ from credence.memory.semantics.wording import words_of
         ("The user is thirty-four", "The user is 34"),
         ("Keep ninety-nine tickets", "Keep 99 tickets"),
         ("The office is on the fourth floor", "The office is on the 4th floor"),
+        ("The user's kid is in third grade", "The user's kid is in 3rd grade"),
         ("The user's daughter is 7", "The user's daughter is seven years old"),
         ("Pay the fee quarterly", "Pay the fee every three months"),
         ("Set the heating to 21 °C", "Set the heating to 21 degrees Celsius"),
@@ -41,6 +42,13 @@ from credence.memory.semantics.wording import words_of
 )
 def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -> None:
     assert statement(first).canons == statement(second).canons
+
+
+def test_a_rank_in_words_is_read_before_a_noun_but_a_fraction_stays_one() -> None:
+    assert "#3th" in statement("The user's kid is a third grader").canons
+    assert "#3th" not in statement("Save a third of each paycheck").canons
+    assert "#5th" in statement("The son is in fifth grade").canons
+    assert "#5th" not in statement("The son is fifth in his grade").canons
 
 
 def test_a_temperature_keeps_its_scale_and_a_bare_degree_names_none() -> None:

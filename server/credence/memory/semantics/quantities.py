@@ -355,10 +355,18 @@ def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | 
     if ordinal:
         return f"#{ordinal.group(1)}th", "number", 1
     # "the first of each month", "the fifteenth of March": a day of the month, as "1st" is.
-    # "the fourth floor" is "the 4th floor"; "the first" and "the second" are too often no rank.
+    # "the first" and "the second" are too often no rank.
     after_the = word_at(lowered, position - 1) == "the"
     dated = after_the and word_at(lowered, position + 1) == "of"
-    if low in ORDINAL_WORDS and (dated or (after_the and ORDINAL_WORDS[low] > 2)):
+    # A rank before a noun: "the fourth floor", "in third grade", "a third grader" (not "a third
+    # of", a fraction).
+    following = word_at(lowered, position + 1)
+    ranked = (
+        word_at(lowered, position - 1) in ("the", "in", "a")
+        and ORDINAL_WORDS.get(low, 0) > 2
+        and (after_the or (following.isalpha() and following != "of"))
+    )
+    if low in ORDINAL_WORDS and (dated or ranked):
         return f"#{ORDINAL_WORDS[low]}th", "number", 1
     start = position
     times = 1.0
