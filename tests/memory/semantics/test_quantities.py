@@ -32,6 +32,7 @@ from credence.memory.semantics.wording import words_of
         ("Keep ninety-nine tickets", "Keep 99 tickets"),
         ("The office is on the fourth floor", "The office is on the 4th floor"),
         ("The user's kid is in third grade", "The user's kid is in 3rd grade"),
+        ("The office is on the second floor", "The office is on the 2nd floor"),
         ("The user's daughter is 7", "The user's daughter is seven years old"),
         ("Pay the fee quarterly", "Pay the fee every three months"),
         ("Set the heating to 21 °C", "Set the heating to 21 degrees Celsius"),
@@ -49,6 +50,7 @@ def test_a_rank_in_words_is_read_before_a_noun_but_a_fraction_stays_one() -> Non
     assert "#3th" not in statement("Save a third of each paycheck").canons
     assert "#5th" in statement("The son is in fifth grade").canons
     assert "#5th" not in statement("The son is fifth in his grade").canons
+    assert "#1th" not in statement("The user reviews code first thing in the morning").canons
 
 
 def test_a_temperature_keeps_its_scale_and_a_bare_degree_names_none() -> None:
@@ -66,7 +68,7 @@ def test_an_ordinal_in_words_is_a_date_only_in_the_shape_of_one() -> None:
     assert "@--03-15" in statement("The report is due on the fifteenth of March").canons
     assert "#1th" not in statement("Address the user by their first name").canons
     assert "#1th" not in statement("Put the first draft in the shared folder").canons
-    assert "#2th" not in statement("Ask for the second opinion").canons
+    assert "#2th" not in statement("Ask for a second opinion").canons
     assert "#3th" not in statement("Cancel every third meeting").canons
 
 

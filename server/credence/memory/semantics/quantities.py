@@ -355,17 +355,18 @@ def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | 
     if ordinal:
         return f"#{ordinal.group(1)}th", "number", 1
     # "the first of each month", "the fifteenth of March": a day of the month, as "1st" is.
-    # "the first" and "the second" are too often no rank.
     after_the = word_at(lowered, position - 1) == "the"
     dated = after_the and word_at(lowered, position + 1) == "of"
     # A rank before a noun: "the fourth floor", "in third grade", "a third grader" (not "a third
-    # of", a fraction).
+    # of", a fraction); "the second floor", but "first" is too often no rank ("the first thing
+    # in the morning", "the first focus").
     following = word_at(lowered, position + 1)
+    before_a_noun = following.isalpha() and following != "of"
     ranked = (
         word_at(lowered, position - 1) in ("the", "in", "a")
         and ORDINAL_WORDS.get(low, 0) > 2
-        and (after_the or (following.isalpha() and following != "of"))
-    )
+        and (after_the or before_a_noun)
+    ) or (low == "second" and word_at(lowered, position - 1) in ("the", "in") and before_a_noun)
     if low in ORDINAL_WORDS and (dated or ranked):
         return f"#{ORDINAL_WORDS[low]}th", "number", 1
     start = position
