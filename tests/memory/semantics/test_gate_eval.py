@@ -180,10 +180,10 @@ BLIND_SETS = [
     # readings; paraphrases caught 71, then 73 (acronyms, temperatures). Floors, not goals.
     ("mixed20", 200, 3, 73),
     # Synonyms, tuned on: near-synonym changes rejected 3 of 100 as found (5997516), then 2;
-    # paraphrases caught 60, 64, then 66 (WordNet's verb phrases). Left: a stronger word of one
+    # paraphrases caught 60, 64, 66 (WordNet's verb phrases), then 68. Left: a stronger word of one
     # kind ("small" / "tiny", "painted" / "stained"), which WordNet links as one and many
     # paraphrases need (reading them apart cost 45 paraphrases over the sets).
-    ("synonyms1", 200, 2, 66),
+    ("synonyms1", 200, 2, 68),
 ]
 
 

@@ -39,6 +39,8 @@ from credence.memory.semantics.wording import words_of
         ("Set the heating to 21°C", "Set the heating to 21 degrees C"),
         ("Set the heating to 68°F", "Set the heating to 20 degrees Celsius"),
         ("Drink 2 L of water", "Drink two liters of water"),
+        ("Donate one fifth of the profits", "Donate 20% of the profits"),
+        ("Save a tenth of each paycheck", "Save 10% of each paycheck"),
     ],
 )
 def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -> None:

@@ -344,3 +344,11 @@ def test_advice_is_not_a_possibility() -> None:
 def test_under_a_negation_every_is_not_any() -> None:
     assert quantifier_differs(*_pair("Don't email every client", "Don't email any client"))
     assert not quantifier_differs(*_pair("Email every client", "Email any client"))
+
+
+def test_qualifiers_that_hold_a_rule_back_as_far_are_one() -> None:
+    assert not qualifier_differs(
+        *_pair("The user almost always orders decaf", "The user nearly always orders decaf")
+    )
+    assert not qualifier_differs(*_pair("The user seldom drives", "The user rarely drives"))
+    assert qualifier_differs(*_pair("The user almost always drives", "The user always drives"))

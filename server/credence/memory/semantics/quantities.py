@@ -373,8 +373,9 @@ def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | 
     times = 1.0
     if low in ("a", "an") and word_at(lowered, position + 1) in FRACTIONS:
         position += 1
-    elif low in NUMBER_WORDS and word_at(lowered, position + 1) == "quarters":
-        times, position = float(NUMBER_WORDS[low]), position + 1  # "three quarters of an hour"
+    elif low in NUMBER_WORDS and fold_plural(word_at(lowered, position + 1)) in FRACTIONS:
+        # "three quarters of an hour", "one fifth of the profits"
+        times, position = float(NUMBER_WORDS[low]), position + 1
     fraction = FRACTIONS.get(fold_plural(lowered[position]))
     if fraction is None:
         return None

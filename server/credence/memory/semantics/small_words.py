@@ -304,11 +304,22 @@ def qualifier_differs(old: Sequence[str], new: Sequence[str]) -> bool:
 def _qualifiers(words: tuple[str, ...]) -> frozenset[str]:
     """The words of ``words`` that hold a rule back; "at least" is a bound, not "least"."""
     return frozenset(
-        word
+        _SAME_QUALIFIER.get(word, word)
         for position, word in enumerate(words)
         if word in _QUALIFIERS
         and not (word == "least" and words[position - 1 : position] == ("at",))
     )
+
+
+# Qualifiers that hold a rule back by as much: "nearly always" is "almost always".
+_SAME_QUALIFIER: Final = {
+    "nearly": "almost",
+    "barely": "hardly",
+    "scarcely": "hardly",
+    "seldom": "rarely",
+    "partially": "partly",
+    "excluding": "except",
+}
 
 
 def qualifier_added(old: Sequence[str], new: Sequence[str]) -> str:

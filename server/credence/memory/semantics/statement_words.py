@@ -71,7 +71,8 @@ NUMBER_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 1_000
 # Spoken multiples ("twice" is "two times") and fractions ("half an hour", "a quarter of").
 MULTIPLES = {"twice": 2, "thrice": 3}
 TIMES = "times"
-FRACTIONS = {"half": 0.5, "quarter": 0.25}
+# Parts said in words; a third is no exact share ("33%"), so it stays a word.
+FRACTIONS = {"half": 0.5, "quarter": 0.25, "fifth": 0.2, "tenth": 0.1}
 ORDINAL = re.compile(r"^(\d+)(?:st|nd|rd|th)$")
 
 # unit spelling -> (dimension, factor to the dimension's base unit)
