@@ -110,11 +110,25 @@ def is_english(text: str) -> bool:
 
 @lru_cache(maxsize=16384)
 def stems(text: str) -> frozenset[str]:
-    return frozenset(base_form(stem(token)) for token in words_of(text))
+    return frozenset(_stems_in_order(text))
 
 
-def _stem_counts(text: str) -> Counter[str]:
-    return Counter(base_form(stem(token)) for token in words_of(text))
+@lru_cache(maxsize=16384)
+def _stems_in_order(text: str) -> tuple[str, ...]:
+    return tuple(base_form(stem(token)) for token in words_of(text))
+
+
+def _one_side_only(old: str, new: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The stems one side holds more often than the other, counted: "The smart lock is locked"
+    / "… is unlocked" keeps "lock" on both sides, yet one of the old side's two became
+    "unlock"."""
+    mine, theirs = _stems_in_order(old), _stems_in_order(new)
+    mine_set, theirs_set = stems(old), stems(new)
+    only_old, only_new = mine_set - theirs_set, theirs_set - mine_set
+    if len(mine) == len(mine_set) and len(theirs) == len(theirs_set):
+        return only_old, only_new  # no stem twice on either side: sets say it all
+    counted_mine, counted_theirs = Counter(mine), Counter(theirs)
+    return frozenset(counted_mine - counted_theirs), frozenset(counted_theirs - counted_mine)
 
 
 def base_form(word: str) -> str:
@@ -135,10 +149,7 @@ def opposed_words(old: str, new: str) -> tuple[tuple[str, str], ...]:
     Opposites come from a general antonym lexicon and from negating prefixes
     ("lock"/"unlock", "secure"/"insecure").
     """
-    # Counted, not as sets: "The smart lock is locked" / "… is unlocked" keeps "lock" on both
-    # sides, yet one of the old side's two is the one that became "unlock".
-    mine, theirs = _stem_counts(old), _stem_counts(new)
-    only_old, only_new = frozenset(mine - theirs), frozenset(theirs - mine)
+    only_old, only_new = _one_side_only(old, new)
     found: set[tuple[str, str]] = set()
     for word in only_old:
         found.update((word, other) for other in ANTONYMS.get(word, frozenset()) & only_new)
