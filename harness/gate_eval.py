@@ -81,8 +81,11 @@ SETS = {
     # A nineteenth (2026-12-05), rules for acting on the user's behalf: 100 and 100; held out
     # for one round, then tuned on.
     "mixed19": CORPORA / "dev" / "mixed_19.jsonl",
-    # A twentieth (2026-12-05): 100 and 100, no two pairs of one kind; held out.
+    # A twentieth (2026-12-05): 100 and 100, no two pairs of one kind; held out for one round,
+    # then tuned on.
     "mixed20": CORPORA / "dev" / "mixed_20.jsonl",
+    # A twenty-first (2026-12-05), a household's year: 100 and 100; held out.
+    "mixed21": CORPORA / "dev" / "mixed_21.jsonl",
     # Synonyms (2026-12-05): 70 synonym paraphrases, 15 negative restatements, 15 number
     # formats and 100 words swapped for related words that mean something else; tuned on.
     "synonyms1": CORPORA / "dev" / "synonyms_1.jsonl",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shift
+from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shift, wish_differs
 from credence.memory.semantics.wording import words_of
 
 
@@ -83,3 +83,19 @@ def test_what_is_not_yet_done_on_both_sides_or_on_one_alone_is_no_difference() -
     assert not aspect_differs(
         words_of("The user has moved to Denver"), words_of("The user lives in Denver")
     )
+
+
+def _read(old: str, new: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    return words_of(old), words_of(new)
+
+
+def test_a_thing_wanted_is_not_a_thing_so() -> None:
+    assert wish_differs(
+        *_read("The user is able to read Arabic", "The user wants to be able to read Arabic")
+    )
+    assert wish_differs(*_read("The user reads Arabic", "The user hopes to read Arabic"))
+    # Wanted on both sides, in whatever words, or an instruction: no difference.
+    assert not wish_differs(
+        *_read("The user wants to learn Italian", "The user would like to learn Italian")
+    )
+    assert not wish_differs(*_read("The user wants to be woken at 6:30", "Wake the user at 6:30"))

@@ -69,6 +69,56 @@ def tense_shift(old: Sequence[str], new: Sequence[str]) -> bool:
     )
 
 
+# Verbs that put what follows "to" as wanted or planned, not so: "wants to read Arabic".
+_WANTING: Final = frozenset(
+    {"want", "wants", "wanted", "wish", "wishes", "wished", "hope", "hopes", "hoped", "plan"}
+    | {"plans", "planned", "intend", "intends", "intended", "aim", "aims", "aspires"}
+)
+# Any word that says a thing is wanted, in whatever construction.
+_WISHING: Final = _WANTING | {"like", "goal", "goals", "aim", "keen", "eager", "wanting"}
+# Words between "wants to" and the verb wanted: "wants to be able to read".
+_BEFORE_THE_WANTED: Final = frozenset({"to", "be", "able"})
+
+
+def wish_differs(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether one says a thing is wanted or planned that the other says is so: "is able to
+    read Arabic" / "wants to be able to read Arabic", "adopted a dog" / "plans to adopt a
+    dog". (Both wanting it, "wants to" / "hopes to", is no difference.)"""
+    mine, theirs = _wanted(tuple(old)), _wanted(tuple(new))
+    if bool(mine) == bool(theirs):
+        return False
+    wanted, other = (mine, tuple(new)) if mine else (theirs, tuple(old))
+    if not _WISHING.isdisjoint(other):
+        return False  # wanted in other words: "would like to", "is something the user wants"
+    return any(
+        _base(word) in wanted and _stated(other, position) for position, word in enumerate(other)
+    )
+
+
+def _stated(words: tuple[str, ...], position: int) -> bool:
+    """Whether the verb at ``position`` says a thing is so: "reads", "adopted", "is able to
+    read", "can read"; not a bare base, which may be an instruction ("wake the user")."""
+    word, before = words[position], words[max(0, position - 2) : position]
+    return (
+        word.endswith(("s", "ed"))
+        or word in IRREGULAR_VERBS
+        or before == ("able", "to")
+        or before[-1:] in (("can",), ("could",))
+    )
+
+
+@lru_cache(maxsize=16384)
+def _wanted(words: tuple[str, ...]) -> frozenset[str]:
+    """The verbs ``words`` put as wanted or planned, as stems."""
+    found = set()
+    for position, word in enumerate(words[:-1]):
+        if word in _WANTING and words[position + 1] == "to":
+            rest = [each for each in words[position + 1 :] if each not in _BEFORE_THE_WANTED]
+            if rest:
+                found.add(_base(rest[0]))
+    return frozenset(found)
+
+
 def aspect_differs(old: Sequence[str], new: Sequence[str]) -> bool:
     """Whether one says a thing is under way or planned and the other that it is done: "is
     moving" / "has moved", "plans to adopt" / "has adopted", "will migrate" / "has migrated"."""

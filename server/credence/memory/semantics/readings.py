@@ -9,7 +9,7 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Final
 
-from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shift
+from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shift, wish_differs
 from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, complemented
 from credence.memory.semantics.coverage import answers
 from credence.memory.semantics.lexicon import PEOPLE
@@ -99,6 +99,7 @@ def another_reading(old: str, new: str) -> str:
         or attempt_differs(mine, theirs)
         or complement_differs(mine, theirs)
         or causative_differs(mine, theirs)
+        or wish_differs(mine, theirs)
     ):
         return "whether it was done differs"
     if hedged(mine) != hedged(theirs):
@@ -123,6 +124,7 @@ def another_reading(old: str, new: str) -> str:
         or runs_exchanged(mine, theirs)
         or voice_differs(mine, theirs)
         or doer_and_done_to_exchanged(mine, theirs)
+        or _cause_and_effect_exchanged(mine, theirs)
     ):
         return "a relation or role differs"
     if (
@@ -511,3 +513,23 @@ def _phrase_dropped(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
         ):
             return True
     return False
+
+
+def _cause_and_effect_exchanged(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
+    """Whether what one gives as the cause, after "because", the other gives as the effect:
+    "moved to Leeds because their partner got a job there" / "their partner got a job in Leeds
+    because the user moved there". ("Because …, …" in front is left alone.)"""
+    sides = []
+    for words in (mine, theirs):
+        if "because" not in words[1:]:
+            return False
+        at = words.index("because", 1)
+        sides.append(tuple(_nouns(part) for part in (words[:at], words[at + 1 :])))
+    (effect, cause), (their_effect, their_cause) = sides
+    straight = len(effect & their_effect) + len(cause & their_cause)
+    crossed = len(effect & their_cause) + len(cause & their_effect)
+    return crossed > straight
+
+
+def _nouns(words: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(stem(word) for word in words if word not in STOP_WORDS)
