@@ -26,10 +26,15 @@ def _spelled_out(acronym: str) -> re.Pattern[str]:
     return re.compile(r"\b" + gap.join(words) + r"\b", re.IGNORECASE)
 
 
+@lru_cache(maxsize=16384)
+def _acronyms(text: str) -> frozenset[str]:
+    return frozenset(_ACRONYM.findall(text))
+
+
 def _abbreviated(side: str, other: str) -> str:
     """``side`` with each acronym only ``other`` writes put in place of its spelled-out words,
     when those are words of meaning ("has rules" spells no "HR")."""
-    for acronym in sorted(set(_ACRONYM.findall(other)) - set(_ACRONYM.findall(side))):
+    for acronym in sorted(_acronyms(other) - _acronyms(side)):
         for match in _spelled_out(acronym).finditer(side):
             words = match.group().casefold().split()
             if all(word in _SKIPPED or word not in STOP_WORDS for word in words):
@@ -41,4 +46,6 @@ def _abbreviated(side: str, other: str) -> str:
 def acronyms_written_alike(old: str, new: str) -> tuple[str, str]:
     """The two texts with words one spells out ("the Department of Motor Vehicles") put as the
     acronym the other writes ("the DMV"), so an acronym is read as the words it stands for."""
+    if _acronyms(old) == _acronyms(new):
+        return old, new  # no acronym, or the same ones: nothing spelled out to fold
     return _abbreviated(old, new), _abbreviated(new, old)

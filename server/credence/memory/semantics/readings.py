@@ -495,6 +495,8 @@ def _phrase_dropped(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     of its own put in: "Archive newsletters from retailers" / "Archive all newsletters" says it
     of more things than the belief did, however alike the two read. (A phrase put in is a
     refinement, read before this guard.)"""
+    if len(new) >= len(old):
+        return False  # nothing taken out
     kept = {stem(word) for word in new if word not in STOP_WORDS}
     if not kept <= {stem(word) for word in old}:
         return False  # the new one says something of its own: a rewording

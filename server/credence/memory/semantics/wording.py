@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 from itertools import pairwise
@@ -127,8 +126,9 @@ def _one_side_only(old: str, new: str) -> tuple[frozenset[str], frozenset[str]]:
     only_old, only_new = mine_set - theirs_set, theirs_set - mine_set
     if len(mine) == len(mine_set) and len(theirs) == len(theirs_set):
         return only_old, only_new  # no stem twice on either side: sets say it all
-    counted_mine, counted_theirs = Counter(mine), Counter(theirs)
-    return frozenset(counted_mine - counted_theirs), frozenset(counted_theirs - counted_mine)
+    more_old = {word for word in mine_set & theirs_set if mine.count(word) > theirs.count(word)}
+    more_new = {word for word in mine_set & theirs_set if theirs.count(word) > mine.count(word)}
+    return only_old | more_old, only_new | more_new
 
 
 def base_form(word: str) -> str:
@@ -294,6 +294,7 @@ def value_tokens(text: str) -> frozenset[str]:
     )
 
 
+@lru_cache(maxsize=16384)
 def meaning(text: str) -> tuple[str, ...]:
     """The words a paraphrase must keep, in order: content words and comparison symbols, with
     phrasal verbs folded to the word they mean ("talk about" -> "discuss") and light words
@@ -318,11 +319,15 @@ def _meaning(text: str, *, idioms: bool) -> tuple[str, ...]:
 
 def same_meaning(old: str, new: str) -> bool:
     """Whether two statements hold the same words, each with itself or a synonym."""
-    if same_bag(meaning(old), meaning(new), SYNONYMS):
+    mine, theirs = meaning(old), meaning(new)
+    if same_bag(mine, theirs, SYNONYMS):
         return True
     # Read with WordNet's verb phrases as one word only here, where the whole bag must match:
     # the readings compare a phrase's particle as a word ("moved up" / "moved back").
-    return same_bag(_meaning(old, idioms=True), _meaning(new, idioms=True), SYNONYMS)
+    my_idioms, their_idioms = _meaning(old, idioms=True), _meaning(new, idioms=True)
+    if (my_idioms, their_idioms) == (mine, theirs):
+        return False  # no verb phrase on either side
+    return same_bag(my_idioms, their_idioms, SYNONYMS)
 
 
 def is_unit(word: str) -> bool:
