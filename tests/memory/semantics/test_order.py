@@ -31,6 +31,11 @@ def _restated(old: str, new: str) -> bool:
             "The user's son is older than their daughter",
             "The user's daughter is younger than their son",
         ),
+        # "shorter" turns around as "taller" and as "longer".
+        (
+            "The user's commute by bike is shorter than the commute by bus",
+            "The user's commute by bus is longer than the commute by bike",
+        ),
         ("The office is above the cafeteria", "The cafeteria is below the office"),
         ("The standup comes before the review", "The review comes after the standup"),
         ("The user bought the house in 2018", "The house was bought by the user in 2018"),
@@ -64,6 +69,10 @@ def test_the_same_words_reordered_say_the_same(old: str, new: str) -> None:
         (
             "The user's son is older than their daughter",
             "The user's son is younger than their daughter",
+        ),
+        (
+            "The user's commute by bike is shorter than the commute by bus",
+            "The user's commute by bike is longer than the commute by bus",
         ),
         ("The user bought the house in 2018", "The user was bought by the house in 2018"),
         ("The user bought the house in 2018", "The house is bought by the user in 2018"),  # tense

@@ -22,23 +22,33 @@ _OPENERS: Final = frozenset(
 # is not "in the morning, only drinks coffee".
 _SCOPED: Final = frozenset({"only", "just", "even", "also", "too", "either"})
 # Comparisons that say the same thing with their two sides exchanged: "A is older than B" is
-# "B is younger than A".
-_CONVERSES: Final = {
-    "older": "younger",
-    "taller": "shorter",
-    "bigger": "smaller",
-    "larger": "smaller",
-    "heavier": "lighter",
-    "higher": "lower",
-    "earlier": "later",
-    "above": "below",
-    "over": "under",
-    "before": "after",
-    "more": "less",
-    "ahead": "behind",
-    "precedes": "follows",
+# "B is younger than A". A word may have more than one ("shorter": "taller", "longer").
+_CONVERSES: Final = (
+    ("older", "younger"),
+    ("older", "newer"),
+    ("taller", "shorter"),
+    ("longer", "shorter"),
+    ("bigger", "smaller"),
+    ("larger", "smaller"),
+    ("heavier", "lighter"),
+    ("higher", "lower"),
+    ("faster", "slower"),
+    ("warmer", "colder"),
+    ("hotter", "colder"),
+    ("earlier", "later"),
+    ("above", "below"),
+    ("over", "under"),
+    ("before", "after"),
+    ("more", "less"),
+    ("more", "fewer"),
+    ("ahead", "behind"),
+    ("precedes", "follows"),
+)
+_CONVERSE_OF: Final = {
+    word: frozenset(other for pair in _CONVERSES if word in pair for other in pair if other != word)
+    for pair in _CONVERSES
+    for word in pair
 }
-_CONVERSE_OF: Final = _CONVERSES | {right: left for left, right in _CONVERSES.items()}
 
 
 def restated(old: Sequence[str], new: Sequence[str]) -> bool:
@@ -150,11 +160,12 @@ def _turned_around(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     if len(at) != 1 or len(old) != len(new):
         return False
     (where,) = at
-    if _CONVERSE_OF[new[where]] not in old:
-        return False
-    flipped = (*new[:where], _CONVERSE_OF[new[where]], *new[where + 1 :])
-    first = first_difference(old, flipped)
-    return any(first + start <= where < first + end for start, end in swap_middles(old, flipped))
+    for converse in _CONVERSE_OF[new[where]] & set(old):
+        flipped = (*new[:where], converse, *new[where + 1 :])
+        first = first_difference(old, flipped)
+        if any(first + start <= where < first + end for start, end in swap_middles(old, flipped)):
+            return True
+    return False
 
 
 def first_difference(old: Sequence[str], new: Sequence[str]) -> int:
