@@ -75,7 +75,7 @@ _WANTING: Final = frozenset(
     | {"plans", "planned", "intend", "intends", "intended", "aim", "aims", "aspires"}
 )
 # Any word that says a thing is wanted, in whatever construction.
-_WISHING: Final = _WANTING | {"like", "goal", "goals", "aim", "keen", "eager", "wanting"}
+_WISHING: Final = _WANTING | {"like", "goal", "goals", "keen", "eager", "wanting"}
 # Words between "wants to" and the verb wanted: "wants to be able to read".
 _BEFORE_THE_WANTED: Final = frozenset({"to", "be", "able"})
 

@@ -21,6 +21,7 @@ from credence.memory.semantics.small_words import (
     causative_differs,
     complement_differs,
     connective_differs,
+    content_stems,
     degree_differs,
     direction_differs,
     doer_and_done_to_exchanged,
@@ -497,12 +498,12 @@ def _phrase_dropped(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     refinement, read before this guard.)"""
     if len(new) >= len(old):
         return False  # nothing taken out
-    kept = {stem(word) for word in new if word not in STOP_WORDS}
+    kept = content_stems(new)
     if not kept <= {stem(word) for word in old}:
         return False  # the new one says something of its own: a rewording
     for tag, start, end, _, _ in SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes():
         phrase = old[start:end]
-        nouns = {stem(word) for word in phrase if word not in STOP_WORDS}
+        nouns = content_stems(phrase)
         # Wholly gone, not moved ("before breakfast" / "before eating breakfast"), and not a
         # part of the day, which a clock time's "am" may say instead.
         if (
@@ -526,12 +527,8 @@ def _cause_and_effect_exchanged(mine: tuple[str, ...], theirs: tuple[str, ...]) 
         if "because" not in words[1:]:
             return False
         at = words.index("because", 1)
-        sides.append(tuple(_nouns(part) for part in (words[:at], words[at + 1 :])))
+        sides.append((content_stems(words[:at]), content_stems(words[at + 1 :])))
     (effect, cause), (their_effect, their_cause) = sides
     straight = len(effect & their_effect) + len(cause & their_cause)
     crossed = len(effect & their_cause) + len(cause & their_effect)
     return crossed > straight
-
-
-def _nouns(words: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(stem(word) for word in words if word not in STOP_WORDS)

@@ -417,7 +417,7 @@ def doer_and_done_to_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
     $500" / "The user's brother owes the user $500" (not across a passive, which names the
     doer last, nor around a verb that relates both ways, "meets")."""
     old, new = tuple(old), tuple(new)
-    if "by" in old or "by" in new or _content(old) != _content(new):
+    if "by" in old or "by" in new or content_stems(old) != content_stems(new):
         return False  # the same nouns and verb on both sides, or no trade
     for position, verb in enumerate(old[1:-1], 1):
         if verb in STOP_WORDS or verb in _BOTH_WAYS or verb not in new[1:]:
@@ -433,8 +433,8 @@ def doer_and_done_to_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
 
 
 @lru_cache(maxsize=16384)
-def _content(words: tuple[str, ...]) -> frozenset[str]:
-    """The stems of ``words`` that are not small words."""
+def content_stems(words: tuple[str, ...]) -> frozenset[str]:
+    """The stems of ``words`` that are not small words (cached: call it with a tuple)."""
     return frozenset(stem(word) for word in words if word not in STOP_WORDS)
 
 

@@ -111,10 +111,10 @@ for _dimension, _factor, _spellings in (
     ("gram", 453.59237, "lb lbs"),
     ("gram", 28.349523125, "oz ounce ounces"),
     ("litre", 1.0, "l litre litres liter liters"),
+    ("litre", 0.001, "ml millilitre millilitres milliliter milliliters"),
     # Temperatures in degrees Celsius; Fahrenheit's zero sits 32 below (UNIT_OFFSETS).
     ("temperature", 1.0, "celsius"),
     ("temperature", 5 / 9, "fahrenheit"),
-    ("litre", 0.001, "ml millilitre millilitres milliliter milliliters"),
 ):
     for _spelling in _spellings.split():
         UNITS[_spelling] = (_dimension, _factor)
@@ -237,11 +237,11 @@ stick stuck
 strike struck
 swim swam swum
 take took taken
-tie tied tying ties
 teach taught
 tell told
 think thought
 throw threw thrown
+tie tied tying ties
 understand understood
 wake woke woken
 wear wore worn

@@ -299,17 +299,22 @@ def meaning(text: str) -> tuple[str, ...]:
     """The words a paraphrase must keep, in order: content words and comparison symbols, with
     phrasal verbs folded to the word they mean ("talk about" -> "discuss") and light words
     ("anything", "really") left out. Compared with :func:`same_bag`, synonym for synonym."""
-    return _meaning(text, idioms=False)
+    return _folded_meaning(text, _FOLDS, _FOLDED)
 
 
 @lru_cache(maxsize=16384)
-def _meaning(text: str, *, idioms: bool) -> tuple[str, ...]:
-    """:func:`meaning`, with WordNet's verb phrases folded too when ``idioms`` is set."""
+def _idiom_meaning(text: str) -> tuple[str, ...]:
+    """:func:`meaning`, with WordNet's verb phrases folded too."""
+    return _folded_meaning(text, _IDIOM_FOLDS, _IDIOMS_FOLDED)
+
+
+def _folded_meaning(
+    text: str, folds: dict[tuple[str, ...], str], folded: frozenset[str]
+) -> tuple[str, ...]:
     shape = statement(text)
     # "X is not allowed" says what "Never X" says: in a prohibition the permission word is
     # only its phrasing.
     light = _LIGHT | _PERMISSION if shape.negative else _LIGHT
-    folds, folded = (_IDIOM_FOLDS, _IDIOMS_FOLDED) if idioms else (_FOLDS, _FOLDED)
     return tuple(
         word
         for word in fold_phrases(shape.canons, folds)
@@ -324,7 +329,7 @@ def same_meaning(old: str, new: str) -> bool:
         return True
     # Read with WordNet's verb phrases as one word only here, where the whole bag must match:
     # the readings compare a phrase's particle as a word ("moved up" / "moved back").
-    my_idioms, their_idioms = _meaning(old, idioms=True), _meaning(new, idioms=True)
+    my_idioms, their_idioms = _idiom_meaning(old), _idiom_meaning(new)
     if (my_idioms, their_idioms) == (mine, theirs):
         return False  # no verb phrase on either side
     return same_bag(my_idioms, their_idioms, SYNONYMS)
@@ -366,9 +371,9 @@ def _phrase_folds(lemmas: Iterable[str]) -> dict[tuple[str, ...], str]:
     """WordNet's verb phrases by their stems, articles left out ("hit the sack" reads
     ("hit", "sack")), each folding to the phrase as the table names it."""
     folds = {}
-    for lemma in lemmas:
+    for lemma in (each for each in lemmas if "_" in each):
         words = tuple(stem(part) for part in lemma.split("_") if part not in _ARTICLES)
-        if "_" in lemma and len(words) > 1:
+        if len(words) > 1:
             folds[words] = lemma
     return folds
 
