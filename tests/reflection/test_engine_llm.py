@@ -93,9 +93,12 @@ async def test_timeouts_count_toward_the_token_cap(http, fake) -> None:
     sleeps = Sleeps()
     chat = client(http, fake, sleeps, timeout=0.2)
     # A timed-out attempt may have cost 10 prompt + 100 completion tokens: two pass 200.
-    with pytest.raises(LLMError, match="would pass the token cap of 200"):
+    # Counted from the client's side: on a loaded machine the fake may not have read a request
+    # the client already gave up on within 0.2 s.
+    with pytest.raises(
+        LLMError, match=r"would pass the token cap of 200 \(after 1 attempts: timed"
+    ):
         await complete(chat, cap=200)
-    assert fake.calls == 1
 
 
 async def test_timeouts_exhaust_the_attempts(http, fake) -> None:
