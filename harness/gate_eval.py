@@ -84,8 +84,11 @@ SETS = {
     # A twentieth (2026-12-05): 100 and 100, no two pairs of one kind; held out for one round,
     # then tuned on.
     "mixed20": CORPORA / "dev" / "mixed_20.jsonl",
-    # A twenty-first (2026-12-05), a household's year: 100 and 100; held out.
+    # A twenty-first (2026-12-05), a household's year: 100 and 100; held out for one round,
+    # then tuned on.
     "mixed21": CORPORA / "dev" / "mixed_21.jsonl",
+    # A twenty-second (2026-12-06): 100 and 100, no more than two pairs of one kind; held out.
+    "mixed22": CORPORA / "dev" / "mixed_22.jsonl",
     # Synonyms (2026-12-05): 70 synonym paraphrases, 15 negative restatements, 15 number
     # formats and 100 words swapped for related words that mean something else; tuned on.
     "synonyms1": CORPORA / "dev" / "synonyms_1.jsonl",
