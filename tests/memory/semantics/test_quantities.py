@@ -28,6 +28,15 @@ from credence.memory.semantics.wording import words_of
         ("The commute takes three quarters of an hour", "The commute takes 45 minutes"),
         ("Bedtime is eight o'clock in the evening", "Bedtime is 8 pm"),
         ("Bedtime is nine o'clock", "Bedtime is 9:00"),
+        ("The lease runs for twelve months", "The lease runs for one year"),
+        ("Service the boiler every six months", "Service the boiler twice a year"),
+        ("The flight takes 2 hours 30 minutes", "The flight takes 150 minutes"),
+        ("The son is 4 ft 6 in tall", "The son is four feet six inches tall"),
+        ("The baby weighed 7 lb 8 oz", "The baby weighed 7.5 lb"),
+        (
+            "The bill closes on the 22nd of each month",
+            "The bill closes on the twenty-second of each month",
+        ),
         ("The user is thirty-four", "The user is 34"),
         ("Keep ninety-nine tickets", "Keep 99 tickets"),
         ("The office is on the fourth floor", "The office is on the 4th floor"),
@@ -61,8 +70,8 @@ def test_a_temperature_keeps_its_scale_and_a_bare_degree_names_none() -> None:
 
 
 def test_a_month_after_a_preposition_stays_a_length_of_time() -> None:
-    assert statement("Keep logs for a month").canons[-1] == "#2592000time"
-    assert statement("Pay $5 a month").canons[-1] == "/2592000s"
+    assert statement("Keep logs for a month").canons[-1] == "#2628000time"
+    assert statement("Pay $5 a month").canons[-1] == "/2628000s"
 
 
 def test_an_ordinal_in_words_is_a_date_only_in_the_shape_of_one() -> None:
@@ -108,6 +117,32 @@ def test_a_recurrence_is_one_period_in_seconds_however_it_is_said() -> None:
 def test_ordinals_are_numbers_and_differ_by_value() -> None:
     assert read_value(["14th"], 0) == ("#14th", "number", 1)
     assert statement("on the 3rd").canons != statement("on the 10th").canons
+    assert read_value(["the", "thirty-first", "of"], 1) == ("#31th", "number", 1)
+    assert statement("on the twenty-first of").canons != statement("on the 22nd of").canons
+
+
+def test_a_smaller_unit_after_a_larger_one_adds_to_it() -> None:
+    assert read_value(["2", "hours", "and", "15", "minutes"], 0) == (
+        "#8100time",
+        "quantity:time",
+        5,
+    )
+    assert (
+        statement("Wait 2 hours 30 minutes").canons != statement("Wait 2 hours 45 minutes").canons
+    )
+    # Only a smaller unit of the same measure: "5 km 3 days" is two quantities, "in" only
+    # after feet is inches, and a larger unit starts another.
+    assert read_value(["5", "km", "3", "days"], 0) == ("#5000metre", "quantity:metre", 2)
+    assert read_value(["2", "hours", "in", "3", "days"], 0) == ("#7200time", "quantity:time", 2)
+    assert read_value(["30", "minutes", "2", "hours"], 0) == ("#1800time", "quantity:time", 2)
+
+
+def test_a_month_is_a_twelfth_of_a_year() -> None:
+    assert statement("for 12 months").canons == statement("for a year").canons
+    assert statement("every quarter").canons != statement("every month").canons
+    assert statement("quarterly").canons == statement("every three months").canons
+    # Thirty days are no calendar month: a reviewer decides.
+    assert statement("within 30 days").canons != statement("within a month").canons
 
 
 def test_miles_and_kilometres_are_one_dimension_with_different_values() -> None:

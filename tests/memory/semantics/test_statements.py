@@ -12,6 +12,12 @@ def test_common_abbreviations_read_as_the_word_they_shorten() -> None:
         statement("Back up the production database nightly").canons
     )
     assert statement("Back up the prod DB").canons != statement("Back up the dev DB").canons
+    assert statement("on Industrial Blvd").canons == statement("on Industrial Boulevard").canons
+    assert statement("at 412 Oak Ave., Suite 3").canons == (
+        statement("at 412 Oak Avenue, Suite 3").canons
+    )
+    # "St" may be Saint or Street, "Dr" Doctor or Drive: left as written.
+    assert statement("on Elm St").canons != statement("on Elm Street").canons
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,17 @@ _YEARS: Final = range(1900, 2200)
 # Ordinals said in words, as the days of a month are named ("the first of each month").
 _ORDINALS = """first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
 thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth"""
-ORDINAL_WORDS: Final = dict(zip(_ORDINALS.split(), range(1, 21), strict=True)) | {"thirtieth": 30}
+_FIRST_TWENTY: Final = dict(zip(_ORDINALS.split(), range(1, 21), strict=True))
+# "twenty-second", "thirty-first", "forty-fifth": a tens word joined to an ordinal below ten.
+ORDINAL_WORDS: Final = (
+    _FIRST_TWENTY
+    | {"thirtieth": 30, "fortieth": 40, "fiftieth": 50}
+    | {
+        f"{tens}-{unit}": tens_value + unit_value
+        for tens, tens_value in (("twenty", 20), ("thirty", 30), ("forty", 40))
+        for unit, unit_value in list(_FIRST_TWENTY.items())[:9]
+    }
+)
 
 
 def read_date(lowered: list[str], position: int) -> tuple[str, int] | None:

@@ -244,7 +244,40 @@ def _with_unit(
         age = f"#{_format_number(value)}" + ("" if unit in _YEARS else unit)
         return age, "number", after + 1 - start
     canon, kind = _quantity(value, unit or prefix_unit)
+    smaller = _smaller_part(lowered, after, unit) if unit is not None else None
+    if smaller is not None:
+        dimension, factor = UNITS[unit]  # type: ignore[index]
+        total = value * factor + smaller[0]
+        return f"#{_format_number(round(total, 6))}{dimension}", kind, smaller[1] - start
     return canon, kind, after - start
+
+
+# After feet, "in" is inches: "4 ft 6 in".
+_INCHES_AFTER_FEET: Final = frozenset({"ft", "foot", "feet"})
+
+
+def _smaller_part(lowered: list[str], after: int, unit: str) -> tuple[float, int] | None:
+    """A smaller unit of the same measure that goes on from one just read ("2 hours 30
+    minutes", "4 ft 6 in", "7 lb 8 oz", "3 hours and 15 minutes"): (its value in the base
+    unit, the position after it), or None."""
+    dimension, factor = UNITS[unit]
+    if dimension not in _COMPOUND_DIMENSIONS:
+        return None
+    position = after + (word_at(lowered, after) == "and")
+    said = _digits(lowered, position) or _number_words(lowered, position)
+    if said is None:
+        return None
+    value, used = said
+    following = word_at(lowered, position + used)
+    if following == "in" and unit in _INCHES_AFTER_FEET:
+        following = "inches"
+    part = UNITS.get(following)
+    if part is None or part[0] != dimension or part[1] >= factor:
+        return None
+    return value * part[1], position + used + 1
+
+
+_COMPOUND_DIMENSIONS: Final = frozenset({"time", "metre", "gram"})
 
 
 def _said_number(lowered: list[str], position: int) -> tuple[float, int] | None:

@@ -90,7 +90,8 @@ for _dimension, _factor, _spellings in (
     ("time", 86400.0, "d day days"),
     ("time", 7 * 86400.0, "w wk wks week weeks"),
     ("time", 14 * 86400.0, "fortnight fortnights"),
-    ("time", 30 * 86400.0, "mo month months"),
+    # A month is a twelfth of a year, so "twelve months" is "a year" and "six months" half of one.
+    ("time", 365 * 86400.0 / 12, "mo month months"),
     ("time", 365 * 86400.0, "y yr yrs year years"),
     ("time", 3650 * 86400.0, "decade decades"),
     ("time", 36500 * 86400.0, "century centuries"),
@@ -580,4 +581,16 @@ ABBREVIATIONS = {
     "envs": "environments",
     "stats": "statistics",
     "cc": "copy",
+    # Words of an address, as the postal services abbreviate them; not "St" (Saint or Street),
+    # "Dr" (Doctor or Drive) or "Ct" (Court or Connecticut).
+    "ave": "avenue",
+    "blvd": "boulevard",
+    "rd": "road",
+    "ln": "lane",
+    "hwy": "highway",
+    "pkwy": "parkway",
+    "apt": "apartment",
+    "ste": "suite",
+    "bldg": "building",
+    "dept": "department",
 }

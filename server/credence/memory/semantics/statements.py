@@ -217,11 +217,13 @@ def statement(text: str) -> Statement:
     )
 
 
-# A recurrence's period in seconds, as the time units count them (a month is 30 days); "night"
-# has no length and stays a word of its own.
+# A recurrence's period in seconds, as the time units count them (a month is a twelfth of a
+# year); "night" has no length and stays a word of its own.
 _PERIOD_SECONDS: Final = {
     noun: seconds for noun, (dimension, seconds) in UNITS.items() if dimension == "time"
-} | {"quarter": 3 * 30 * 86400.0}  # "quarterly"; no unit, or "a quarter of an hour" would be one
+}
+# "quarterly": three months. No unit, or "a quarter of an hour" would be one.
+_PERIOD_SECONDS["quarter"] = 3 * _PERIOD_SECONDS["month"]
 _EVERY: Final = frozenset(_stem(word) for word in ("every", "each"))
 _ONCE: Final = _stem("once")
 _TIMES = re.compile(r"#(\d+(?:\.\d+)?)x")

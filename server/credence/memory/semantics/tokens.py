@@ -110,6 +110,8 @@ STOP_WORDS: frozenset[str] = frozenset(
         "against",
         "before",
         "below",
+        "beneath",
+        "underneath",
         "between",
         "during",
         "through",
