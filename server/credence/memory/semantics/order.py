@@ -49,6 +49,14 @@ _CONVERSE_OF: Final = {
     for pair in _CONVERSES
     for word in pair
 }
+# Relations that hold both ways, each its own converse: "Lena is married to Dev" is "Dev is
+# married to Lena", "the gym is next to the library" is "the library is next to the gym".
+_SYMMETRIC: Final = frozenset(
+    {"married", "engaged", "related", "divorced", "friends", "neighbors", "neighbours"}
+    | {"cousins", "siblings", "colleagues", "roommates", "classmates", "teammates"}
+    | {"same", "similar", "identical", "equal", "different", "next", "adjacent", "beside"}
+    | {"near", "opposite", "across"}
+)
 
 
 def restated(old: Sequence[str], new: Sequence[str]) -> bool:
@@ -64,7 +72,12 @@ def restated(old: Sequence[str], new: Sequence[str]) -> bool:
     if old == new:
         return False
     if grown == 0:
-        return phrases_moved(old, new) or _items_swapped(old, new) or _turned_around(old, new)
+        return (
+            phrases_moved(old, new)
+            or _items_swapped(old, new)
+            or _turned_around(old, new)
+            or _exchanged_around(old, new, _SYMMETRIC)
+        )
     if abs(grown) == 1:  # "is where" in for a preposition
         return _cleft(old, new) or _cleft(new, old)
     if abs(grown) == 2:  # "was … by" in the passive
@@ -166,6 +179,17 @@ def _turned_around(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
         if any(first + start <= where < first + end for start, end in swap_middles(old, flipped)):
             return True
     return False
+
+
+def _exchanged_around(old: tuple[str, ...], new: tuple[str, ...], hinges: frozenset[str]) -> bool:
+    """Whether ``new`` is ``old`` with the two runs either side of its one hinge word (of
+    ``hinges``) exchanged: "Lena is married to Dev" / "Dev is married to Lena"."""
+    at = [i for i, word in enumerate(old) if word in hinges]
+    if len(at) != 1:
+        return False
+    (where,) = at
+    first = first_difference(old, new)
+    return any(first + start <= where < first + end for start, end in swap_middles(old, new))
 
 
 def first_difference(old: Sequence[str], new: Sequence[str]) -> int:
