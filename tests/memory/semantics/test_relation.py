@@ -426,10 +426,29 @@ def test_a_name_opening_the_sentence_changed_is_a_value_change() -> None:
         ("Archive finished projects", "Archive completed projects"),
         ("Do not discuss salaries in the team chat", "Never talk about salaries in the team chat"),
         ("Limit query results to 10k rows", "Cap query results at 10,000 rows"),
+        # A light verb and an action's noun say the action.
+        ("The user decided to move to Lisbon", "The user made the decision to move to Lisbon"),
+        ("The user naps after lunch", "The user takes a nap after lunch"),
+        ("The user pays the loan on the 5th", "The user makes a payment on the loan on the 5th"),
     ],
 )
 def test_synonyms_from_the_thesaurus_make_a_duplicate(old: str, new: str) -> None:
     assert relate(old, new, 0.85).kind == "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        (
+            "The user made the decision to move to Lisbon",
+            "The user regrets the decision to move to Lisbon",
+        ),
+        ("The user takes a walk after dinner", "The user takes a nap after dinner"),
+        ("The user made a payment on the loan", "The user missed a payment on the loan"),
+    ],
+)
+def test_a_light_verb_phrase_changed_is_no_duplicate(old: str, new: str) -> None:
+    assert relate(old, new, 0.9).kind != "duplicate"
 
 
 def test_two_prohibitions_in_other_words_are_one_lesson_a_little_further_apart() -> None:

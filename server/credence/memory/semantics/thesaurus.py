@@ -202,6 +202,28 @@ PHRASE_FOLDS: Final = {
     ("in", "advance", "of"): "before",
     ("pass", "away"): "die",
     ("give", "up"): "quit",
+    # A light verb and the noun of an action say that action ("made the decision to move" /
+    # "decided to move"); articles are no words here.
+    ("make", "decision"): "decide",
+    ("make", "payment"): "pay",
+    ("make", "purchase"): "buy",
+    ("make", "donation"): "donate",
+    ("make", "suggestion"): "suggest",
+    ("make", "recommendation"): "recommend",
+    ("make", "request"): "request",
+    ("make", "complaint"): "complain",
+    ("make", "choice"): "choose",
+    ("make", "attempt"): "attempt",
+    ("make", "reservation"): "reserve",
+    ("make", "phone", "call"): "call",
+    ("take", "nap"): "nap",
+    ("take", "walk"): "walk",
+    ("take", "shower"): "shower",
+    ("take", "look", "at"): "examine",
+    ("have", "look", "at"): "examine",
+    ("pay", "visit", "to"): "visit",
+    ("give", "presentation"): "present",
+    ("give", "advice"): "advise",
 }
 LONGEST_FOLD: Final = max(len(phrase) for phrase in PHRASE_FOLDS)
 
