@@ -67,6 +67,11 @@ from credence.memory.semantics.readings import another_reading
         # A person of theirs put where they stood; who owns whom traded around one role.
         ("The user avoids nuts because they are allergic", "… because their son is allergic"),
         ("Carla is the user's manager", "The user is Carla's manager"),
+        # A length of time from now against how long a thing lasts.
+        (
+            "The user's lunch break is half an hour long",
+            "The user's lunch break is in half an hour",
+        ),
     ],
 )
 def test_words_that_barely_move_can_still_change_what_is_meant(old: str, new: str) -> None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from credence.memory.semantics.wording import (
     contrast_worded,
     differing_values,
     hard_difference,
     joined_compounds,
+    meaning,
     numbered_compounds,
     opposed_words,
     permits,
@@ -39,6 +42,23 @@ def test_an_idiom_means_what_its_phrase_in_wordnet_means_but_a_particle_still_co
     assert not same_meaning(
         "The product launch was moved up a week.", "The product launch was moved back a week."
     )
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "The user's lunch break lasts 30 minutes.",
+        "The user's lunch break is half an hour long.",
+        "The user's lunch break takes 30 minutes.",
+    ],
+)
+def test_a_length_of_time_means_the_same_however_its_lasting_is_said(said: str) -> None:
+    assert sorted(meaning(said)) == sorted(meaning("The user's lunch break is 30 minutes long."))
+
+
+def test_the_last_minutes_and_an_instruction_to_take_them_are_no_length() -> None:
+    assert "last" in meaning("Questions take up the last 30 minutes of the meeting.")
+    assert "long" not in meaning("Take 30 minutes of rest between sets.")
 
 
 def test_opposites_are_found_by_count_when_the_word_also_stands_on_both_sides() -> None:

@@ -126,6 +126,7 @@ def another_reading(old: str, new: str) -> str:
         or voice_differs(mine, theirs)
         or doer_and_done_to_exchanged(mine, theirs)
         or _cause_and_effect_exchanged(mine, theirs)
+        or _from_now_on_one_side(old, new)
     ):
         return "a relation or role differs"
     if (
@@ -148,6 +149,31 @@ def another_reading(old: str, new: str) -> str:
     ):
         return "what is meant differs"
     return ""
+
+
+_LENGTH_OF_TIME: Final = re.compile(r"^#[\d.]+time$")
+# "within a day" may be said "in a day"; "within 30 days of receipt" is no time from now.
+_FROM_NOW: Final = frozenset({"in", "within"})
+
+
+def _from_now_on_one_side(old: str, new: str) -> bool:
+    """Whether one says a length of time from now where the other says how long a thing
+    lasts: "The break is in half an hour" / "The break is half an hour long"."""
+    mine, theirs = _lengths_of_time(old), _lengths_of_time(new)
+    return any(
+        "in" in (mine[length], theirs[length]) and not {mine[length], theirs[length]} <= _FROM_NOW
+        for length in mine.keys() & theirs.keys()
+    )
+
+
+def _lengths_of_time(text: str) -> dict[str, str]:
+    """Each length of time ``text`` names, with the word before it ("in" for "in a week")."""
+    canons = statement(text).canons
+    return {
+        canon: canons[position - 1] if position else ""
+        for position, canon in enumerate(canons)
+        if _LENGTH_OF_TIME.match(canon)
+    }
 
 
 # Words before a noun that make it another thing, not a narrower one: a half marathon is no

@@ -317,9 +317,30 @@ def _folded_meaning(
     light = _LIGHT | _PERMISSION if shape.negative else _LIGHT
     return tuple(
         word
-        for word in fold_phrases(shape.canons, folds)
-        if (word in shape.content or word[:1] in "<>" or word in folded) and word not in light
+        for word in _lasting(fold_phrases(shape.canons, folds), text)
+        if (word in shape.content or word[:1] in "<>" or word in folded or word == _LONG)
+        and word not in light
     )
+
+
+_LAST: Final = stem("last")
+_LONG: Final = stem("long")
+_TAKES: Final = stem("takes")
+_LENGTH_OF_TIME: Final = re.compile(r"^#[\d.]+time$")
+# "last" as "final": "the last 30 minutes", "their last two weeks".
+_FINAL = re.compile(r"\b(?:the|its|their|his|her|my|your|our|this|these|those)\s+last\b", re.I)
+
+
+def _lasting(words: list[str], text: str) -> list[str]:
+    """``words`` with a length of time said as long however it is said: "lasts 30 minutes"
+    and "takes 30 minutes" as "is 30 minutes long". Not "the last 30 minutes" (the final
+    ones), "Take 30 minutes" (an instruction) or "is in 30 minutes" (no length)."""
+    out = list(words)
+    verbs = (_TAKES,) if _FINAL.search(text) else (_LAST, _TAKES)
+    for position, word in enumerate(out[1:-1], start=1):
+        if word in verbs and _LENGTH_OF_TIME.match(out[position + 1]):
+            out[position] = _LONG
+    return out
 
 
 def same_meaning(old: str, new: str) -> bool:
