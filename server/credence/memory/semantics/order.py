@@ -52,7 +52,7 @@ _CONVERSE_OF: Final = {
 # Relations that hold both ways, each its own converse: "Lena is married to Dev" is "Dev is
 # married to Lena", "the gym is next to the library" is "the library is next to the gym".
 _SYMMETRIC: Final = frozenset(
-    {"married", "engaged", "related", "divorced", "friends", "neighbors", "neighbours"}
+    {"married", "engaged", "related", "friends", "neighbors", "neighbours"}
     | {"cousins", "siblings", "colleagues", "roommates", "classmates", "teammates"}
     | {"same", "similar", "identical", "equal", "different", "next", "adjacent", "beside"}
     | {"near", "opposite", "across"}
