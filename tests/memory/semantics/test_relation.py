@@ -430,6 +430,12 @@ def test_a_name_opening_the_sentence_changed_is_a_value_change() -> None:
         ("The user decided to move to Lisbon", "The user made the decision to move to Lisbon"),
         ("The user naps after lunch", "The user takes a nap after lunch"),
         ("The user pays the loan on the 5th", "The user makes a payment on the loan on the 5th"),
+        # Places said in two words that one word says.
+        ("The gym is across from the bakery", "The gym is opposite the bakery"),
+        ("The office is next to the station", "The office is beside the station"),
+        ("The user lives near the river", "The user lives close to the river"),
+        ("The user's TV is above the fireplace", "The user's television is above the fireplace"),
+        ("The user's son is three and a half years old", "The user's son is 3.5 years old"),
     ],
 )
 def test_synonyms_from_the_thesaurus_make_a_duplicate(old: str, new: str) -> None:
@@ -445,6 +451,9 @@ def test_synonyms_from_the_thesaurus_make_a_duplicate(old: str, new: str) -> Non
         ),
         ("The user takes a walk after dinner", "The user takes a nap after dinner"),
         ("The user made a payment on the loan", "The user missed a payment on the loan"),
+        ("The office is next to the station", "The office is opposite the station"),
+        ("The office is next to the station", "The office is near the station"),
+        ("The user is training for a half marathon", "The user is training for a marathon"),
     ],
 )
 def test_a_light_verb_phrase_changed_is_no_duplicate(old: str, new: str) -> None:

@@ -190,12 +190,13 @@ def _kind_modifier_differs(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bo
     """Whether one side has such a word before a word both sides hold, and the other does not
     ("training for a half marathon" / "training for a marathon")."""
     for side, other in ((mine, theirs), (theirs, mine)):
-        for word, following in pairwise(side):
+        for position, (word, following) in enumerate(pairwise(side)):
             if (
                 word in _KIND_MODIFIERS
                 and word not in other
                 and following in other
                 and following not in STOP_WORDS
+                and side[max(position - 2, 0) : position] != ("and", "a")  # "three and a half"
             ):
                 return True
     return False

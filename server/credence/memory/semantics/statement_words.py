@@ -581,6 +581,7 @@ ABBREVIATIONS = {
     "envs": "environments",
     "stats": "statistics",
     "cc": "copy",
+    "tv": "television",
     # Words of an address, as the postal services abbreviate them; not "St" (Saint or Street),
     # "Dr" (Doctor or Drive) or "Ct" (Court or Connecticut).
     "ave": "avenue",

@@ -224,6 +224,10 @@ PHRASE_FOLDS: Final = {
     ("pay", "visit", "to"): "visit",
     ("give", "presentation"): "present",
     ("give", "advice"): "advise",
+    # Places said in two words that one word says.
+    ("next", "to"): "beside",
+    ("close", "to"): "near",
+    ("across", "from"): "opposite",
 }
 LONGEST_FOLD: Final = max(len(phrase) for phrase in PHRASE_FOLDS)
 
