@@ -16,8 +16,16 @@ def test_common_abbreviations_read_as_the_word_they_shorten() -> None:
     assert statement("at 412 Oak Ave., Suite 3").canons == (
         statement("at 412 Oak Avenue, Suite 3").canons
     )
-    # "St" may be Saint or Street, "Dr" Doctor or Drive: left as written.
+    # "St" may be Saint or Street, "Dr" Doctor or Drive: left as written, but "Dr" before a
+    # name is the doctor.
     assert statement("on Elm St").canons != statement("on Elm Street").canons
+    assert statement("on Elm Dr").canons != statement("on Elm Doctor").canons
+    assert statement("sees Dr. Amara Singh").canons == statement("sees Doctor Amara Singh").canons
+
+
+def test_an_acronyms_possessive_is_no_plural() -> None:
+    assert statement("The API's rate limit").canons == statement("The API rate limit").canons
+    assert statement("The APIs rate limit").canons != statement("The API rate limit").canons
 
 
 @pytest.mark.parametrize(

@@ -128,8 +128,24 @@ def _scale_named(match: re.Match[str]) -> str:
     return f"{match.group(1)} {'Celsius' if match.group(2) else 'Fahrenheit'}"
 
 
+# Titles shortened before a name: "Dr. Amara Singh" (but "Elm Dr." is a drive).
+_TITLES: Final = {"dr": "doctor", "prof": "professor"}
+
+
+def _title(low: str, raw: list[str], position: int) -> str | None:
+    """The title ``low`` shortens when a capitalised name follows it, else None."""
+    following = raw[position + 1] if position + 1 < len(raw) else ""
+    return _TITLES.get(low) if following[:1].isupper() else None
+
+
+# An acronym's possessive: "the API's limit" is the API's, not the APIs' ("APIs" is a plural
+# an acronym is not folded from).
+_ACRONYM_POSSESSIVE: Final = re.compile(r"\b([A-Z][A-Z0-9]+)['’]s\b")
+
+
 def _raw_tokens(text: str) -> tuple[str, list[tuple[int, int]]]:
-    folded = APOSTROPHES.sub("", unicodedata.normalize("NFKC", text))
+    folded = unicodedata.normalize("NFKC", text)
+    folded = APOSTROPHES.sub("", _ACRONYM_POSSESSIVE.sub(r"\1", folded))
     folded = TEMPERATURE_SCALE.sub(_scale_named, folded)
     return folded, [match.span() for match in RAW_TOKEN.finditer(folded)]
 
@@ -194,7 +210,7 @@ def statement(text: str) -> Statement:
             words.append(Word(low, low, "break"))
             position += 1
             continue
-        expanded = named or ABBREVIATIONS.get(low, low)
+        expanded = named or ABBREVIATIONS.get(low) or _title(low, raw, position) or low
         # An acronym is no plural: "HTTPS" is not "HTTP", "AWS" not "AW".
         canon = low if _acronym(surface) and expanded == low else _stem(expanded)
         low = expanded
