@@ -85,3 +85,12 @@ def test_an_acronym_is_no_plural() -> None:
     # An abbreviation still expands, and a plural in lower case still folds.
     assert statement("Back up the prod DB").canons == statement("Back up the prod database").canons
     assert statement("Restart the servers").canons == statement("Restart the server").canons
+
+
+@pytest.mark.parametrize(
+    "said",
+    ["Friday afternoons are off-limits for merging", "Merging on Friday afternoons is forbidden"],
+)
+def test_what_is_off_limits_or_forbidden_is_said_negatively(said: str) -> None:
+    assert statement(said).negative
+    assert not statement("Merging on Friday afternoons is allowed").negative

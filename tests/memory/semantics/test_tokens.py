@@ -85,6 +85,9 @@ def test_content_tokens_drop_stop_words_negations_and_fold_plurals() -> None:
         "The user has yet to pay the deposit",
         "The user abstains from alcohol",
         "A knee injury prevents the user from running",
+        "Screens at dinner are forbidden for the kids",
+        "Pets are prohibited in the flat",
+        "Emojis are banned in team messages",
     ],
 )
 def test_negation_markers(text: str) -> None:

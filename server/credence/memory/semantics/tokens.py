@@ -69,6 +69,13 @@ NEGATION_WORDS: frozenset[str] = frozenset(
         "prevented",
         "preventing",
         "without",
+        # What is forbidden is not to be done: "Screens at dinner are forbidden" is "No
+        # screens at dinner"; "off-limits" as "off limits" (negating_verb) is. The verbs stay
+        # the opposites of "allow": "The landlord forbade pets" contradicts "… allowed pets".
+        "forbidden",
+        "prohibited",
+        "banned",
+        "off-limits",
     }
 )
 
