@@ -167,12 +167,13 @@ def _from_now_on_one_side(old: str, new: str) -> bool:
 
 
 def _lengths_of_time(text: str) -> dict[str, str]:
-    """Each length of time ``text`` names, with the word before it ("in" for "in a week")."""
-    canons = statement(text).canons
+    """Each length of time ``text`` names, with the word before it ("in" for "in a week"); not
+    one that describes a noun ("works in two-week sprints")."""
+    words = statement(text).words
     return {
-        canon: canons[position - 1] if position else ""
-        for position, canon in enumerate(canons)
-        if _LENGTH_OF_TIME.match(canon)
+        word.canon: words[position - 1].canon if position else ""
+        for position, word in enumerate(words)
+        if _LENGTH_OF_TIME.match(word.canon) and "-" not in word.surface
     }
 
 
