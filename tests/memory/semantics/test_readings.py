@@ -67,6 +67,8 @@ from credence.memory.semantics.readings import another_reading
         # A person of theirs put where they stood; who owns whom traded around one role.
         ("The user avoids nuts because they are allergic", "… because their son is allergic"),
         ("Carla is the user's manager", "The user is Carla's manager"),
+        # Whose: one brother's car against the brothers' car.
+        ("The user's brother's car is red", "The user's brothers' car is red"),
         # A length of time from now against how long a thing lasts.
         (
             "The user's lunch break is half an hour long",
@@ -119,6 +121,11 @@ def test_a_phrase_of_detail_taken_out_says_it_of_more_things(old: str, new: str)
             "On long flights, sit by the window",
         ),
         ("Reply to customer complaints within a day", "Answer complaints from customers in a day"),
+        # An owner's "'s" is no plural: one daughter on both sides.
+        (
+            "The user's daughter's school starts at 8:15",
+            "School starts at 8:15 for the user's daughter",
+        ),
         # A length of time that describes a noun is no time from now.
         ("The team works in two-week sprints", "Sprints on the team last two weeks"),
         ("Don't run the dishwasher half empty", "Never run the dishwasher when it is half empty"),

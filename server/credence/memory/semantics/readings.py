@@ -109,7 +109,7 @@ def another_reading(old: str, new: str) -> str:
         connective_differs(mine, theirs)
         or quantifier_differs(mine, theirs)
         or alternation_differs(mine, theirs)
-        or people_counted_differently(mine, theirs)
+        or people_counted_differently(_possessives_cut(old), _possessives_cut(new))
         or recurrence_differs(mine, theirs)
         or share_differs(mine, theirs)
     ):
@@ -149,6 +149,15 @@ def another_reading(old: str, new: str) -> str:
     ):
         return "what is meant differs"
     return ""
+
+
+_POSSESSIVE: Final = re.compile(r"(\w)['’]s\b")
+
+
+def _possessives_cut(text: str) -> tuple[str, ...]:
+    """:func:`words_of` with each "'s" taken off its owner: "the user's daughter's school"
+    names one daughter, where "daughters" would read as several."""
+    return words_of(_POSSESSIVE.sub(r"\1", text))
 
 
 _LENGTH_OF_TIME: Final = re.compile(r"^#[\d.]+time$")
