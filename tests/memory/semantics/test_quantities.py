@@ -29,6 +29,8 @@ from credence.memory.semantics.wording import words_of
         ("Bedtime is eight o'clock in the evening", "Bedtime is 8 pm"),
         ("Bedtime is nine o'clock", "Bedtime is 9:00"),
         ("The lease runs for twelve months", "The lease runs for one year"),
+        ("Water the plants every other day", "Water the plants every two days"),
+        ("Back up every second week", "Back up every 2 weeks"),
         ("Service the boiler every six months", "Service the boiler twice a year"),
         ("The flight takes 2 hours 30 minutes", "The flight takes 150 minutes"),
         ("The son is 4 ft 6 in tall", "The son is four feet six inches tall"),
@@ -252,3 +254,9 @@ def test_a_minus_before_a_number_is_its_sign() -> None:
     assert statement("Keep it at -18°C").canons != statement("Keep it at 18°C").canons
     assert statement("Keep it at −5 degrees").canons == statement("Keep it at -5 degrees").canons
     assert "#5..10" in statement("Use ranges 5-10").canons
+
+
+def test_every_other_is_a_period_only_before_a_length_of_time() -> None:
+    assert statement("every other Tuesday").canons != statement("every two Tuesdays").canons
+    assert statement("Call every second").canons == ("call", "every", "second")
+    assert statement("every other week").canons != statement("every week").canons

@@ -75,6 +75,10 @@ def test_every_other_is_not_every() -> None:
     assert alternation_differs(*_pair("The cleaner comes every Tuesday", "… every other Tuesday"))
     assert alternation_differs(*_pair("Water it every day", "Water it every second day"))
     assert not alternation_differs(*_pair("Water it every day", "Water it each day"))
+    assert alternation_differs(*_pair("Cleaning is every Tuesday", "… on alternate Tuesdays"))
+    # "every two weeks" and "fortnightly" say "every other week" too.
+    assert not alternation_differs(*_pair("Cut it every other week", "Cut it every two weeks"))
+    assert not alternation_differs(*_pair("Cut it every other week", "Cut it fortnightly"))
 
 
 def test_in_is_not_out_of() -> None:

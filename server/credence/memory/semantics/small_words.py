@@ -111,13 +111,25 @@ def degree_differs(old: Sequence[str], new: Sequence[str]) -> bool:
 
 
 def alternation_differs(old: Sequence[str], new: Sequence[str]) -> bool:
-    """Whether one says "every other" (or "every second") and the other plain "every"."""
-    return _alternates(old) != _alternates(new)
+    """Whether one says "every other" (or "every second", "alternate") and the other plain
+    "every"; "every two" and "fortnightly" say "every other" too."""
+    mine, theirs = _alternates(old), _alternates(new)
+    if mine == theirs:
+        return False
+    return not _every_two(new if mine else old)
 
 
 def _alternates(words: Sequence[str]) -> bool:
+    return "alternate" in words or _after_every(words, ("other", "second"))
+
+
+def _every_two(words: Sequence[str]) -> bool:
+    return "fortnightly" in words or "fortnight" in words or _after_every(words, ("two", "2"))
+
+
+def _after_every(words: Sequence[str], following: tuple[str, ...]) -> bool:
     return any(
-        word == "every" and tuple(words[position + 1 : position + 2]) in (("other",), ("second",))
+        word == "every" and position + 1 < len(words) and words[position + 1] in following
         for position, word in enumerate(words)
     )
 

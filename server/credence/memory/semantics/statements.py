@@ -128,6 +128,24 @@ def _scale_named(match: re.Match[str]) -> str:
     return f"{match.group(1)} {'Celsius' if match.group(2) else 'Fahrenheit'}"
 
 
+_OTHER: Final = frozenset({"other", "second"})
+_LENGTH_UNITS: Final = frozenset({"hour", "day", "week", "month", "year"})
+
+
+def _every_other_as_two(lowered: list[str]) -> list[str]:
+    """``lowered`` with "every other day" (or "every second week") read as "every two days",
+    the period it names."""
+    out = list(lowered)
+    for position in range(1, len(out) - 1):
+        if (
+            out[position] in _OTHER
+            and out[position - 1] == "every"
+            and fold_plural(out[position + 1]) in _LENGTH_UNITS
+        ):
+            out[position] = "two"
+    return out
+
+
 # Titles shortened before a name: "Dr. Amara Singh" (but "Elm Dr." is a drive).
 _TITLES: Final = {"dr": "doctor", "prof": "professor"}
 
@@ -163,7 +181,7 @@ def statement(text: str) -> Statement:
     """
     folded, spans = _raw_tokens(text)
     raw = [folded[start:end] for start, end in spans]
-    lowered = [token.casefold() for token in raw]
+    lowered = _every_other_as_two([token.casefold() for token in raw])
 
     def written(first: int, used: int) -> str:
         return folded[spans[first][0] : spans[first + used - 1][1]]
