@@ -94,3 +94,15 @@ def test_an_acronym_is_no_plural() -> None:
 def test_what_is_off_limits_or_forbidden_is_said_negatively(said: str) -> None:
     assert statement(said).negative
     assert not statement("Merging on Friday afternoons is allowed").negative
+
+
+def test_days_of_the_week_shortened_and_the_working_week() -> None:
+    assert (
+        statement("Piano is on Thu at 5 pm").canons
+        == statement("Piano is on Thursday at 5 pm").canons
+    )
+    assert statement("They meet on Sat").canons == statement("They meet on Saturday").canons
+    assert "sit" in statement("The user sat on the couch").canons  # a verb, not a day
+    weekdays = statement("The user commutes by train on weekdays").canons
+    assert statement("The user commutes by train Monday through Friday").canons[-1] == weekdays[-1]
+    assert statement("The user works Mon to Thu").canons[-1] != weekdays[-1]

@@ -155,7 +155,7 @@ def _unsigned_value(lowered: list[str], position: int) -> tuple[str, str, int] |
     low = lowered[position]
     clock_time = _read_clock_word(low)
     if clock_time:
-        return clock_time, "time", 1
+        return _with_day_half(lowered, position, clock_time)
     worded = (
         _hyphenated_age(low)
         or _minutes_past_or_to(lowered, position)
@@ -305,6 +305,18 @@ _DAY_HALVES: Final = {
 }
 
 
+def _with_day_half(lowered: list[str], position: int, clock_time: str) -> tuple[str, str, int]:
+    """A clock time in digits with the half of the day said after it: "7:45 in the morning" is
+    07:45, "6:30 in the evening" 18:30 (one written with am or pm keeps its own)."""
+    bare = BARE_CLOCK.match(lowered[position])
+    for words, half in _DAY_HALVES.items():
+        if bare and tuple(lowered[position + 1 : position + 1 + len(words)]) == words:
+            canon = _clock(int(bare.group(1)), int(bare.group(2) or 0), half)
+            if canon:
+                return canon, "time", 1 + len(words)
+    return clock_time, "time", 1
+
+
 def _said_clock(lowered: list[str], after: int, value: float) -> tuple[str, int] | None:
     """A whole hour said with its half of the day: (canonical clock time, position after)."""
     if not value.is_integer():
@@ -385,12 +397,14 @@ def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | 
     low = lowered[position]
     if low in MULTIPLES:
         return f"#{MULTIPLES[low]}x", "number", 1
+    # "the first day of each month" is "the first of each month".
+    day_of = 2 if lowered[position + 1 : position + 3] == ["day", "of"] else 1
     ordinal = ORDINAL.match(low)
     if ordinal:
-        return f"#{ordinal.group(1)}th", "number", 1
+        return f"#{ordinal.group(1)}th", "number", day_of
     # "the first of each month", "the fifteenth of March": a day of the month, as "1st" is.
     after_the = word_at(lowered, position - 1) == "the"
-    dated = after_the and word_at(lowered, position + 1) == "of"
+    dated = after_the and word_at(lowered, position + day_of) == "of"
     # A rank before a noun: "the fourth floor", "in third grade", "a third grader" (not "a third
     # of", a fraction); "the second floor", but "first" is too often no rank ("the first thing
     # in the morning", "the first focus").
@@ -402,7 +416,7 @@ def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | 
         and (after_the or before_a_noun)
     ) or (low == "second" and word_at(lowered, position - 1) in ("the", "in") and before_a_noun)
     if low in ORDINAL_WORDS and (dated or ranked):
-        return f"#{ORDINAL_WORDS[low]}th", "number", 1
+        return f"#{ORDINAL_WORDS[low]}th", "number", day_of if dated else 1
     start = position
     times = 1.0
     if low in ("a", "an") and word_at(lowered, position + 1) in FRACTIONS:

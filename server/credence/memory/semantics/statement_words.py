@@ -141,6 +141,7 @@ PERIODS = {
     "quarterly": "quarter",
     "yearly": "year",
     "annually": "year",
+    "annual": "year",
 }
 _RECURRING = ("hour", "day", "night", "week", "fortnight", "month", "year")
 PERIOD_NOUNS = {noun: noun for noun in _RECURRING} | {"evening": "night"}

@@ -146,6 +146,39 @@ def _every_other_as_two(lowered: list[str]) -> list[str]:
     return out
 
 
+# Days of the week shortened; "Wed", "Sat" and "Sun" only capitalised inside a sentence, since
+# they are also words.
+_WEEKDAY_SHORT: Final = {
+    **dict.fromkeys(("mon",), "monday"),
+    **dict.fromkeys(("tue", "tues"), "tuesday"),
+    **dict.fromkeys(("thu", "thur", "thurs"), "thursday"),
+    **dict.fromkeys(("fri",), "friday"),
+}
+_WEEKDAY_WORDS: Final = {"wed": "wednesday", "sat": "saturday", "sun": "sunday"}
+
+
+def _weekday(low: str, surface: str, position: int) -> str | None:
+    """The day of the week ``low`` shortens, or None."""
+    if low in _WEEKDAY_SHORT:
+        return _WEEKDAY_SHORT[low]
+    return _WEEKDAY_WORDS.get(low) if position and surface[:1].isupper() else None
+
+
+_WEEKDAY: Final = "weekday"
+_THROUGH: Final = frozenset({"through", "thru", "to", "until", "till", "-"})
+
+
+def _working_week(lowered: list[str], position: int) -> bool:
+    """Whether "Monday through Friday" (or "Mon to Fri") stands at ``position``: weekdays."""
+    days = lowered[position : position + 3]
+    return (
+        len(days) == 3
+        and (_weekday(days[0], days[0], 0) or days[0]) == "monday"
+        and days[1] in _THROUGH
+        and (_weekday(days[2], days[2], 0) or days[2]) == "friday"
+    )
+
+
 # Titles shortened before a name: "Dr. Amara Singh" (but "Elm Dr." is a drive).
 _TITLES: Final = {"dr": "doctor", "prof": "professor"}
 
@@ -201,6 +234,10 @@ def statement(text: str) -> Statement:
                 words.append(Word(symbol, written(position, used), "word"))
             position += used
             continue
+        if _working_week(lowered, position):
+            words.append(Word(_WEEKDAY, written(position, 3), "time"))
+            position += 3
+            continue
         if low == NO_LONGER and position and lowered[position - 1] == "no":
             position += 1  # "no longer" is one negation, counted at its "no"
             continue
@@ -228,7 +265,13 @@ def statement(text: str) -> Statement:
             words.append(Word(low, low, "break"))
             position += 1
             continue
-        expanded = named or ABBREVIATIONS.get(low) or _title(low, raw, position) or low
+        expanded = (
+            named
+            or ABBREVIATIONS.get(low)
+            or _title(low, raw, position)
+            or _weekday(low, surface, position)
+            or low
+        )
         # An acronym is no plural: "HTTPS" is not "HTTP", "AWS" not "AW".
         canon = low if _acronym(surface) and expanded == low else _stem(expanded)
         low = expanded
