@@ -436,6 +436,10 @@ def test_a_name_opening_the_sentence_changed_is_a_value_change() -> None:
         ("The user lives near the river", "The user lives close to the river"),
         ("The user's TV is above the fireplace", "The user's television is above the fireplace"),
         ("The user's son is three and a half years old", "The user's son is 3.5 years old"),
+        (
+            "Remind the user to take their meds at 8",
+            "Remind the user to take their medications at 8",
+        ),
     ],
 )
 def test_synonyms_from_the_thesaurus_make_a_duplicate(old: str, new: str) -> None:

@@ -583,6 +583,7 @@ ABBREVIATIONS = {
     "stats": "statistics",
     "cc": "copy",
     "tv": "television",
+    "meds": "medications",
     # Words of an address, as the postal services abbreviate them; not "St" (Saint or Street),
     # "Dr" (Doctor or Drive) or "Ct" (Court or Connecticut).
     "ave": "avenue",

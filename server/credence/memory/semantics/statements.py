@@ -95,6 +95,8 @@ def _stem(word: str) -> str:
         return _stem(IRREGULAR_VERBS[word])
     if word in IRREGULAR_PLURALS:
         return IRREGULAR_PLURALS[word]
+    if word.endswith("s") and word[:-1] in IRREGULAR_PLURALS:
+        return IRREGULAR_PLURALS[word[:-1]]  # "children's", its apostrophe gone
     if not word.isalpha() or len(word) <= 3:
         return word
     word = fold_plural(word)

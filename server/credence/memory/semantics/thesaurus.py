@@ -224,6 +224,7 @@ PHRASE_FOLDS: Final = {
     ("pay", "visit", "to"): "visit",
     ("give", "presentation"): "present",
     ("give", "advice"): "advise",
+    ("would", "rather"): "prefer",
     # Places said in two words that one word says.
     ("next", "to"): "beside",
     ("close", "to"): "near",
