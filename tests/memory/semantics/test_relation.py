@@ -440,6 +440,7 @@ def test_a_name_opening_the_sentence_changed_is_a_value_change() -> None:
             "Remind the user to take their meds at 8",
             "Remind the user to take their medications at 8",
         ),
+        ("The user pays $15.99 a month for Netflix", "Netflix costs the user $15.99 a month"),
     ],
 )
 def test_synonyms_from_the_thesaurus_make_a_duplicate(old: str, new: str) -> None:
@@ -456,6 +457,8 @@ def test_synonyms_from_the_thesaurus_make_a_duplicate(old: str, new: str) -> Non
         ("The user takes a walk after dinner", "The user takes a nap after dinner"),
         ("The user made a payment on the loan", "The user missed a payment on the loan"),
         ("The office is next to the station", "The office is opposite the station"),
+        ("The user pays Ana $50 a week", "Ana pays the user $50 a week"),
+        ("The user paid $300 for the bike", "The user was paid $300 for the bike"),
         ("The office is next to the station", "The office is near the station"),
         ("The user is training for a half marathon", "The user is training for a marathon"),
     ],

@@ -23,6 +23,7 @@ share disclose
 begin start commence
 show display
 buy purchase
+pay cost
 fix repair
 fix correct
 call phone telephone ring
