@@ -107,8 +107,10 @@ def test_the_later_blind_sets_never_reject_a_correction(
 # least). Each set was run as found, held out while the one before it was tuned on, then tuned
 # on. Rejected as first run held out: set 2 18, set 3 11, set 4 4, set 5 3 (of 130), set 6 5,
 # set 7 6, set 8 3, set 9 0, set 10 11, set 11 8, set 12 4, set 13 4, set 14 9, set 15 2,
-# set 16 3, set 17 3, set 18 2, set 19 3, set 20 4 and set 21 0 (of 100). Paraphrases gained after
-# 67ccf5f came from acronyms, temperatures, "died", WordNet's verb phrases and ranks in words.
+# set 16 3, set 17 3, set 18 2, set 19 3, set 20 4, set 21 0 and set 22 3 (of 100). Paraphrases
+# gained after 67ccf5f came from acronyms, temperatures, "died", WordNet's verb phrases and ranks
+# in words; after ca740ae (set 21's round) from units, ordinals, addresses, light verbs, lengths
+# of time, weekdays, "pay" / "cost" and possessives. A comment's history may end before its floor.
 BLIND_SETS = [
     # Left: a comma-set clause and "any" / "every".
     ("corrections1", 150, 2, None),
@@ -125,14 +127,14 @@ BLIND_SETS = [
     ("mixed5", 200, 0, 60),
     # Corrections rejected 12 of 100 at 47d1354, 6 after tuning on sets 2 to 4, 5 after set 5,
     # then 2; paraphrases caught 73 of 100 at all three, 76, 78, then 79.
-    ("mixed6", 200, 1, 80),
+    ("mixed6", 200, 1, 81),
     # Corrections rejected 9 of 100 at 47d1354, 6 after tuning on sets 2 to 5 and after set 6,
     # then 1; paraphrases caught 55, 54 (one lost to those readings), 56, 57, 58, 59, 60, 61, then
     # 65.
-    ("mixed7", 200, 1, 65),
+    ("mixed7", 200, 1, 66),
     # Corrections rejected 4 of 100 at 47d1354, 3 after tuning on sets 2 to 6 and after set 7,
     # then 1; paraphrases caught 55, 57 throughout, 59, 60, then 61.
-    ("mixed8", 200, 1, 63),
+    ("mixed8", 200, 1, 64),
     # Never tuned on: corrections rejected 3 of 100 at 47d1354, 0 after tuning on sets 2 to 7,
     # after set 8 and after set 10; paraphrases caught 63, 65 at all three, 67, then 68.
     ("mixed9", 200, 0, 68),
@@ -141,14 +143,14 @@ BLIND_SETS = [
     # words read as such, sets 10 to 16), then 76 (synonyms); rejected 3 once "in fifth grade"
     # read as a rank. Left: two idioms ("has their back" / "is on their back"), "the senior
     # engineer" / "a senior engineer".
-    ("mixed10", 200, 3, 76),
+    ("mixed10", 200, 3, 77),
     # Corrections rejected 16 of 100 at 47d1354, 8 as found, 7 after set 10, 2, 1 after set 14,
     # then 0; paraphrases caught 63, 62, 62, 63, 69, 73, then 74.
     ("mixed11", 200, 0, 79),
     # Corrections rejected 7 of 100 at 47d1354, 4 as found (after set 10) and after set 11,
     # then 1; paraphrases caught 55, 57, 60, 64, then 65. Left: "the user's brother-in-law lent
     # them" / "the user lent their brother-in-law" (a hyphenated noun splits into three words).
-    ("mixed12", 200, 1, 66),
+    ("mixed12", 200, 1, 67),
     # Corrections rejected 4 of 100 at 47d1354, 4 as found (after set 11) and after set 12, then
     # 2; paraphrases caught 69, 70, 75, then 76. Left: two scopes widened or narrowed in other words
     # ("client-facing documents" / "all documents").
@@ -156,7 +158,7 @@ BLIND_SETS = [
     # Corrections rejected 13 of 100 at 47d1354, 9 as found (after set 12), 8 after set 13,
     # then 3; paraphrases caught 65, 72, 75, 76, then 78. Left: "decaf coffee" / "coffee" (a word
     # dropped reads as saying less), "feature branches" / "any branch", "owns" / "uses".
-    ("mixed14", 200, 3, 78),
+    ("mixed14", 200, 3, 79),
     # Corrections rejected 7 of 100 at 47d1354, 2 as found (after set 13) and after set 14, then
     # 1; paraphrases caught 64, 70, 71, 72, then 73. Left: "splits the rent evenly" / "splits the
     # rent".
@@ -165,27 +167,27 @@ BLIND_SETS = [
     # (after set 14) and after set 15, then 1; paraphrases caught 53, then 56 at both, 57
     # (negation words), 62, 64, then 65. Left: "a rental property" / "rental
     # properties".
-    ("mixed16", 200, 1, 65),
+    ("mixed16", 200, 1, 67),
     # Held out for one round: corrections rejected 7 of 100 at 47d1354, 3 as found (after set 15,
     # on 02ec9f0) and after set 16, then 1; paraphrases caught 49, 51 at e929c21, 52 as found,
     # 53, 54, 58, 60, then 62. Left: "the user's husband handles the bills" / "the user handles
     # the bills, not their husband".
-    ("mixed17", 200, 1, 62),
+    ("mixed17", 200, 1, 66),
     # Held out for one round: corrections rejected 6 of 100 at 47d1354, 2 at e929c21, as found
     # (cb4c8bb) and after set 17, then 0; paraphrases caught 59, 58 at e929c21, 63 as found,
     # then 64.
-    ("mixed18", 200, 0, 64),
+    ("mixed18", 200, 0, 68),
     # Held out for one round: corrections rejected 5 of 100 at 47d1354, 3 at e929c21 and as
     # found (a83e682), then 0; paraphrases caught 53 at both, 58 as found, 60, 61, then 62.
-    ("mixed19", 200, 0, 62),
+    ("mixed19", 200, 0, 65),
     # Held out for one round: corrections rejected 4 of 100 as found (67ccf5f), 3 after set
     # 19's first readings, then 0; paraphrases caught 71, 73 (acronyms, temperatures), 74, then
     # 79 after the set 21 round.
-    ("mixed20", 200, 0, 79),
+    ("mixed20", 200, 0, 83),
     # Held out for one round: corrections rejected 1 of 100 on 67ccf5f, 0 as found (a56c763);
     # paraphrases caught 69 on 67ccf5f, 68 as found, then 79 (units, ordinals, addresses, light
     # verbs, lengths of time).
-    ("mixed21", 200, 0, 79),
+    ("mixed21", 200, 0, 82),
     # Held out: corrections rejected 3 of 100 and paraphrases caught 55 as found (4296150, the
     # code of ca740ae). Floors, not goals.
     ("mixed22", 200, 3, 55),
@@ -193,7 +195,7 @@ BLIND_SETS = [
     # paraphrases caught 60, 64, 66 (WordNet's verb phrases), 68, then 74. Left: a stronger word
     # of one kind ("small" / "tiny", "painted" / "stained"), which WordNet links as one and
     # many paraphrases need (reading them apart cost 45 paraphrases over the sets).
-    ("synonyms1", 200, 2, 74),
+    ("synonyms1", 200, 2, 76),
 ]
 
 
