@@ -89,6 +89,9 @@ SETS = {
     "mixed21": CORPORA / "dev" / "mixed_21.jsonl",
     # A twenty-second (2026-12-06): 100 and 100, no more than two pairs of one kind; held out.
     "mixed22": CORPORA / "dev" / "mixed_22.jsonl",
+    # A twenty-third (2026-12-06), a year of work, commute, health and money: 100 and 100; held
+    # out, to be tuned on after set 22.
+    "mixed23": CORPORA / "dev" / "mixed_23.jsonl",
     # Synonyms (2026-12-05): 70 synonym paraphrases, 15 negative restatements, 15 number
     # formats and 100 words swapped for related words that mean something else; tuned on.
     "synonyms1": CORPORA / "dev" / "synonyms_1.jsonl",
