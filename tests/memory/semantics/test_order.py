@@ -53,6 +53,15 @@ def _restated(old: str, new: str) -> bool:
         ),
         ("The gym is next to the public library", "The public library is next to the gym"),
         ("Ana's desk is opposite Bo's desk", "Bo's desk is opposite Ana's desk"),
+        # "their" of a statement about the user is the user's.
+        (
+            "The user's brother is three years older than the user",
+            "The user is three years younger than their brother",
+        ),
+        (
+            "The user earns more than their partner",
+            "The user's partner earns less than the user does",
+        ),
     ],
 )
 def test_the_same_words_reordered_say_the_same(old: str, new: str) -> None:
@@ -91,6 +100,8 @@ def test_the_same_words_reordered_say_the_same(old: str, new: str) -> None:
         ("Lena's sister is married to Dev", "Dev's sister is married to Lena"),
         ("The user's brother is married to Priya", "The user's brother is married to Dev"),
         ("The user's son manages Ana", "Ana manages the user's son"),
+        ("The user's brother is older than the user", "The user is older than their brother"),
+        ("Liam is older than his sister", "Liam's sister is younger than the user"),
     ],
 )
 def test_reorders_that_change_who_what_or_when_are_not_restatements(old: str, new: str) -> None:

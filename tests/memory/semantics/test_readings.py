@@ -67,6 +67,8 @@ from credence.memory.semantics.readings import another_reading
         # A person of theirs put where they stood; who owns whom traded around one role.
         ("The user avoids nuts because they are allergic", "… because their son is allergic"),
         ("Carla is the user's manager", "The user is Carla's manager"),
+        # Who is older, "their" being the user's.
+        ("The user's brother is older than the user", "The user is older than their brother"),
         # Whose: one brother's car against the brothers' car.
         ("The user's brother's car is red", "The user's brothers' car is red"),
         # A length of time from now against how long a thing lasts.

@@ -68,9 +68,12 @@ def restated(old: Sequence[str], new: Sequence[str]) -> bool:
     user"), or its place or time put first ("The user lives in Lima" / "Lima is where the user
     lives"). Word sequences as :func:`wording.words_of` gives."""
     old, new = tuple(old), tuple(new)
-    grown = len(new) - len(old)
     if old == new:
         return False
+    named = owner_named(old), owner_named(new)
+    if named != (old, new) and len(named[0]) == len(named[1]) and _turned_around(*named):
+        return True  # "The user is younger than their brother" / "… brother is older than …"
+    grown = len(new) - len(old)
     if grown == 0:
         return (
             phrases_moved(old, new)
@@ -179,6 +182,29 @@ def _turned_around(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
         if any(first + start <= where < first + end for start, end in swap_middles(old, flipped)):
             return True
     return False
+
+
+_USER: Final = ("the", "user")
+_POSSESSIVE_PRONOUNS: Final = frozenset({"their", "his", "her"})
+_TRAILING_VERBS: Final = frozenset({"does", "do", "did", "is", "are", "was", "were"})
+
+
+def owner_named(words: Sequence[str]) -> tuple[str, ...]:
+    """``words`` of a statement whose subject is the user with "their" (or "his", "her") put
+    as "the user's", and a verb that only repeats the comparison's ("… than the user does")
+    dropped from the end."""
+    words = tuple(words)
+    if words[:2] != _USER:
+        named: tuple[str, ...] = words
+    else:
+        named = tuple(
+            part
+            for word in words
+            for part in (("the", "users") if word in _POSSESSIVE_PRONOUNS else (word,))
+        )
+    if len(named) > 2 and named[-1] in _TRAILING_VERBS and named[-3:-1] == _USER:
+        named = named[:-1]
+    return named
 
 
 def _exchanged_around(old: tuple[str, ...], new: tuple[str, ...], hinges: frozenset[str]) -> bool:
