@@ -113,25 +113,20 @@ def degree_differs(old: Sequence[str], new: Sequence[str]) -> bool:
 def alternation_differs(old: Sequence[str], new: Sequence[str]) -> bool:
     """Whether one says "every other" (or "every second", "alternate") and the other plain
     "every"; "every two" and "fortnightly" say "every other" too."""
-    mine, theirs = _alternates(old), _alternates(new)
-    if mine == theirs:
-        return False
-    return not _every_two(new if mine else old)
+    mine, theirs = _every(old, *_ALTERNATE), _every(new, *_ALTERNATE)
+    return mine != theirs and not _every(new if mine else old, *_TWO)
 
 
-def _alternates(words: Sequence[str]) -> bool:
-    return "alternate" in words or _after_every(words, ("other", "second"))
-
-
-def _every_two(words: Sequence[str]) -> bool:
-    return "fortnightly" in words or "fortnight" in words or _after_every(words, ("two", "2"))
-
-
-def _after_every(words: Sequence[str], following: tuple[str, ...]) -> bool:
-    return any(
-        word == "every" and position + 1 < len(words) and words[position + 1] in following
+def _every(words: Sequence[str], after: frozenset[tuple[str, ...]], alone: frozenset[str]) -> bool:
+    """Whether a word of ``after`` follows "every", or a word of ``alone`` stands anywhere."""
+    return not alone.isdisjoint(words) or any(
+        word == "every" and tuple(words[position + 1 : position + 2]) in after
         for position, word in enumerate(words)
     )
+
+
+_ALTERNATE: Final = frozenset({("other",), ("second",)}), frozenset({"alternate"})
+_TWO: Final = frozenset({("two",), ("2",)}), frozenset({"fortnight", "fortnightly"})
 
 
 def in_or_out_differs(old: Sequence[str], new: Sequence[str]) -> bool:
