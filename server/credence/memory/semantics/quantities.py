@@ -245,14 +245,15 @@ def _with_unit(
         return age, "number", after + 1 - start
     canon, kind = _quantity(value, unit or prefix_unit)
     smaller = _smaller_part(lowered, after, unit) if unit is not None else None
-    if smaller is not None:
-        dimension, factor = UNITS[unit]  # type: ignore[index]
+    if unit is not None and smaller is not None:
+        dimension, factor = UNITS[unit]
         total = value * factor + smaller[0]
         return f"#{_format_number(round(total, 6))}{dimension}", kind, smaller[1] - start
     return canon, kind, after - start
 
 
-# After feet, "in" is inches: "4 ft 6 in".
+# Measures a smaller unit may go on from ("2 hours 30 minutes"); after feet, "in" is inches.
+_COMPOUND_DIMENSIONS: Final = frozenset({"time", "metre", "gram"})
 _INCHES_AFTER_FEET: Final = frozenset({"ft", "foot", "feet"})
 
 
@@ -275,9 +276,6 @@ def _smaller_part(lowered: list[str], after: int, unit: str) -> tuple[float, int
     if part is None or part[0] != dimension or part[1] >= factor:
         return None
     return value * part[1], position + used + 1
-
-
-_COMPOUND_DIMENSIONS: Final = frozenset({"time", "metre", "gram"})
 
 
 def _said_number(lowered: list[str], position: int) -> tuple[float, int] | None:

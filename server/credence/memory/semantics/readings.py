@@ -44,6 +44,7 @@ from credence.memory.semantics.statements import statement, stem
 from credence.memory.semantics.thesaurus import COMMON_VERBS
 from credence.memory.semantics.tokens import STOP_WORDS
 from credence.memory.semantics.wording import (
+    LENGTH_OF_TIME,
     SYNONYMS,
     meaning,
     permits,
@@ -153,16 +154,12 @@ def another_reading(old: str, new: str) -> str:
     return ""
 
 
-_POSSESSIVE: Final = re.compile(r"(\w)['’]s\b")
-
-
 def _possessives_cut(text: str) -> tuple[str, ...]:
     """:func:`words_of` with each "'s" taken off its owner: "the user's daughter's school"
     names one daughter, where "daughters" would read as several."""
-    return words_of(_POSSESSIVE.sub(r"\1", text))
+    return words_of(_POSSESSOR.sub(lambda owner: owner.group(1) or owner.group(2), text))
 
 
-_LENGTH_OF_TIME: Final = re.compile(r"^#[\d.]+time$")
 # "within a day" may be said "in a day"; "within 30 days of receipt" is no time from now.
 _FROM_NOW: Final = frozenset({"in", "within"})
 
@@ -184,7 +181,7 @@ def _lengths_of_time(text: str) -> dict[str, str]:
     return {
         word.canon: words[position - 1].canon if position else ""
         for position, word in enumerate(words)
-        if _LENGTH_OF_TIME.match(word.canon) and "-" not in word.surface
+        if LENGTH_OF_TIME.match(word.canon) and "-" not in word.surface
     }
 
 

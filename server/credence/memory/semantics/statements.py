@@ -175,9 +175,9 @@ def _working_week(lowered: list[str], position: int) -> bool:
     days = lowered[position : position + 3]
     return (
         len(days) == 3
-        and (_weekday(days[0], days[0], 0) or days[0]) == "monday"
+        and _WEEKDAY_SHORT.get(days[0], days[0]) == "monday"
         and days[1] in _THROUGH
-        and (_weekday(days[2], days[2], 0) or days[2]) == "friday"
+        and _WEEKDAY_SHORT.get(days[2], days[2]) == "friday"
     )
 
 

@@ -326,7 +326,8 @@ def _folded_meaning(
 _LAST: Final = stem("last")
 _LONG: Final = stem("long")
 _TAKES: Final = stem("takes")
-_LENGTH_OF_TIME: Final = re.compile(r"^#[\d.]+time$")
+# A canonical length of time ("#1800time" for "half an hour").
+LENGTH_OF_TIME: Final = re.compile(r"^#[\d.]+time$")
 # "last" as "final": "the last 30 minutes", "their last two weeks".
 _FINAL = re.compile(r"\b(?:the|its|their|his|her|my|your|our|this|these|those)\s+last\b", re.I)
 
@@ -338,7 +339,7 @@ def _lasting(words: list[str], text: str) -> list[str]:
     out = list(words)
     verbs = (_TAKES,) if _FINAL.search(text) else (_LAST, _TAKES)
     for position, word in enumerate(out[1:-1], start=1):
-        if word in verbs and _LENGTH_OF_TIME.match(out[position + 1]):
+        if word in verbs and LENGTH_OF_TIME.match(out[position + 1]):
             out[position] = _LONG
     return out
 
