@@ -22,10 +22,11 @@ CONCURRENCY = 64
 RUNS = 4
 RUN_SECONDS = 1.2
 WARMUP_KEEPS = 300
-# Enough pending beliefs for the warm-up and every run at ~1,200 Keeps a second (seeding them
-# through BeliefService is the slow part of this bench, so not many more).
+# Enough pending beliefs for the warm-up and every run at ~3,000 Keeps a second (seeding them
+# through BeliefService is the slow part of this bench, so not many more). A run that uses them
+# up fails rather than reporting a short run's rate.
 AGENTS = 8
-PER_AGENT = 800
+PER_AGENT = 2000
 # Keep throughput against /healthz (issues 14 §6 and 25): SQLite with synchronous=FULL, PostgreSQL.
 THROUGHPUT_RATIO_TARGET = {"sqlite": 0.3, "postgresql": 0.15}
 # Server CPU per Keep (issue 25: a Keep reads the belief once and writes in one batch). The
@@ -33,6 +34,10 @@ THROUGHPUT_RATIO_TARGET = {"sqlite": 0.3, "postgresql": 0.15}
 CPU_MS_TARGET = {"sqlite": 0.4, "postgresql": 0.8}
 P50_RATIO_TARGET = 2.0  # what the throughput target means for latency at a fixed concurrency
 P99_TARGET_MS = 250.0  # a swipe must still feel immediate under a 64-client burst
+
+
+class OutOfBeliefs(RuntimeError):
+    """The seed's pending beliefs ran out during a run: its rate would be a short run's."""
 
 
 def keep_source(pending: list[tuple[str, int]], admin_key: str):
@@ -43,7 +48,7 @@ def keep_source(pending: list[tuple[str, int]], admin_key: str):
     def next_request(_: int, __: int) -> Request | None:
         belief = next(supply, None)
         if belief is None:
-            return None
+            raise OutOfBeliefs(f"all {len(pending)} pending beliefs were kept: seed more")
         belief_id, version = belief
         return Request(
             "POST",

@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from credence.api.decisions import plain_decision_headers
 from tests.helpers import decide, make_agent, pending_belief, post_episode, propose
 from tests.livesrv import cli_key
 from tests.rawdb import REFUSED, raw_db
@@ -172,3 +173,67 @@ def test_a_decision_without_if_match_is_428_even_with_a_used_idempotency_key(adm
     missing = admin.post(url, headers={"Idempotency-Key": "k-428"})
     assert missing.status_code == 428, missing.text
     assert missing.json()["extra"]["current_etag"] == '"2"'
+
+
+@pytest.mark.parametrize(
+    ("headers", "expected"),
+    [
+        ([(b"if-match", b'"3"')], ('"3"', None)),
+        ([(b"if-match", b'"3"'), (b"idempotency-key", b"swipe-1")], ('"3"', "swipe-1")),
+        ([(b"if-match", b'"3"'), (b"content-length", b"0")], ('"3"', None)),
+        ([], None),  # no If-Match: the handler's 428
+        ([(b"if-match", b'"3"'), (b"if-match", b'"4"')], None),
+        ([(b"if-match", b'"' + b"9" * 40 + b'"')], None),
+        ([(b"if-match", b'"3"'), (b"idempotency-key", b"a b")], None),
+        ([(b"if-match", b'"3"'), (b"idempotency-key", b"k" * 129)], None),
+        ([(b"if-match", b'"3"'), (b"idempotency-key", b"a"), (b"idempotency-key", b"b")], None),
+        ([(b"if-match", b'"3"'), (b"content-type", b"application/json")], None),
+        ([(b"if-match", b'"3"'), (b"content-length", b"2")], None),
+        ([(b"if-match", b'"3"'), (b"transfer-encoding", b"chunked")], None),
+    ],
+)
+def test_the_fast_path_takes_only_plainly_valid_bodiless_decisions(headers, expected) -> None:
+    assert plain_decision_headers(headers) == expected
+
+
+# A JSON content type with no body is a bodiless decision the fast path leaves to the handler.
+DOCUMENTED = {"Content-Type": "application/json"}
+# What differs between two beliefs decided alike.
+VARYING = {"id", "content", "content_key", "created_at", "updated_at", "decided_at"}
+
+
+def _alike(fast, documented) -> None:
+    assert fast.status_code == documented.status_code, (fast.text, documented.text)
+    assert sorted(fast.headers.keys()) == sorted(documented.headers.keys())
+    for name in ("content-type", "etag", "cache-control", "x-content-type-options"):
+        assert fast.headers.get(name) == documented.headers.get(name)
+    one, other = fast.json(), documented.json()
+    if "id" in one:
+        one = {k: v for k, v in one.items() if k not in VARYING}
+        other = {k: v for k, v in other.items() if k not in VARYING}
+    assert one == other
+
+
+def test_the_fast_path_and_the_documented_handler_answer_alike(server, admin) -> None:
+    make_agent(admin)
+    fast = pending_belief(admin, text="Run the linter before each commit")
+    slow = pending_belief(admin, text="Deploys go out on Tuesdays only")
+    for action in ("keep", "reopen", "forget", "reopen"):
+        answers = decide(admin, fast, action), decide(admin, slow, action, **DOCUMENTED)
+        _alike(*answers)
+        fast, slow = answers[0].json(), answers[1].json()
+        assert fast["version"] == slow["version"]
+    # A stale version: 412 with the current ETag, alike.
+    stale = {**fast, "version": 1}, {**slow, "version": 1}
+    _alike(decide(admin, stale[0], "keep"), decide(admin, stale[1], "keep", **DOCUMENTED))
+    # An id of the right shape that names nothing: 404, alike.
+    missing = {"id": "b_" + "0" * 26, "version": 1}
+    _alike(decide(admin, missing, "keep"), decide(admin, missing, "keep", **DOCUMENTED))
+    # An agent key never decides, on either path.
+    with server.client(cli_key(server.settings, "agent", "coder")) as agent:
+        _alike(decide(agent, fast, "keep"), decide(agent, slow, "keep", **DOCUMENTED))
+    # A replay under one Idempotency-Key answers the first answer on both paths.
+    key = {"Idempotency-Key": "swipe-fast"}
+    first = decide(admin, fast, "keep", **key)
+    again = decide(admin, fast, "keep", **key, **DOCUMENTED)
+    assert first.status_code == again.status_code == 200 and first.json() == again.json()

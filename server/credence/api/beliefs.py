@@ -13,7 +13,7 @@ from litestar.params import JSONBody, QueryParameter
 
 from credence.access.principal import Principal
 from credence.api.agents import load_agent
-from credence.api.decisions import Decisions
+from credence.api.decisions import Decisions, fast_decision
 from credence.api.deps import SharedServices, principal_of, services_of
 from credence.api.errors import errors
 from credence.api.params import AgentIdPath, BeliefIdPath, Cursor, IdempotencyKey, IfMatch, Limit
@@ -67,8 +67,9 @@ async def load_belief(request: Request, belief_id: str) -> Any:
     return row
 
 
-def decision(action: str, description: str | None = None) -> Any:
-    """The route decorator shared by the four decision endpoints."""
+def decision(action: str, description: str | None = None, bodiless: Decision | None = None) -> Any:
+    """The route decorator shared by the four decision endpoints; ``bodiless`` is the
+    decision a request without a body makes, answered on the fast path when plainly valid."""
     return post(
         f"/beliefs/{{belief_id:str}}/{action}",
         operation_id=f"{action}Belief",
@@ -76,6 +77,7 @@ def decision(action: str, description: str | None = None) -> Any:
         responses=errors(403, 404, 409, 412, 422, 428),
         response_headers=ETAG_HEADER,
         description=description,
+        middleware=[fast_decision(bodiless)] if bodiless is not None else None,
     )
 
 
@@ -95,6 +97,12 @@ def retire_list(retire: list[str]) -> tuple[str, ...]:
     """The retire list of a decision: ordered and deduplicated, so a bare Keep and
     `{"retire": []}` are one request for Idempotency-Key."""
     return tuple(sorted(set(retire)))
+
+
+# What a Keep, Forget or Reopen without a body decides (an Edit always has one).
+BARE_KEEP = Keep(())
+BARE_FORGET = Forget(None)
+BARE_REOPEN = Reopen()
 
 
 def _unlabelled(entries: list[Any]) -> list[Any]:
@@ -255,6 +263,7 @@ class BeliefController(Controller):
         "keep",
         "Keep a pending belief: it becomes active memory (an untrusted one is a 409: edit it)."
         + RETIRE_RULES,
+        bodiless=BARE_KEEP,
     )
     async def keep(
         self,
@@ -265,10 +274,10 @@ class BeliefController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Belief]:
         """Keep a pending belief: it becomes active memory."""
-        keep = Keep(retire_list(data.retire if data is not None else []))
+        keep = Keep(retire_list(data.retire)) if data is not None else BARE_KEEP
         return await self._decide(request, belief_id, keep, if_match, idempotency_key)
 
-    @decision("forget")
+    @decision("forget", bodiless=BARE_FORGET)
     async def forget(
         self,
         request: Request,
@@ -278,7 +287,7 @@ class BeliefController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Belief]:
         """Forget a belief; it stays remembered as refused, with the reason."""
-        forget = Forget(data.reason if data is not None else None)
+        forget = Forget(data.reason) if data is not None else BARE_FORGET
         return await self._decide(request, belief_id, forget, if_match, idempotency_key)
 
     @decision(
@@ -298,7 +307,7 @@ class BeliefController(Controller):
         edit = Edit(data.content, retire_list(data.retire))
         return await self._decide(request, belief_id, edit, if_match, idempotency_key)
 
-    @decision("reopen")
+    @decision("reopen", bodiless=BARE_REOPEN)
     async def reopen(
         self,
         request: Request,
@@ -307,7 +316,7 @@ class BeliefController(Controller):
         idempotency_key: IdempotencyKey = None,
     ) -> Response[Belief]:
         """Undo a decision: the belief goes back to pending (and what it retired comes back)."""
-        return await self._decide(request, belief_id, Reopen(), if_match, idempotency_key)
+        return await self._decide(request, belief_id, BARE_REOPEN, if_match, idempotency_key)
 
 
 async def submit_proposals(

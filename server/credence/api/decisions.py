@@ -4,22 +4,30 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import msgspec
+from litestar.types import ASGIApp, Receive, Scope, Send
 
+from credence.access.principal import Principal
 from credence.api.errors import problem_of
+from credence.api.params import IDEMPOTENCY_KEY_PATTERN, IF_MATCH_MAX_LENGTH
 from credence.clock import rfc3339
 from credence.db import idempotency
 from credence.db.idempotency import Remembered
 from credence.errors import DomainError, Unprocessable
 from credence.memory.lifecycle.beliefs import ACTION_OF, BeliefService, belief_of
 from credence.memory.lifecycle.decisions import Decision, Transition, etag
+from credence.models import ID_PATTERN
 from credence.observe import tracing
 
 if TYPE_CHECKING:
-    from credence.access.principal import Principal
     from credence.db.engine import Connection, Row, Statement
+
+_BELIEF_ID = re.compile(ID_PATTERN)
+_IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 
 
 def fingerprint(belief_id: str, decision: Decision) -> str:
@@ -114,3 +122,74 @@ class Decisions:
         if transition is not None:
             beliefs.committed(prepared, transition)
         return answer
+
+
+def plain_decision_headers(headers: Iterable[tuple[bytes, bytes]]) -> tuple[str, str | None] | None:
+    """(If-Match, Idempotency-Key) of a bodiless decision whose headers are plainly valid;
+    None when the documented handler must judge them (a body, a repeated or odd header)."""
+    if_match: str | None = None
+    idempotency_key: str | None = None
+    for name, value in headers:
+        if name == b"if-match":
+            if if_match is not None or len(value) > IF_MATCH_MAX_LENGTH:
+                return None
+            if_match = value.decode("latin-1")
+        elif name == b"idempotency-key":
+            key = value.decode("latin-1")
+            if idempotency_key is not None or not _IDEMPOTENCY_KEY.match(key):
+                return None
+            idempotency_key = key
+        elif name in (b"content-type", b"transfer-encoding") or (
+            name == b"content-length" and value != b"0"
+        ):
+            return None
+    if if_match is None:
+        return None
+    return if_match, idempotency_key
+
+
+def fast_decision(decision: Decision) -> Callable[[ASGIApp], ASGIApp]:
+    """Route middleware for the swipe: decide a plainly valid bodiless request directly.
+
+    It runs after the router's authentication and rate limiting and inside the security
+    headers, and skips only the framework's per-request parameter and response machinery:
+    the same ``Decisions.decide`` gives the same stored answer, sent as the handler sends it.
+    Anything not plainly valid — a body, a query string, an agent key, an odd header — falls
+    through to the documented handler.
+    """
+
+    def wrap(app: ASGIApp) -> ASGIApp:
+        async def middleware(scope: Scope, receive: Receive, send: Send) -> None:
+            principal = scope.get("user")
+            belief_id = scope.get("path_params", {}).get("belief_id")
+            plain = None if scope.get("query_string") else plain_decision_headers(scope["headers"])
+            if (
+                plain is None
+                or not isinstance(principal, Principal)
+                or principal.scope == "agent"
+                or not isinstance(belief_id, str)
+                or not _BELIEF_ID.fullmatch(belief_id)
+            ):
+                await app(scope, receive, send)
+                return
+            if_match, idempotency_key = plain
+            decisions = Decisions(scope["app"].state.services.beliefs)
+            answer = await decisions.decide(
+                belief_id, decision, principal, if_match=if_match, idempotency_key=idempotency_key
+            )
+            headers = [
+                *(
+                    (name.lower().encode("latin-1"), value.encode("latin-1"))
+                    for name, value in answer.headers.items()
+                ),
+                (b"content-type", b"application/json"),
+                (b"content-length", b"%d" % len(answer.body)),
+            ]
+            await send(
+                {"type": "http.response.start", "status": answer.status_code, "headers": headers}
+            )
+            await send({"type": "http.response.body", "body": answer.body, "more_body": False})
+
+        return middleware
+
+    return wrap

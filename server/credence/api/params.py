@@ -27,11 +27,15 @@ Cursor = Annotated[
         description="Opaque cursor from next_cursor",
     ),
 ]
+# The documented limits of the decision headers, which the decision fast path also applies.
+IF_MATCH_MAX_LENGTH = 40
+IDEMPOTENCY_KEY_PATTERN = r"^[A-Za-z0-9_.:-]{1,128}" + END
+
 IfMatch = Annotated[
     str | None,
     HeaderParameter(
         name="If-Match",
-        max_length=40,
+        max_length=IF_MATCH_MAX_LENGTH,
         description='The ETag of the belief version you decided on, e.g. "3" (required)',
     ),
 ]
@@ -39,7 +43,7 @@ IdempotencyKey = Annotated[
     str | None,
     HeaderParameter(
         name="Idempotency-Key",
-        pattern=r"^[A-Za-z0-9_.:-]{1,128}" + END,
+        pattern=IDEMPOTENCY_KEY_PATTERN,
         max_length=128,
         description="Retry-safe key: a retried decision returns the first answer",
     ),
