@@ -23,6 +23,9 @@ from credence.memory.semantics.wording import words_of
         # A modal's perfect did not happen: "would have taken" against "took".
         ("The user would have taken the job", "The user took the job"),
         ("The team could have shipped on Friday", "The team shipped on Friday"),
+        # A bare base between the same two words as the other side's past is a verb now.
+        ("The user's parents live in Tucson", "The user's parents lived in Tucson"),
+        ("The kids walk to school", "The kids walked to school"),
     ],
 )
 def test_what_was_so_is_not_what_is(old: str, new: str) -> None:
@@ -43,6 +46,11 @@ def test_what_was_so_is_not_what_is(old: str, new: str) -> None:
         ("Backups should run nightly", "Backups must run nightly"),
         # "have" is the verb here, not a perfect's auxiliary.
         ("Limit coffee to two cups a day", "The user should have at most two cups a day"),
+        # A bare base after a determiner or before another word is a noun; "has" is present.
+        ("Keep the archive files", "Keep the archived files"),
+        ("The car needs an oil change every 5,000 miles", "The car needs its oil changed"),
+        ("The user canceled her gym membership", "The user cancelled her gym membership"),
+        ("Only Ana and the user have admin access", "Nobody but Ana and the user has admin access"),
     ],
 )
 def test_participles_and_nouns_set_no_tense(old: str, new: str) -> None:

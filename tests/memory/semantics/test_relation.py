@@ -571,6 +571,15 @@ def test_one_added_verb_rephrases_and_one_added_detail_refines() -> None:
     assert relate("Write tests", "Write integration tests", 0.92).kind == "refinement"
 
 
+def test_an_ongoing_verb_opening_a_coordinated_clause_is_no_paraphrase() -> None:
+    old = "The user speaks Spanish and French."
+    learning = relate(old, "The user speaks Spanish and is learning French.", 0.93)
+    assert learning.kind == "refinement"
+    # A verb in the same tense opening the clause says no more: "opens at 8 and closes at 10".
+    hours = "The pharmacy opens at 8 am and closes at 10 pm."
+    assert relate("The pharmacy is open from 8 am to 10 pm.", hours, 0.93).kind == "duplicate"
+
+
 def test_a_negating_prefix_and_a_negation_word_say_one_thing() -> None:
     old = "The user dislikes emoji in commit messages."
     same = relate(old, "The user doesn't like emojis in commit messages.", 0.94)

@@ -14,6 +14,11 @@ _PRESENT_AUXILIARIES: Final = frozenset(
     {"is", "are", "am", "isnt", "arent", "has", "have", "hasnt", "havent", "does", "doesnt"}
 )
 _MODALS: Final = frozenset({"should", "would", "could", "must", "might", "may"})
+# Words after which a bare base is a noun ("the archive"), not a verb.
+_DETERMINERS: Final = frozenset(
+    {"the", "a", "an", "our", "my", "your", "their", "his", "her", "its", "this", "that"}
+    | {"these", "those", "each", "every", "any", "some", "no"}
+)
 # A past form right after these is a passive or a perfect ("are reviewed", "has owned"), not
 # the past tense.
 _BEFORE_PARTICIPLES: Final = frozenset(
@@ -61,12 +66,38 @@ def tense_shift(old: Sequence[str], new: Sequence[str]) -> bool:
     return any(
         _base(mine) == _base(theirs)
         and (
-            (_past(mine, old) and _present_or_future(theirs, new))
-            or (_past(theirs, new) and _present_or_future(mine, old))
+            (_past(mine, old) and _now(theirs, new, old))
+            or (_past(theirs, new) and _now(mine, old, new))
         )
         for mine in only_old
         for theirs in only_new
     )
+
+
+def _now(word: str, words: Sequence[str], other: Sequence[str]) -> bool:
+    """Whether ``word`` is a verb now or to come (:func:`_present_or_future`), or a bare base
+    that ``other`` puts in the past between the same two words, the first no determiner: "the
+    parents live in" / "the parents lived in", not "the archive files" / "the archived files"
+    nor "an oil change every" / "its oil changed"."""
+    if _present_or_future(word, words):
+        return True
+    if word.endswith("ed") or word in PAST_FORMS:
+        return False
+    at = list(words).index(word)
+    around = _neighbours(words, at)
+    return (
+        bool(around[0])
+        and around[0] not in _DETERMINERS
+        and any(
+            _neighbours(other, place) == around and _base(each) == _base(word)
+            for place, each in enumerate(other)
+        )
+    )
+
+
+def _neighbours(words: Sequence[str], at: int) -> tuple[str, str]:
+    """The words either side of position ``at`` ("" past either end)."""
+    return (words[at - 1] if at else "", words[at + 1] if at + 1 < len(words) else "")
 
 
 # Verbs that put what follows "to" as wanted or planned, not so: "wants to read Arabic".

@@ -111,6 +111,7 @@ def _another_subject(changes: list[Change]) -> bool:
 
 # Words that open a noun phrase, and prepositions that name what a rule is about.
 _DETERMINERS: Final = frozenset({"the", "a", "an", "our", "my", "your", "their", "this", "that"})
+_COORDINATORS: Final = frozenset({"and", "but", "or"})
 _ABOUT: Final = frozenset({"for", "about", "of", "regarding"})
 _OPENERS: Final = frozenset((word,) for word in _DETERMINERS)
 _FEELINGS: Final = frozenset(stem(word) for word in FEELING_VERBS)
@@ -502,7 +503,12 @@ def _adds_detail(new: str, a: Statement, b: Statement) -> bool:
     modifies_shared = (
         following is not None and following.kind == "word" and following.canon in a.content
     )
-    return after_preposition or modifies_shared
+    # "speaks Spanish and is learning French": an ongoing verb opening a coordinated clause
+    # says something new of what follows it ("opens at 8 and closes at 10" says no more).
+    opens_clause = (
+        at > 0 and b.words[at - 1].canon in _COORDINATORS and b.words[at].surface.endswith("ing")
+    )
+    return after_preposition or modifies_shared or opens_clause
 
 
 def _opens_phrase(words: tuple[Word, ...]) -> bool:

@@ -261,10 +261,11 @@ IRREGULAR_PLURALS: dict[str, str] = {
     "mice": "mouse",
     "geese": "goose",
 }
-# Simple past forms that differ from their base ("kept", "went"; "put" is both).
+# Simple past forms that differ from their base ("kept", "went"; "put" is both). The line
+# "have has had" lists the present "has" second.
 PAST_FORMS = frozenset(forms[1] for forms in _IRREGULAR if len(forms) > 1) - frozenset(
     forms[0] for forms in _IRREGULAR
-) | {"were"}
+) - {"has"} | {"were"}
 
 # Words that carry no slot and no meaning a paraphrase must keep.
 _FILLERS_TEXT = """
