@@ -8,9 +8,11 @@ is commonly used in (its first ``TOP_SENSES``), the senses its first ``KIND_OF_S
 kind of (a verb's hypernyms; the head an adjective's satellite sense is similar to: "lengthy" is a
 kind of "long"), and the words WordNet gives as their opposites. Two kinds of one thing are not
 linked: "red" and "green" are both satellites of "chromatic", "drive" and "fly" both kinds of
-"travel". Nouns are left out: their shared senses join values a correction swaps ("manager" /
-"director", "minute" / "second", "bread" / "sugar" as slang for money). Senses no other word shares
-are left out too, so every sense listed links at least two words.
+"travel". Nouns count only when they have one sense in all of WordNet and name no person, place
+or body ("hypertension" / "high blood pressure", "surname" / "last name"): the senses nouns of
+several senses share join values a correction swaps ("manager" / "director", "minute" /
+"second", "bread" / "sugar" as slang for money). Senses no other word shares are left out too,
+so every sense listed links at least two words.
 """
 
 from __future__ import annotations
@@ -114,7 +116,42 @@ def _common_senses(folder: Path) -> tuple[dict[str, set[str]], dict[str, set[str
             offsets = fields[6 + pointer_count :]
             common[lemma].update(f"{part}{offset}" for offset in offsets[:TOP_SENSES])
             leading[lemma].update(f"{part}{offset}" for offset in offsets[:KIND_OF_SENSES])
+    for lemma, sense in _monosemous_nouns(folder).items():
+        common[lemma].add(sense)
     return common, leading
+
+
+def _monosemous_nouns(folder: Path) -> dict[str, str]:
+    """Each noun (or noun phrase of up to three words) with one sense in all of WordNet, and
+    that sense: two such nouns in one synset name one thing ("hypertension" / "high blood
+    pressure"); a noun of several senses may name another value ("manager" / "director")."""
+    other_parts: set[str] = set()
+    for part in WORD_PARTS:
+        other_parts.update(fields[0] for fields in _lines(folder / f"index.{PARTS[part]}"))
+    named = _named_senses(folder)
+    found = {}
+    for fields in _lines(folder / "index.noun"):
+        lemma, sense_count, pointer_count = fields[0], int(fields[2]), int(fields[3])
+        offset = fields[6 + pointer_count]
+        if sense_count != 1 or lemma in other_parts or offset in named:
+            continue
+        if _single_word(lemma) or _phrase(lemma):
+            found[lemma] = f"n{offset}"
+    return found
+
+
+def _named_senses(folder: Path) -> set[str]:
+    """Noun senses that name one person, place or body ("Kashmir"), or that any word writes
+    capitalised: names are values the gate compares as they are written, never as synonyms."""
+    named = set()
+    for fields in _lines(folder / "data.noun"):
+        count = int(fields[3], 16)
+        written = [fields[4 + 2 * n] for n in range(count)]
+        position = 4 + 2 * count
+        pointers = fields[position + 1 : position + 1 + 4 * int(fields[position]) : 4]
+        if "@i" in pointers or any(not word.islower() for word in written):
+            named.add(fields[0])
+    return named
 
 
 class _Pointers:

@@ -62,6 +62,12 @@ def _restated(old: str, new: str) -> bool:
             "The user earns more than their partner",
             "The user's partner earns less than the user does",
         ),
+        # Two exchanged sides of different lengths.
+        (
+            "The user's brother Sam is older than the user",
+            "The user is younger than their brother Sam",
+        ),
+        ("The big blue van is faster than the bus", "The bus is slower than the big blue van"),
     ],
 )
 def test_the_same_words_reordered_say_the_same(old: str, new: str) -> None:

@@ -179,7 +179,10 @@ def _turned_around(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     for converse in _CONVERSE_OF[new[where]] & set(old):
         flipped = (*new[:where], converse, *new[where + 1 :])
         first = first_difference(old, flipped)
-        if any(first + start <= where < first + end for start, end in swap_middles(old, flipped)):
+        # The middles count in ``old``'s places, which differ from ``new``'s when the two
+        # exchanged runs differ in length ("the user's brother Sam" / "the user").
+        hinge = old.index(converse)
+        if any(first + start <= hinge < first + end for start, end in swap_middles(old, flipped)):
             return True
     return False
 
