@@ -92,6 +92,9 @@ SETS = {
     # A twenty-third (2026-12-06), a year of work, commute, health and money: 100 and 100; held
     # out, to be tuned on after set 22.
     "mixed23": CORPORA / "dev" / "mixed_23.jsonl",
+    # A twenty-fourth (2026-12-06), by another helper from the product description alone, run as
+    # found on dc7b6a9 (2 corrections rejected, 77 paraphrases caught) and held out.
+    "mixed24": CORPORA / "dev" / "mixed_24.jsonl",
     # Synonyms (2026-12-05): 70 synonym paraphrases, 15 negative restatements, 15 number
     # formats and 100 words swapped for related words that mean something else; tuned on.
     "synonyms1": CORPORA / "dev" / "synonyms_1.jsonl",

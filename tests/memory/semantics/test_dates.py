@@ -21,6 +21,8 @@ def date_in(text: str) -> list[str]:
         "The grant is due March 15th 2025.",
         "The grant is due 15 March 2025.",
         "The grant is due on the 15th of March, 2025.",
+        "The grant is due Mar. 15, 2025.",
+        "The grant is due 15 Mar 2025.",
     ],
 )
 def test_one_date_in_any_written_form_reads_the_same(text: str) -> None:
@@ -30,6 +32,7 @@ def test_one_date_in_any_written_form_reads_the_same(text: str) -> None:
 def test_a_date_without_a_year_is_a_day_of_the_year() -> None:
     assert date_in("Renew the domain on March 15") == ["@--03-15"]
     assert date_in("Renew the domain on the first of March") == ["@--03-01"]
+    assert date_in("Renew the domain on Sept. 3") == ["@--09-03"]
 
 
 @pytest.mark.parametrize(

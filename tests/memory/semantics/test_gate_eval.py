@@ -183,18 +183,22 @@ BLIND_SETS = [
     ("mixed19", 200, 0, 65),
     # Held out for one round: corrections rejected 4 of 100 as found (67ccf5f), 3 after set
     # 19's first readings, then 0; paraphrases caught 71, 73 (acronyms, temperatures), 74, then
-    # 79 after the set 21 round.
-    ("mixed20", 200, 0, 84),
+    # 79 after the set 21 round, 84, then 86 after set 22's.
+    ("mixed20", 200, 0, 86),
     # Held out for one round: corrections rejected 1 of 100 on 67ccf5f, 0 as found (a56c763);
     # paraphrases caught 69 on 67ccf5f, 68 as found, then 79 (units, ordinals, addresses, light
     # verbs, lengths of time).
     ("mixed21", 200, 0, 82),
-    # Held out: corrections rejected 3 of 100 and paraphrases caught 55 as found (4296150, the
-    # code of ca740ae); 2 and 61 after set 21's round, unread. Floors, not goals.
-    ("mixed22", 200, 2, 55),
+    # Held out for one round: corrections rejected 3 of 100 and paraphrases caught 55 as found
+    # (4296150, the code of ca740ae); 2 and 61 after set 21's round, unread; then tuned on: 0 and
+    # 67 (a bare present before the other's past, dates, capital PM, US dollars, WordNet nouns).
+    ("mixed22", 200, 0, 67),
     # Held out: corrections rejected 2 of 100 and paraphrases caught 69 as found (867a9b8); 2
-    # and 64 on ca740ae, before set 21's round.
-    ("mixed23", 200, 2, 69),
+    # and 64 on ca740ae, before set 21's round; 2 and 71 after set 22's, unread.
+    ("mixed23", 200, 2, 71),
+    # Held out: corrections rejected 2 of 100 and paraphrases caught 76 on 3fd0525, 77 as found
+    # (dc7b6a9), 78 after set 22's round, unread.
+    ("mixed24", 200, 2, 78),
     # Synonyms, tuned on: near-synonym changes rejected 3 of 100 as found (5997516), then 2;
     # paraphrases caught 60, 64, 66 (WordNet's verb phrases), 68, then 74. Left: a stronger word
     # of one kind ("small" / "tiny", "painted" / "stained"), which WordNet links as one and

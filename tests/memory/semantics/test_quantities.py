@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from credence.memory.semantics.quantities import read_period, read_value, share_differs
+from credence.memory.semantics.relation import relate
 from credence.memory.semantics.statements import statement
 from credence.memory.semantics.wording import words_of
 
@@ -56,6 +57,10 @@ from credence.memory.semantics.wording import words_of
         ("Drink 2 L of water", "Drink two liters of water"),
         ("Donate one fifth of the profits", "Donate 20% of the profits"),
         ("Save a tenth of each paycheck", "Save 10% of each paycheck"),
+        ("Keep the thermostat at 68°F", "Keep the thermostat at sixty-eight degrees Fahrenheit"),
+        ("The call is at 2:00 PM", "The call is at 2 pm"),
+        ("The call is at 9:30 A.M.", "The call is at 09:30"),
+        ("The payment is $420", "The payment is 420 US dollars"),
     ],
 )
 def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -> None:
@@ -264,3 +269,12 @@ def test_every_other_is_a_period_only_before_a_length_of_time() -> None:
     assert statement("every other Tuesday").canons != statement("every two Tuesdays").canons
     assert statement("Call every second").canons == ("call", "every", "second")
     assert statement("every other week").canons != statement("every week").canons
+
+
+def test_dollars_of_another_country_are_another_currency() -> None:
+    assert statement("It costs 420 Canadian dollars").canons == ("cost", "#420cad")
+    assert statement("It costs 420 Australian dollars").canons == ("cost", "#420aud")
+    changed = relate("It costs 420 Canadian dollars.", "It costs 420 US dollars.", 0.9)
+    assert changed.contradiction == "value_change"
+    # A word that is no number before "degrees" names no temperature.
+    assert "fahrenheit" in statement("It rose several degrees Fahrenheit").canons

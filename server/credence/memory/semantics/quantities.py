@@ -233,7 +233,14 @@ def _with_unit(
             canon = _clock(int(value), 0, following[0])
             if canon:
                 return canon, "time", after + 1 - start
-        if following in UNITS and following not in ONE_LETTER_UNITS:
+        national = _NATIONAL_DOLLARS.get(following)
+        if national is not None and word_at(lowered, after + 1) in _DOLLARS:
+            # "420 US dollars" is $420; "420 Canadian dollars" is another currency.
+            if national != "usd":
+                amount = f"#{_format_number(value)}{national}"
+                return amount, f"quantity:{national}", after + 2 - start
+            unit, after = national, after + 2
+        elif following in UNITS and following not in ONE_LETTER_UNITS:
             unit, after = following, after + 1
         elif following == "per" and after + 1 < len(lowered) and lowered[after + 1] == "cent":
             unit, after = "percent", after + 2
@@ -252,6 +259,8 @@ def _with_unit(
     return canon, kind, after - start
 
 
+_DOLLARS: Final = frozenset({"dollar", "dollars"})
+_NATIONAL_DOLLARS: Final = {"us": "usd", "american": "usd", "canadian": "cad", "australian": "aud"}
 # Measures a smaller unit may go on from ("2 hours 30 minutes"); after feet, "in" is inches.
 _COMPOUND_DIMENSIONS: Final = frozenset({"time", "metre", "gram"})
 _INCHES_AFTER_FEET: Final = frozenset({"ft", "foot", "feet"})

@@ -12,14 +12,9 @@ from credence.memory.semantics.tokens import BOUND_COMPARATIVES, SIGN_BEFORE
 # agreeing but for short aligned spans of values of one kind are a value change.
 
 _RATIO_PATTERN = r"\d+(?::\d+)+"
-# A temperature's scale however it is written after its number ("21 °C", "21°c", "21 degrees
-# Celsius", "68 degrees F"), put as the scale's name, which UNITS reads.
-TEMPERATURE_SCALE = re.compile(
-    r"(\d)\s*(?:°\s*|degrees?\s+)(?:(c|celsius|centigrade)|(f|fahrenheit))\b", re.IGNORECASE
-)
 RAW_TOKEN = re.compile(
     r"\d{1,3}(?:,\d{3})+(?:\.\d+)?"  # 10,000 or 1,250.5
-    r"|\d{1,2}:\d{2}(?:\s?[ap]\.?m\.?)?"  # 14:00, 2:30pm
+    r"|\d{1,2}:\d{2}(?:\s?[apAP]\.?[mM]\.?)?"  # 14:00, 2:30pm, 2:30 PM
     rf"|{_RATIO_PATTERN}"  # a ratio: 1:2, 16:9
     rf"|{SIGN_BEFORE}\d+(?:\.\d+)?[a-z%]*"  # a signed number: -18, −5, -3.5c
     r"|[@#]?\w+(?:[.\-_/+]\w+)*[+#]*"  # words, versions, regions, next.js, c++, c#
@@ -121,7 +116,7 @@ for _dimension, _factor, _spellings in (
         UNITS[_spelling] = (_dimension, _factor)
 # Added to a value before its unit's factor: 68 °F is (68 - 32) × 5/9 = 20 °C.
 UNIT_OFFSETS = {"fahrenheit": -32.0}
-CURRENCIES = frozenset({"usd", "eur", "gbp"})  # the dimensions of UNITS that are money
+CURRENCIES = frozenset({"usd", "eur", "gbp", "cad", "aud"})  # money, "cad" and "aud" in words
 PREFIX_UNITS = frozenset({"$", "€", "£"})
 # One-letter units count only when written onto the number ("30s", "2h"), never as a word.
 ONE_LETTER_UNITS = frozenset({"k", "b", "s", "h", "d", "w", "y"})

@@ -29,12 +29,12 @@ from credence.memory.semantics.statement_words import (
     MAX_SPANS,
     MONTHS,
     MOVE_WORDS,
+    NUMBER_WORDS,
     PHRASES,
     PLACES,
     RAW_TOKEN,
     REGION_SHAPE,
     SUBORDINATORS,
-    TEMPERATURE_SCALE,
     UNITS,
     WEEKDAYS,
     same_value_name,
@@ -124,6 +124,17 @@ def _acronym(surface: str) -> bool:
 def stem(word: str) -> str:
     """The light stem canonical statements compare words by ("compressed" -> "compress")."""
     return _stem(word)
+
+
+# A temperature's scale however it is written after its number ("21 °C", "21°c", "21 degrees
+# Celsius", "68 degrees F", "sixty-eight degrees Fahrenheit"), put as the scale's name, which
+# UNITS reads.
+_NUMBER_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+TEMPERATURE_SCALE: Final = re.compile(
+    rf"(\d|\b(?:{_NUMBER_WORD})(?:-(?:{_NUMBER_WORD}))?)\s*(?:°\s*|degrees?\s+)"
+    r"(?:(c|celsius|centigrade)|(f|fahrenheit))\b",
+    re.IGNORECASE,
+)
 
 
 def _scale_named(match: re.Match[str]) -> str:
