@@ -16,11 +16,27 @@ def test_common_abbreviations_read_as_the_word_they_shorten() -> None:
     assert statement("at 412 Oak Ave., Suite 3").canons == (
         statement("at 412 Oak Avenue, Suite 3").canons
     )
-    # "St" may be Saint or Street, "Dr" Doctor or Drive: left as written, but "Dr" before a
-    # name is the doctor.
-    assert statement("on Elm St").canons != statement("on Elm Street").canons
-    assert statement("on Elm Dr").canons != statement("on Elm Doctor").canons
+    # "St" may be Saint or Street, "Dr" Doctor or Drive: after a street's name they are the
+    # street, before a name the saint or the doctor; opening a sentence, left as written.
+    assert statement("lives on Elm St").canons == statement("lives on Elm Street").canons
+    assert statement("at 42 Maple St., Apt. 3B").canons == (
+        statement("at 42 Maple Street, Apartment 3B").canons
+    )
+    assert statement("lives on Elm Dr").canons == statement("lives on Elm Drive").canons
     assert statement("sees Dr. Amara Singh").canons == statement("sees Doctor Amara Singh").canons
+    assert statement("visits St. Louis").canons != statement("visits Street Louis").canons
+    assert statement("Main St is closed").canons != statement("Main Street is closed").canons
+
+
+def test_an_existential_there_says_what_the_plain_statement_says() -> None:
+    assert statement("There is a park near the office").canons == (
+        statement("A park is near the office").canons
+    )
+    assert statement("There's a leak in the faucet").canons == (
+        statement("A leak is in the faucet").canons
+    )
+    # "there" as a place stays: "Put the keys there".
+    assert "ther" in statement("Put the keys there").canons
 
 
 def test_an_acronyms_possessive_is_no_plural() -> None:

@@ -47,6 +47,7 @@ from credence.memory.semantics.tokens import (
     STOP_WORDS,
     fold_plural,
     negating_verb,
+    word_at,
 )
 
 
@@ -196,10 +197,27 @@ def _working_week(lowered: list[str], position: int) -> bool:
 _TITLES: Final = {"dr": "doctor", "prof": "professor"}
 
 
+# Words of an address shortened after a street's name ("42 Maple St.", "Elm Dr."), which
+# before a name are "Saint" and "Doctor".
+_STREET_WORDS: Final = {"st": "street", "dr": "drive"}
+
+
 def _title(low: str, raw: list[str], position: int) -> str | None:
-    """The title ``low`` shortens when a capitalised name follows it, else None."""
+    """The title ``low`` shortens when a capitalised name follows it, or the street word it
+    shortens after a capitalised name that does not open the sentence; else None."""
     following = raw[position + 1] if position + 1 < len(raw) else ""
-    return _TITLES.get(low) if following[:1].isupper() else None
+    if following[:1].isupper() and low in _TITLES:
+        return _TITLES[low]
+    named_before = position > 1 and raw[position - 1][:1].isupper()
+    return _STREET_WORDS.get(low) if named_before else None
+
+
+_THERE_IS: Final = frozenset({"is", "are", "was", "were"})
+
+
+def _existential(lowered: list[str]) -> bool:
+    """Whether the statement opens with an existential "there is" ("there's", "there are")."""
+    return lowered[0] == "theres" or (lowered[0] == "there" and word_at(lowered, 1) in _THERE_IS)
 
 
 # An acronym's possessive: "the API's limit" is the API's, not the APIs' ("APIs" is a plural
@@ -269,6 +287,9 @@ def statement(text: str) -> Statement:
             canon, used = period
             words.append(Word(canon, written(position, used), "time"))
             position += used
+            continue
+        if position == 0 and _existential(lowered):
+            position += 1  # "There is a park nearby" says "A park is nearby"
             continue
         named = same_value_name(low, surface)
         if named is None and low in FILLERS:

@@ -203,6 +203,7 @@ PHRASE_FOLDS: Final = {
     ("in", "advance", "of"): "before",
     ("pass", "away"): "die",
     ("give", "up"): "quit",
+    ("sign", "up", "for"): "enroll",
     # A light verb and the noun of an action say that action ("made the decision to move" /
     # "decided to move"); articles are no words here.
     ("make", "decision"): "decide",
