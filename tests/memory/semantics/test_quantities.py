@@ -31,6 +31,7 @@ from credence.memory.semantics.wording import words_of
         ("Bedtime is nine o'clock", "Bedtime is 9:00"),
         ("The lease runs for twelve months", "The lease runs for one year"),
         ("Water the plants every other day", "Water the plants every two days"),
+        ("Water the plants on alternate days", "Water the plants every two days"),
         ("The flight leaves at 7:45 in the morning", "The flight leaves at 7:45 am"),
         ("Dinner is at 6:30 in the evening", "Dinner is at 18:30"),
         ("Rent is due on the first day of every month", "Rent is due on the 1st of every month"),

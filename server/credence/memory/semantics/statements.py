@@ -147,16 +147,16 @@ _LENGTH_UNITS: Final = frozenset({"hour", "day", "week", "month", "year"})
 
 
 def _every_other_as_two(lowered: list[str]) -> list[str]:
-    """``lowered`` with "every other day" (or "every second week") read as "every two days",
-    the period it names."""
+    """``lowered`` with "every other day" (or "every second week", "on alternate days") read
+    as "every two days", the period it names."""
     out = list(lowered)
     for position in range(1, len(out) - 1):
-        if (
-            out[position] in _OTHER
-            and out[position - 1] == "every"
-            and fold_plural(out[position + 1]) in _LENGTH_UNITS
-        ):
+        if fold_plural(out[position + 1]) not in _LENGTH_UNITS:
+            continue
+        if out[position] in _OTHER and out[position - 1] == "every":
             out[position] = "two"
+        elif out[position] == "alternate" and out[position - 1] == "on":
+            out[position - 1 : position + 1] = ["every", "two"]
     return out
 
 
