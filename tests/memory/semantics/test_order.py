@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from credence.memory.semantics.order import phrases_moved, restated, swap_middles
+from credence.memory.semantics.order import hands_exchanged, phrases_moved, restated, swap_middles
 from credence.memory.semantics.wording import words_of
 
 
@@ -62,6 +62,10 @@ def _restated(old: str, new: str) -> bool:
             "The user earns more than their partner",
             "The user's partner earns less than the user does",
         ),
+        # One handing-over said from either end, in the same tense.
+        ("The user lent Marco $200", "Marco borrowed $200 from the user"),
+        ("The user sold his old bike to Jake", "Jake bought the user's old bike from him"),
+        ("Ana teaches the user Spanish", "The user learns Spanish from Ana"),
         # Two exchanged sides of different lengths.
         (
             "The user's brother Sam is older than the user",
@@ -124,3 +128,29 @@ def test_swap_middles_names_the_words_between_the_exchanged_runs() -> None:
     old, new = words_of("the dog bit the cat"), words_of("the cat bit the dog")
     assert [old[1:][start:end] for start, end in swap_middles(old, new)] == [("bit", "the")]
     assert list(swap_middles(old, old)) == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("The user lent Marco $200", "The user borrowed $200 from Marco"),
+        ("The user lent Marco $200", "Marco will borrow $200 from the user"),
+        ("Ana sold the car to Bo", "Bo bought the car from Cy"),
+    ],
+)
+def test_a_handing_over_with_its_roles_or_tense_changed_is_no_restatement(
+    old: str, new: str
+) -> None:
+    assert not _restated(old, new)
+
+
+def test_who_gives_and_who_takes_exchanged_is_seen_in_either_construction() -> None:
+    assert hands_exchanged(
+        words_of("The user lent Marco $200"), words_of("Marco lent $200 to the user")
+    )
+    assert hands_exchanged(
+        words_of("Ana teaches the user Spanish"), words_of("The user teaches Ana Spanish")
+    )
+    assert not hands_exchanged(
+        words_of("The user lent Marco $200"), words_of("The user lent $200 to Marco")
+    )

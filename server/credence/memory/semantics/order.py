@@ -73,6 +73,8 @@ def restated(old: Sequence[str], new: Sequence[str]) -> bool:
     named = owner_named(old), owner_named(new)
     if named != (old, new) and len(named[0]) == len(named[1]) and _turned_around(*named):
         return True  # "The user is younger than their brother" / "… brother is older than …"
+    if _handed_over(*named) or _handed_over(named[1], named[0]):
+        return True  # "The user lent Marco $200" / "Marco borrowed $200 from the user"
     grown = len(new) - len(old)
     if grown == 0:
         return (
@@ -190,6 +192,85 @@ def _turned_around(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
 _USER: Final = ("the", "user")
 _POSSESSIVE_PRONOUNS: Final = frozenset({"their", "his", "her"})
 _TRAILING_VERBS: Final = frozenset({"does", "do", "did", "is", "are", "was", "were"})
+
+
+# Verbs that say one handing-over from either end: "A sold B to C" is "C bought B from A".
+_TAKEN_AS: Final = {
+    stem(giving): frozenset(stem(taking) for taking in takings.split())
+    for giving, takings in (
+        ("sell", "buy purchase"),
+        ("lend", "borrow"),
+        ("loan", "borrow"),
+        ("give", "receive get"),
+        ("send", "receive get"),
+        ("teach", "learn"),
+    )
+}
+_TAKING: Final = frozenset().union(*_TAKEN_AS.values())
+# An article or an owner's pronoun before the thing handed over says no more: "sold her piano"
+# / "bought the piano from her"; and who it came "from" may be said again as a pronoun.
+_ARTICLES_AND_OWNERS: Final = frozenset({"a", "an", "the", "his", "her", "their", "its"})
+_PRONOUN_ALONE: Final = frozenset((pronoun,) for pronoun in ("him", "her", "them"))
+
+
+def _handed_over(giving: tuple[str, ...], taking: tuple[str, ...]) -> bool:
+    """Whether ``taking`` ("C bought B from A") says what ``giving`` ("A sold B to C", "A lent
+    C B") says, in the same tense."""
+    at = next((i for i, word in enumerate(taking) if stem(word) in _TAKING), None)
+    if at is None or "from" not in taking[at + 1 :]:
+        return False
+    source = len(taking) - 1 - taking[::-1].index("from")
+    taker, thing, giver = taking[:at], taking[at + 1 : source], taking[source + 1 :]
+    for verb, said_by, rest in _giving_verbs(giving):
+        if stem(taking[at]) not in _TAKEN_AS[stem(verb)]:
+            continue
+        thing, taker, rest = _bare(thing), _bare(taker), _bare(rest)
+        return (
+            bool(taker and thing and said_by)
+            and (_bare(giver) == _bare(said_by) or giver in _PRONOUN_ALONE)
+            and rest in ((*thing, "to", *taker), (*taker, *thing))
+            and _past(verb) == _past(taking[at])
+        )
+    return False
+
+
+def _bare(words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(word for word in words if word not in _ARTICLES_AND_OWNERS)
+
+
+def hands_exchanged(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether two statements of one handing-over exchange who gives and who takes: "The user
+    lent Marco $200" / "Marco lent $200 to the user"."""
+    mine, theirs = _handings(tuple(old)), _handings(tuple(new))
+    return any(
+        verb == other and giver == taker_b and taker == giver_b and giver != taker
+        for verb, giver, taker in mine
+        for other, giver_b, taker_b in theirs
+    )
+
+
+def _handings(words: tuple[str, ...]) -> set[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """Each (verb stem, giver, taker) ``words`` may read as: "A sold B to C", or "A lent C B"
+    split at every place, since which words name the taker the words alone do not tell."""
+    found = set()
+    for verb, giver, rest in _giving_verbs(words):
+        if "to" in rest:
+            to = rest.index("to")
+            found.add((stem(verb), giver, rest[to + 1 :]))
+        else:
+            found.update((stem(verb), giver, rest[:cut]) for cut in range(1, len(rest)))
+    return found
+
+
+def _giving_verbs(words: tuple[str, ...]) -> Iterator[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """Each giving verb of ``words`` with the words before and after it."""
+    for place, word in enumerate(words):
+        if stem(word) in _TAKEN_AS and place:
+            yield word, words[:place], words[place + 1 :]
+
+
+def _past(word: str) -> bool:
+    return word in PAST_FORMS or word.endswith("ed")
 
 
 def owner_named(words: Sequence[str]) -> tuple[str, ...]:

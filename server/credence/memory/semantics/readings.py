@@ -13,7 +13,7 @@ from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shif
 from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, complemented
 from credence.memory.semantics.coverage import answers
 from credence.memory.semantics.lexicon import PEOPLE
-from credence.memory.semantics.order import first_difference, owner_named
+from credence.memory.semantics.order import first_difference, hands_exchanged, owner_named
 from credence.memory.semantics.quantities import share_differs
 from credence.memory.semantics.small_words import (
     alternation_differs,
@@ -126,6 +126,7 @@ def another_reading(old: str, new: str) -> str:
         or runs_exchanged(mine, theirs)
         # "The user's brother is older than the user" / "The user is older than their brother".
         or runs_exchanged(owner_named(mine), owner_named(theirs))
+        or hands_exchanged(mine, theirs)  # "lent Marco $200" / "Marco lent $200 to the user"
         or voice_differs(mine, theirs)
         or doer_and_done_to_exchanged(mine, theirs)
         or _cause_and_effect_exchanged(mine, theirs)
