@@ -31,6 +31,19 @@ def _summary(rng: random.Random) -> str:
     return " ".join(rng.choice(_WORDS) for _ in range(60))
 
 
+# Beliefs as reviewers keep them: one sentence of 6 to 20 words (issue 20's "embedding a
+# belief ≤ 5 ms"; a 60-word summary costs about ten times a short belief, since the model's
+# cost grows with its word pieces).
+_BELIEFS = (
+    "The user prefers tea to coffee.",
+    "Deploys to production happen only on Tuesdays after the change review.",
+    "The user's daughter Mia is allergic to peanuts and tree nuts.",
+    "Split PDFs over ten megabytes before uploading them to the ingester.",
+    "Use pnpm instead of npm for installs in this repository.",
+    "The user's landlord wants the rent by the first of each month, paid by bank transfer.",
+)
+
+
 def _timings(action: Callable[[], object], runs: int) -> list[float]:
     samples = []
     for _ in range(runs):
@@ -50,7 +63,8 @@ async def _async_timings(embedder: MiniLMEmbedder, texts: list[str], runs: int) 
 
 
 def measure() -> list[dict]:
-    """Measure cold load (fresh processes), one-text latency, and 256-text batch throughput."""
+    """Measure cold load (fresh processes), one summary's and one belief's latency, and
+    256-text batch throughput."""
     rng = random.Random(SEED)
     cold = []
     for _ in range(5):
@@ -63,6 +77,7 @@ def measure() -> list[dict]:
     embedder.load()
     one = [_summary(rng)]
     single = asyncio.run(_async_timings(embedder, one, 200))
+    beliefs = [ms for text in _BELIEFS for ms in asyncio.run(_async_timings(embedder, [text], 50))]
 
     batch = [_summary(rng) for _ in range(256)]
     batch_ms = _timings(lambda: embedder.embed_sync(batch), 30)
@@ -70,6 +85,7 @@ def measure() -> list[dict]:
     return [
         figure("embed_cold_load", cold, 1000.0, unit="ms", better="lower"),
         figure("embed_one_summary", single, 5.0, unit="ms", better="lower"),
+        figure("embed_one_belief", beliefs, 5.0, unit="ms", better="lower"),
         figure("embed_batch_throughput", throughput, 200.0, unit="per_s", better="higher"),
     ]
 
