@@ -32,8 +32,8 @@ def _summary(rng: random.Random) -> str:
 
 
 # Beliefs as reviewers keep them: one sentence of 6 to 20 words (issue 20's "embedding a
-# belief ≤ 5 ms"; a 60-word summary costs about ten times a short belief, since the model's
-# cost grows with its word pieces).
+# belief ≤ 5 ms"; a 60-word summary costs four to ten times a belief, since the model's cost
+# grows with its word pieces: 18.6 ms against 4.1 ms on these six in one run).
 _BELIEFS = (
     "The user prefers tea to coffee.",
     "Deploys to production happen only on Tuesdays after the change review.",

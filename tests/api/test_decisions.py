@@ -6,6 +6,7 @@ import asyncio
 
 import pytest
 
+from credence.api.beliefs import BeliefController
 from credence.api.decisions import plain_decision_headers
 from tests.helpers import decide, make_agent, pending_belief, post_episode, propose
 from tests.livesrv import cli_key
@@ -237,3 +238,24 @@ def test_the_fast_path_and_the_documented_handler_answer_alike(server, admin) ->
     first = decide(admin, fast, "keep", **key)
     again = decide(admin, fast, "keep", **key, **DOCUMENTED)
     assert first.status_code == again.status_code == 200 and first.json() == again.json()
+
+
+def test_a_plain_bodiless_decision_takes_the_fast_path_and_others_the_handler(
+    admin, monkeypatch
+) -> None:
+    make_agent(admin)
+    handled: list[str] = []
+    documented = BeliefController._decide
+
+    async def counting(self, request, belief_id, *args):
+        handled.append(belief_id)
+        return await documented(self, request, belief_id, *args)
+
+    # The server runs in this process (a uvicorn thread), so the handler is patched there too.
+    monkeypatch.setattr(BeliefController, "_decide", counting)
+    fast = pending_belief(admin, text="Run the linter before each commit")
+    slow = pending_belief(admin, text="Deploys go out on Tuesdays only")
+    assert decide(admin, fast, "keep").status_code == 200
+    assert handled == []
+    assert decide(admin, slow, "keep", **DOCUMENTED).status_code == 200
+    assert handled == [slow["id"]]

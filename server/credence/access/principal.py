@@ -40,9 +40,14 @@ class Principal(msgspec.Struct, frozen=True):
             return None
         return sorted(self.agents)
 
-    def require_decider(self) -> None:
+    @property
+    def may_decide(self) -> bool:
         """Agent keys can never approve, forget, edit or reopen anything."""
-        if self.scope == "agent":
+        return self.scope != "agent"
+
+    def require_decider(self) -> None:
+        """Refuse a key that may not decide (:attr:`may_decide`)."""
+        if not self.may_decide:
             raise Forbidden("agent keys cannot decide on beliefs")
 
     def require_writer(self) -> None:

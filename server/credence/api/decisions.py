@@ -166,7 +166,7 @@ def fast_decision(decision: Decision) -> Callable[[ASGIApp], ASGIApp]:
             if (
                 plain is None
                 or not isinstance(principal, Principal)
-                or principal.scope == "agent"
+                or not principal.may_decide
                 or not isinstance(belief_id, str)
                 or not _BELIEF_ID.fullmatch(belief_id)
             ):

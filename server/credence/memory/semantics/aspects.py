@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Final
 
+from credence.memory.semantics.lexicon import DETERMINERS
 from credence.memory.semantics.statement_words import IRREGULAR_VERBS, PAST_FORMS
 from credence.memory.semantics.statements import stem
 
@@ -15,10 +16,7 @@ _PRESENT_AUXILIARIES: Final = frozenset(
 )
 _MODALS: Final = frozenset({"should", "would", "could", "must", "might", "may"})
 # Words after which a bare base is a noun ("the archive"), not a verb.
-_DETERMINERS: Final = frozenset(
-    {"the", "a", "an", "our", "my", "your", "their", "his", "her", "its", "this", "that"}
-    | {"these", "those", "each", "every", "any", "some", "no"}
-)
+_BEFORE_A_NOUN: Final = DETERMINERS | {"these", "those", "each", "every", "any", "some", "no"}
 # A past form right after these is a passive or a perfect ("are reviewed", "has owned"), not
 # the past tense.
 _BEFORE_PARTICIPLES: Final = frozenset(
@@ -87,7 +85,7 @@ def _now(word: str, words: Sequence[str], other: Sequence[str]) -> bool:
     around = _neighbours(words, at)
     return (
         bool(around[0])
-        and around[0] not in _DETERMINERS
+        and around[0] not in _BEFORE_A_NOUN
         and any(
             _neighbours(other, place) == around and _base(each) == _base(word)
             for place, each in enumerate(other)

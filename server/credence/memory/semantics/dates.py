@@ -9,12 +9,13 @@ from credence.memory.semantics.statement_words import MONTHS_IN_ORDER, ORDINAL
 from credence.memory.semantics.tokens import word_at
 
 _ISO_DATE: Final = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
-_MONTH_NUMBERS: Final = {name: number for number, name in enumerate(MONTHS_IN_ORDER, start=1)}
-# A month's abbreviation names it beside a day ("Aug. 31, 2026", "31 Aug 2026"); "may" is
-# already whole, and "mar" and "jun" are no words to mistake.
-_MONTH_NUMBERS.update(
-    {name[:3]: number for name, number in _MONTH_NUMBERS.items() if name != "may"} | {"sept": 9}
-)
+# A month by its name, or by its abbreviation beside a day ("Aug. 31, 2026", "31 Aug 2026");
+# "may" is already whole, and "mar" and "jun" are no words to mistake.
+_MONTH_NUMBERS: Final = {
+    spelling: number
+    for number, name in enumerate(MONTHS_IN_ORDER, start=1)
+    for spelling in {name, name[:3]}
+} | {"sept": 9}
 _MAY: Final = 5
 _YEARS: Final = range(1900, 2200)
 # Ordinals said in words, as the days of a month are named ("the first of each month").

@@ -93,6 +93,8 @@ NEVER_JOINED_FIRST = frozenset(
 )
 # Particles written apart make a verb ("set up", "log in"), with a hyphen a noun ("set-up").
 PARTICLES = frozenset(_words("in into off on one out to up"))
+# Articles, owners' pronouns and demonstratives: the words before a noun that say which.
+DETERMINERS = frozenset(_words("a an the her his their my our its your this that"))
 
 # Kin counted: "the user's brother" is one person, "the user's brothers" several. (Roles such
 # as "customer" are often counted either way in one meaning: "customer complaints".)

@@ -235,11 +235,7 @@ def _with_unit(
                 return canon, "time", after + 1 - start
         national = _NATIONAL_DOLLARS.get(following)
         if national is not None and word_at(lowered, after + 1) in _DOLLARS:
-            # "420 US dollars" is $420; "420 Canadian dollars" is another currency.
-            if national != "usd":
-                amount = f"#{_format_number(value)}{national}"
-                return amount, f"quantity:{national}", after + 2 - start
-            unit, after = national, after + 2
+            unit, after = national, after + 2  # "420 US dollars" is $420; Canadian ones are CAD
         elif following in UNITS and following not in ONE_LETTER_UNITS:
             unit, after = following, after + 1
         elif following == "per" and after + 1 < len(lowered) and lowered[after + 1] == "cent":

@@ -8,7 +8,7 @@ from itertools import pairwise
 from typing import Final
 
 from credence.memory.semantics.dates import ORDINAL_WORDS
-from credence.memory.semantics.lexicon import PEOPLE
+from credence.memory.semantics.lexicon import DETERMINERS, PEOPLE
 from credence.memory.semantics.order import first_difference, swap_middles
 from credence.memory.semantics.statement_words import MONTHS, NUMBER_WORDS, PAST_FORMS, WEEKDAYS
 from credence.memory.semantics.statements import stem
@@ -469,7 +469,7 @@ def _agent(after_by: tuple[str, ...]) -> frozenset[str]:
     """The noun "by" names, as stems: its words after any determiner, up to the next small
     word ("by the team before it is merged" is "team"); none for "by whoever …"."""
     words = list(after_by)
-    while words and words[0] in _DETERMINERS:
+    while words and words[0] in DETERMINERS:
         words.pop(0)
     noun = []
     for word in words:
@@ -567,11 +567,8 @@ def _complements(words: tuple[str, ...]) -> dict[tuple[str, str], str]:
 
 # "had her car repaired", "got the brakes fixed": someone else did it.
 _CAUSATIVES: Final = frozenset({"had", "has", "have", "having", "got", "get", "gets", "getting"})
-_DETERMINERS: Final = frozenset(
-    {"a", "an", "the", "her", "his", "their", "my", "our", "its", "your", "this", "that"}
-)
 # Words before "little" that make it a size ("the little dog"), not an amount ("a little").
-_SIZED_BY: Final = _DETERMINERS - {"a", "an"} | {"these", "those"}
+_SIZED_BY: Final = DETERMINERS - {"a", "an"} | {"these", "those"}
 _CAUSED_REACH: Final = 4
 
 
@@ -590,7 +587,7 @@ def _caused(words: tuple[str, ...]) -> frozenset[str]:
     """The stems of what ``words`` say the subject had done by someone else."""
     caused = set()
     for position, word in enumerate(words[:-2]):
-        if word not in _CAUSATIVES or words[position + 1] not in _DETERMINERS:
+        if word not in _CAUSATIVES or words[position + 1] not in DETERMINERS:
             continue
         for later in words[position + 2 : position + 2 + _CAUSED_REACH]:
             if later.endswith("ed") or later in PAST_FORMS:

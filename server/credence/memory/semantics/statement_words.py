@@ -94,6 +94,8 @@ for _dimension, _factor, _spellings in (
     ("usd", 1.0, "$ usd dollar dollars"),
     ("eur", 1.0, "€ eur euro euros"),
     ("gbp", 1.0, "£ gbp pound pounds"),
+    ("cad", 1.0, "cad"),
+    ("aud", 1.0, "aud"),
     ("metre", 1.0, "metre metres meter meters"),
     ("metre", 1000.0, "km kms kilometre kilometres kilometer kilometers"),
     ("metre", 0.01, "cm centimetre centimetres centimeter centimeters"),
@@ -116,7 +118,9 @@ for _dimension, _factor, _spellings in (
         UNITS[_spelling] = (_dimension, _factor)
 # Added to a value before its unit's factor: 68 °F is (68 - 32) × 5/9 = 20 °C.
 UNIT_OFFSETS = {"fahrenheit": -32.0}
-CURRENCIES = frozenset({"usd", "eur", "gbp", "cad", "aud"})  # money, "cad" and "aud" in words
+CURRENCIES = frozenset(
+    {"usd", "eur", "gbp", "cad", "aud"}
+)  # the dimensions of UNITS that are money
 PREFIX_UNITS = frozenset({"$", "€", "£"})
 # One-letter units count only when written onto the number ("30s", "2h"), never as a word.
 ONE_LETTER_UNITS = frozenset({"k", "b", "s", "h", "d", "w", "y"})
@@ -256,8 +260,7 @@ IRREGULAR_PLURALS: dict[str, str] = {
     "mice": "mouse",
     "geese": "goose",
 }
-# Simple past forms that differ from their base ("kept", "went"; "put" is both). The line
-# "have has had" lists the present "has" second.
+# Simple past forms that differ from their base ("kept", "went"; "put" is both; not "has").
 PAST_FORMS = frozenset(forms[1] for forms in _IRREGULAR if len(forms) > 1) - frozenset(
     forms[0] for forms in _IRREGULAR
 ) - {"has"} | {"were"}
