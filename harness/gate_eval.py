@@ -95,6 +95,9 @@ SETS = {
     # A twenty-fourth (2026-12-06), by another helper from the product description alone, run as
     # found on dc7b6a9 (2 corrections rejected, 77 paraphrases caught) and held out.
     "mixed24": CORPORA / "dev" / "mixed_24.jsonl",
+    # A twenty-fifth (2026-12-06), by another helper from the product description alone; held
+    # out while set 23 is tuned on.
+    "mixed25": CORPORA / "dev" / "mixed_25.jsonl",
     # Synonyms (2026-12-05): 70 synonym paraphrases, 15 negative restatements, 15 number
     # formats and 100 words swapped for related words that mean something else; tuned on.
     "synonyms1": CORPORA / "dev" / "synonyms_1.jsonl",

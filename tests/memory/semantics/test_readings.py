@@ -45,6 +45,8 @@ from credence.memory.semantics.readings import another_reading
         ("The user lets the spare room", "The user lets out the spare room"),
         ("The user gave sugar last year", "The user gave up sugar last year"),
         ("The user's aunt's neighbour is a nurse", "The user's neighbour's aunt is a nurse"),
+        # One owner named twice is another person: the boss's boss.
+        ("The user's boss's name is Gregory Hale", "The user's boss's boss's name is Gregory Hale"),
         ("The pool is shut until the weekend", "The pool is shut until after the weekend"),
         ("The user keeps hens and a goat", "The user keeps hens and had a goat"),
         # A name of two words or more, grown, names another thing.
@@ -90,6 +92,12 @@ def test_a_cause_given_as_the_effect_is_another_story() -> None:
     assert (
         another_reading(old, "Because their partner got a job there, the user moved to Leeds") == ""
     )
+
+
+def test_a_cause_put_in_front_is_read_as_a_cause() -> None:
+    old = "Because of back pain, the user uses a standing desk"
+    assert another_reading(old, "Because of the standing desk, the user has back pain")
+    assert another_reading(old, "The user uses a standing desk because of back pain") == ""
 
 
 @pytest.mark.parametrize(

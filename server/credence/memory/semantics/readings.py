@@ -129,7 +129,7 @@ def another_reading(old: str, new: str) -> str:
         or hands_exchanged(mine, theirs)  # "lent Marco $200" / "Marco lent $200 to the user"
         or voice_differs(mine, theirs)
         or doer_and_done_to_exchanged(mine, theirs)
-        or _cause_and_effect_exchanged(mine, theirs)
+        or _cause_and_effect_exchanged(old, new)
         or _from_now_on_one_side(old, new)
     ):
         return "a relation or role differs"
@@ -143,7 +143,7 @@ def another_reading(old: str, new: str) -> str:
         or _swapped_for_a_plain_word(mine, theirs, old, new)
         or _list_item_dropped(old, new)
         or _word_added(mine, theirs)
-        or _owners_reordered(old, new)
+        or _owners_rearranged(old, new)
         or _name_extended(old, new)
         or _kind_modifier_differs(mine, theirs)
         or _one_of_several(mine, theirs)
@@ -446,13 +446,12 @@ _OWNER_CHAIN = re.compile(r"(?:\w+['’]s?\s+){2,}\w+")
 _OWNED = re.compile(r"['’]s?\b")
 
 
-def _owners_reordered(old: str, new: str) -> bool:
-    """Whether a row of owners holds the same people in another order: "the user's boss's
-    wife" / "the user's wife's boss"."""
+def _owners_rearranged(old: str, new: str) -> bool:
+    """Whether a row of owners holds the same people in another order or one of them twice:
+    "the user's boss's wife" / "the user's wife's boss", "the user's boss's name" / "the user's
+    boss's boss's name"."""
     mine, theirs = _owner_chains(old), _owner_chains(new)
-    return any(
-        chain != other and sorted(chain) == sorted(other) for chain in mine for other in theirs
-    )
+    return any(chain != other and set(chain) == set(other) for chain in mine for other in theirs)
 
 
 @lru_cache(maxsize=16384)
@@ -555,17 +554,34 @@ def _phrase_dropped(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     return False
 
 
-def _cause_and_effect_exchanged(mine: tuple[str, ...], theirs: tuple[str, ...]) -> bool:
-    """Whether what one gives as the cause, after "because", the other gives as the effect:
-    "moved to Leeds because their partner got a job there" / "their partner got a job in Leeds
-    because the user moved there". ("Because …, …" in front is left alone.)"""
-    sides = []
-    for words in (mine, theirs):
-        if "because" not in words[1:]:
-            return False
-        at = words.index("because", 1)
-        sides.append((content_stems(words[:at]), content_stems(words[at + 1 :])))
-    (effect, cause), (their_effect, their_cause) = sides
+def _cause_and_effect_exchanged(old: str, new: str) -> bool:
+    """Whether what one gives as the cause the other gives as the effect: "moved to Leeds
+    because their partner got a job there" / "their partner got a job in Leeds because the user
+    moved there", "Because of back pain, the user uses a standing desk" / "Because of the
+    standing desk, the user has back pain"."""
+    mine, theirs = _cause_and_effect(old), _cause_and_effect(new)
+    if mine is None or theirs is None:
+        return False
+    (effect, cause), (their_effect, their_cause) = mine, theirs
     straight = len(effect & their_effect) + len(cause & their_cause)
     crossed = len(effect & their_cause) + len(cause & their_effect)
     return crossed > straight
+
+
+def _cause_and_effect(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The content stems of what ``text`` gives as the effect and as the cause, when it says
+    "… because …" or "Because …, …"; None when it gives no cause."""
+    words = _listed(text)
+    if words[:1] == ("because",) and "," in words:
+        at = words.index(",")
+        effect, cause = words[at + 1 :], words[1:at]
+    elif "because" in words[1:]:
+        at = words.index("because", 1)
+        effect, cause = words[:at], words[at + 1 :]
+    else:
+        return None
+    return _stems_between_commas(effect), _stems_between_commas(cause)
+
+
+def _stems_between_commas(words: tuple[str, ...]) -> frozenset[str]:
+    return content_stems(tuple(word for word in words if word != ","))
