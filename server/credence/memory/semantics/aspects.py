@@ -13,6 +13,7 @@ from credence.memory.semantics.statements import stem
 _PAST_AUXILIARIES: Final = frozenset({"was", "were", "wasnt", "werent", "had", "hadnt", "did"})
 _PRESENT_AUXILIARIES: Final = frozenset(
     {"is", "are", "am", "isnt", "arent", "has", "have", "hasnt", "havent", "does", "doesnt"}
+    | {"can", "cant", "cannot"}
 )
 _MODALS: Final = frozenset({"should", "would", "could", "must", "might", "may"})
 # Words after which a bare base is a noun ("the archive"), not a verb.

@@ -118,7 +118,7 @@ SCOPE_MARKERS = {
     "only": "only",
 }
 # Words that make a statement a permission rather than a rule.
-PERMISSION_WORDS = frozenset(_words("allowed fine ok okay permitted acceptable can may"))
+PERMISSION_WORDS = frozenset(_words("allowed fine ok okay permitted acceptable can may able"))
 # Absolute rules: what a scoped exception carves a hole into.
 ABSOLUTE_WORDS = frozenset(_words("always never must dont not no every all only avoid"))
 

@@ -204,6 +204,11 @@ PHRASE_FOLDS: Final = {
     ("pass", "away"): "die",
     ("give", "up"): "quit",
     ("sign", "up", "for"): "enroll",
+    # Time and ability said in two words: "right now", "is able to", "continues to see".
+    ("right", "now"): "currently",
+    ("at", "moment"): "currently",
+    ("able", "to"): "can",
+    ("continue", "to"): "still",
     # A light verb and the noun of an action say that action ("made the decision to move" /
     # "decided to move"); articles are no words here.
     ("make", "decision"): "decide",
