@@ -39,6 +39,22 @@ def test_an_existential_there_says_what_the_plain_statement_says() -> None:
     assert "ther" in statement("Put the keys there").canons
 
 
+def test_a_year_cut_to_two_digits_is_the_whole_year() -> None:
+    assert statement("moved to Denver in '21").canons == statement("moved to Denver in 2021").canons
+    assert statement("graduated in ’98").canons == statement("graduated in 1998").canons
+    # A quotation or a decade is no year: "the '90s", "'21 Main'".
+    assert statement("loves the '90s").canons != statement("loves the 1990s").canons
+
+
+def test_a_slash_before_a_period_says_per() -> None:
+    assert statement("drinks 2 L of water/day").canons == (
+        statement("drinks 2 L of water per day").canons
+    )
+    assert statement("runs 20 km/week").canons == statement("runs 20 km per week").canons
+    # A path keeps its slash.
+    assert "docs/day.md" in statement("reads docs/day.md").canons
+
+
 def test_an_acronyms_possessive_is_no_plural() -> None:
     assert statement("The API's rate limit").canons == statement("The API rate limit").canons
     assert statement("The APIs rate limit").canons != statement("The API rate limit").canons

@@ -175,6 +175,14 @@ def test_a_not_that_sets_one_thing_against_another_negates_nothing() -> None:
     assert contrast_worded("Use tabs,not spaces") == "Use tabs rather than spaces"
 
 
+def test_a_purpose_is_said_with_to_not_as_a_permission() -> None:
+    assert contrast_worded("Leave early so they can beat traffic") == "Leave early to beat traffic"
+    assert contrast_worded("Leave early in order to beat traffic") == "Leave early to beat traffic"
+    assert contrast_worded("It is urgent, so the user can't wait") == (
+        "It is urgent, so the user can't wait"
+    )
+
+
 def test_nobody_but_and_except_when_are_said_plainly() -> None:
     assert contrast_worded("Nobody but Ana may merge") == "only Ana may merge"
     assert contrast_worded("No one except Ana may merge") == "only Ana may merge"

@@ -223,10 +223,23 @@ def _existential(lowered: list[str]) -> bool:
 # An acronym's possessive: "the API's limit" is the API's, not the APIs' ("APIs" is a plural
 # an acronym is not folded from).
 _ACRONYM_POSSESSIVE: Final = re.compile(r"\b([A-Z][A-Z0-9]+)['’]s\b")
+# A year cut to two digits ("in '21"); read as POSIX reads "%y": 69-99 are the 1900s.
+_SHORT_YEAR: Final = re.compile(r"(?<![\w'’])['’](\d{2})(?![\w'’])")
+_CENTURY_PIVOT: Final = 69
+# "water/day", "2 L/day": a slash before a period says "per".
+_SLASH_PERIOD: Final = re.compile(
+    r"(?<=\w)/(?=(?:day|week|month|year|hour|hr|wk|mo|yr)\b(?![./\-]\w))", re.I
+)
+
+
+def _full_year(short: re.Match[str]) -> str:
+    digits = short.group(1)
+    return ("19" if int(digits) >= _CENTURY_PIVOT else "20") + digits
 
 
 def _raw_tokens(text: str) -> tuple[str, list[tuple[int, int]]]:
     folded = unicodedata.normalize("NFKC", text)
+    folded = _SLASH_PERIOD.sub(" per ", _SHORT_YEAR.sub(_full_year, folded))
     folded = APOSTROPHES.sub("", _ACRONYM_POSSESSIVE.sub(r"\1", folded))
     folded = TEMPERATURE_SCALE.sub(_scale_named, folded)
     return folded, [match.span() for match in RAW_TOKEN.finditer(folded)]

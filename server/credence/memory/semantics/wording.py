@@ -568,6 +568,13 @@ _CONTRAST_NOT = re.compile(r",\s*not\s+(?!(?:even|only|just|yet|ever|once|always
 # reads as a negation or a new scope word.
 _EXCEPT_ONE = re.compile(r"\b(?:no\s*one|nobody|none)\s+(?:but|except|other than|besides)\s+", re.I)
 _EXCEPT_WHEN = re.compile(r"\bexcept\s+(?:when|if)\b", re.I)
+# "so they can beat traffic" and "in order to beat traffic" say "to beat traffic": a purpose,
+# no permission.
+_PURPOSE = re.compile(
+    r"\b(?:so(?:\s+that)?\s+(?:they|he|she|we|you|i|it|the\s+user)\s+can(?![\w'’])"
+    r"|in\s+order\s+to\b)",
+    re.I,
+)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -576,7 +583,7 @@ def contrast_worded(text: str) -> str:
     """``text`` with "A, not B" written "A rather than B", so that the "not" that sets A
     against B is not read as negating the rule ("Use tabs, not spaces" is no prohibition),
     "nobody but X" written "only X", "except when" written "unless" and "can't stand"
-    written "hate"."""
+    written "hate" and a purpose ("so they can …", "in order to …") written "to …"."""
     plain = _EXCEPT_WHEN.sub("unless", _EXCEPT_ONE.sub("only ", text))
-    plain = _CANNOT_STAND.sub("hate", plain)
+    plain = _PURPOSE.sub("to", _CANNOT_STAND.sub("hate", plain))
     return _CONTRAST_NOT.sub(" rather than ", plain)
