@@ -441,6 +441,12 @@ def test_a_name_opening_the_sentence_changed_is_a_value_change() -> None:
             "Remind the user to take their medications at 8",
         ),
         ("The user pays $15.99 a month for Netflix", "Netflix costs the user $15.99 a month"),
+        # "Cut back on" is "reduce"; "whenever" sets the condition "when" does.
+        ("The doctor told the user to cut back on salt", "The doctor told the user to reduce salt"),
+        (
+            "Notify the car service when the flight is late",
+            "Notify the car service whenever the flight is late",
+        ),
         # "Able to" is "can", "continues to" is "still", "right now" is "currently".
         ("The user is able to work remotely on Fridays", "The user can work remotely on Fridays"),
         ("The user still sees their therapist", "The user continues to see their therapist"),
@@ -468,6 +474,10 @@ def test_synonyms_from_the_thesaurus_make_a_duplicate(old: str, new: str) -> Non
         ("The user paid $300 for the bike", "The user was paid $300 for the bike"),
         ("The office is next to the station", "The office is near the station"),
         ("The user is training for a half marathon", "The user is training for a marathon"),
+        (
+            "The doctor told the user to cut back on salt",
+            "The doctor told the user to cut out salt",
+        ),
         # Able to once is not able to now.
         ("The user was able to work remotely", "The user can work remotely"),
     ],

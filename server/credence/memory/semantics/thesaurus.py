@@ -203,6 +203,10 @@ PHRASE_FOLDS: Final = {
     ("in", "advance", "of"): "before",
     ("pass", "away"): "die",
     ("give", "up"): "quit",
+    # To cut back is to reduce; to cut out, to stop altogether.
+    ("cut", "back", "on"): "reduce",
+    ("cut", "down", "on"): "reduce",
+    ("cut", "out"): "eliminate",
     ("sign", "up", "for"): "enroll",
     # Time and ability said in two words: "right now", "is able to", "continues to see".
     ("right", "now"): "currently",

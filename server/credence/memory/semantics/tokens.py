@@ -133,6 +133,7 @@ STOP_WORDS: frozenset[str] = frozenset(
         "here",
         "there",
         "when",
+        "whenever",
         "where",
         "why",
         "how",
