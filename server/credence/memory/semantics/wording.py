@@ -548,10 +548,13 @@ def _compounds_apart(text: str) -> tuple[tuple[str, bool, tuple[int, int]], ...]
     for first, second in pairwise(words):
         head, tail = first.group(1).casefold(), second.group(1).casefold()
         hyphen = first.group(2) == "-"
+        # "O negative" / "O-negative", "T shirt" / "T-shirt": one capital may open one.
+        letter = len(head) == 1 and first.group(1).isupper()
         if (
             first.group(2) is None
-            or min(len(head), len(tail)) < 2
-            or head in NEVER_JOINED_FIRST
+            or len(tail) < 2
+            or (len(head) < 2 and not letter)
+            or (head in NEVER_JOINED_FIRST and not letter)
             or (tail in PARTICLES and not hyphen)
         ):
             continue
