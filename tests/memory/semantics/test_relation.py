@@ -447,6 +447,12 @@ def test_a_name_opening_the_sentence_changed_is_a_value_change() -> None:
             "Notify the car service when the flight is late",
             "Notify the car service whenever the flight is late",
         ),
+        # A passport runs out as it expires; training for a race is preparing for it.
+        ("The user's passport expires in March", "The user's passport runs out in March"),
+        ("The user is training for a marathon", "The user is preparing for a marathon"),
+        ("Sarah is responsible for on-call", "On-call is Sarah's responsibility"),
+        ("The user prefers tea to coffee", "The user would rather have tea than coffee"),
+        ("The user's manager is Rachel Kim", "The user reports to Rachel Kim"),
         # "Able to" is "can", "continues to" is "still", "right now" is "currently".
         ("The user is able to work remotely on Fridays", "The user can work remotely on Fridays"),
         ("The user still sees their therapist", "The user continues to see their therapist"),
@@ -478,6 +484,8 @@ def test_synonyms_from_the_thesaurus_make_a_duplicate(old: str, new: str) -> Non
             "The doctor told the user to cut back on salt",
             "The doctor told the user to cut out salt",
         ),
+        ("The user's manager is Rachel Kim", "Rachel Kim reports to the user"),
+        ("The user prefers tea to coffee", "The user would rather have coffee than tea"),
         # Able to once is not able to now.
         ("The user was able to work remotely", "The user can work remotely"),
     ],

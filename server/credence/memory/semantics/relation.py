@@ -36,7 +36,6 @@ from credence.memory.semantics.wording import (
     VERBS,
     absolute,
     base_form,
-    contrast_worded,
     differing_values,
     hard_difference,
     is_english,
@@ -47,6 +46,7 @@ from credence.memory.semantics.wording import (
     negated,
     opposed_words,
     permits,
+    plainly_worded,
     reordered,
     same_meaning,
     scope_markers,
@@ -191,7 +191,7 @@ def relate(old: str, new: str, cosine: float) -> Relation:
     thing. Invariant: a pair that differs in any value, name, unit, polarity or scope is never
     a duplicate: at worst it goes to a reviewer, unsettled.
     """
-    old, new = contrast_worded(old), contrast_worded(new)
+    old, new = plainly_worded(old), plainly_worded(new)
     if cosine >= DUPLICATE_COSINE:
         # Only where the model reads the two as one statement: "hospital radiology" has the
         # letters of "HR" too.

@@ -153,6 +153,8 @@ truck lorry
 sidewalk pavement
 subway underground metro
 sick ill unwell
+train prepare
+responsible responsibility
 happy glad
 smart clever intelligent
 folder directory
@@ -207,6 +209,9 @@ PHRASE_FOLDS: Final = {
     ("cut", "back", "on"): "reduce",
     ("cut", "down", "on"): "reduce",
     ("cut", "out"): "eliminate",
+    # A document runs out when it expires; a supply runs out of something.
+    ("run", "out", "of"): "exhaust",
+    ("run", "out"): "expire",
     ("sign", "up", "for"): "enroll",
     # Time and ability said in two words: "right now", "is able to", "continues to see".
     ("right", "now"): "currently",

@@ -578,15 +578,27 @@ _PURPOSE = re.compile(
     r"|in\s+order\s+to\b)",
     re.I,
 )
+# "would rather have tea than coffee" says "prefers tea than coffee"; "would rather" before a
+# verb of meaning is folded with it (PHRASE_FOLDS).
+_WOULD_RATHER = re.compile(r"\bwould\s+rather\s+(?:have|use|take)\b", re.I)
+# "The user reports to Kim" says "The user's manager is Kim".
+_REPORTS_TO = re.compile(r"\b(\w+)\s+reports\s+to\b(?!\s+(?:is|was)\b)", re.I)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
 
-def contrast_worded(text: str) -> str:
-    """``text`` with "A, not B" written "A rather than B", so that the "not" that sets A
-    against B is not read as negating the rule ("Use tabs, not spaces" is no prohibition),
-    "nobody but X" written "only X", "except when" written "unless" and "can't stand"
-    written "hate" and a purpose ("so they can …", "in order to …") written "to …"."""
+def plainly_worded(text: str) -> str:
+    """``text`` said plainly, so that the comparison reads what is meant:
+
+    - "A, not B" as "A rather than B": the "not" that sets A against B negates no rule ("Use
+      tabs, not spaces" is no prohibition);
+    - "nobody but X" as "only X", "except when" as "unless", "can't stand" as "hate";
+    - a purpose ("so they can …", "in order to …") as "to …";
+    - "would rather have X" as "prefers X" (a verb that says more is kept);
+    - "X reports to Y" as "X's manager is Y".
+    """
     plain = _EXCEPT_WHEN.sub("unless", _EXCEPT_ONE.sub("only ", text))
     plain = _PURPOSE.sub("to", _CANNOT_STAND.sub("hate", plain))
+    plain = _WOULD_RATHER.sub("prefers", plain)
+    plain = _REPORTS_TO.sub(r"\1's manager is", plain)
     return _CONTRAST_NOT.sub(" rather than ", plain)
