@@ -12,6 +12,7 @@ from credence.memory.semantics.bounds import complemented, same_limit, the_bound
 from credence.memory.semantics.coverage import answers, opens, reworded
 from credence.memory.semantics.lexicon import FEELING_VERBS
 from credence.memory.semantics.order import restated
+from credence.memory.semantics.plainly import plainly_worded
 from credence.memory.semantics.preference import sides_exchanged
 from credence.memory.semantics.readings import another_reading
 from credence.memory.semantics.slots import opening_swap, synonyms_agree, unit_change, value_swap
@@ -46,7 +47,6 @@ from credence.memory.semantics.wording import (
     negated,
     opposed_words,
     permits,
-    plainly_worded,
     reordered,
     same_meaning,
     scope_markers,

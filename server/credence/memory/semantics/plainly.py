@@ -1,0 +1,46 @@
+"""Phrasings said plainly before two statements are compared: "A, not B", "would rather"."""
+
+from __future__ import annotations
+
+import re
+
+# "A, not B" sets A against B; its "not" negates B alone, never the rule ("not even", "not
+# only" and the like still intensify a negation).
+_CONTRAST_NOT = re.compile(r",\s*not\s+(?!(?:even|only|just|yet|ever|once|always)\b)", re.I)
+
+
+# "Nobody but the user" is "only the user"; "except when" is "unless". Said plainly, neither
+# reads as a negation or a new scope word.
+_EXCEPT_ONE = re.compile(r"\b(?:no\s*one|nobody|none)\s+(?:but|except|other than|besides)\s+", re.I)
+_EXCEPT_WHEN = re.compile(r"\bexcept\s+(?:when|if)\b", re.I)
+# "so they can beat traffic" and "in order to beat traffic" say "to beat traffic": a purpose,
+# no permission.
+_PURPOSE = re.compile(
+    r"\b(?:so(?:\s+that)?\s+(?:they|he|she|we|you|i|it|the\s+user)\s+can(?![\w'’])"
+    r"|in\s+order\s+to\b)",
+    re.I,
+)
+# "would rather have tea than coffee" says "prefers tea than coffee"; "would rather" before a
+# verb of meaning is folded with it (PHRASE_FOLDS).
+_WOULD_RATHER = re.compile(r"\bwould\s+rather\s+(?:have|use|take)\b", re.I)
+# "The user reports to Kim" says "The user's manager is Kim".
+_REPORTS_TO = re.compile(r"\b(\w+)\s+reports\s+to\b(?!\s+(?:is|was)\b)", re.I)
+# "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
+_CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
+
+
+def plainly_worded(text: str) -> str:
+    """``text`` said plainly, so that the comparison reads what is meant:
+
+    - "A, not B" as "A rather than B": the "not" that sets A against B negates no rule ("Use
+      tabs, not spaces" is no prohibition);
+    - "nobody but X" as "only X", "except when" as "unless", "can't stand" as "hate";
+    - a purpose ("so they can …", "in order to …") as "to …";
+    - "would rather have X" as "prefers X" (a verb that says more is kept);
+    - "X reports to Y" as "X's manager is Y".
+    """
+    plain = _EXCEPT_WHEN.sub("unless", _EXCEPT_ONE.sub("only ", text))
+    plain = _PURPOSE.sub("to", _CANNOT_STAND.sub("hate", plain))
+    plain = _WOULD_RATHER.sub("prefers", plain)
+    plain = _REPORTS_TO.sub(r"\1's manager is", plain)
+    return _CONTRAST_NOT.sub(" rather than ", plain)
