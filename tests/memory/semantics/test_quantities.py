@@ -270,6 +270,10 @@ def test_every_other_is_a_period_only_before_a_length_of_time() -> None:
     assert statement("every other Tuesday").canons != statement("every two Tuesdays").canons
     assert statement("Call every second").canons == ("call", "every", "second")
     assert statement("every other week").canons != statement("every week").canons
+    # Before a day of the week, "second" and "alternate" say "other".
+    assert statement("every second Friday").canons == statement("every other Friday").canons
+    assert statement("on alternate Fridays").canons == statement("every other Friday").canons
+    assert statement("on alternate Fridays").canons != statement("every Friday").canons
 
 
 def test_dollars_of_another_country_are_another_currency() -> None:

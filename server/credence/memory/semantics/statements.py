@@ -148,9 +148,17 @@ _LENGTH_UNITS: Final = frozenset({"hour", "day", "week", "month", "year"})
 
 def _every_other_as_two(lowered: list[str]) -> list[str]:
     """``lowered`` with "every other day" (or "every second week", "on alternate days") read
-    as "every two days", the period it names."""
+    as "every two days", the period it names, and "every second Friday" or "on alternate
+    Fridays" as "every other Friday"."""
     out = list(lowered)
     for position in range(1, len(out) - 1):
+        if fold_plural(out[position + 1]) in WEEKDAYS:
+            # "every second Friday" and "on alternate Fridays" are "every other Friday".
+            if out[position] == "second" and out[position - 1] == "every":
+                out[position] = "other"
+            elif out[position] == "alternate" and out[position - 1] == "on":
+                out[position - 1 : position + 1] = ["every", "other"]
+            continue
         if fold_plural(out[position + 1]) not in _LENGTH_UNITS:
             continue
         if out[position] in _OTHER and out[position - 1] == "every":
