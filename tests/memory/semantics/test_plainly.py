@@ -44,3 +44,27 @@ def test_nobody_but_and_except_when_are_said_plainly() -> None:
         "Never use tabs, not even in Makefiles"
     )
     assert plainly_worded("Do not use tabs") == "Do not use tabs"
+
+
+def test_an_allergy_said_from_its_cause_is_said_of_the_person() -> None:
+    assert plainly_worded("Peanuts trigger an allergic reaction in the user.") == (
+        "The user is allergic to peanuts."
+    )
+    assert plainly_worded("Penicillin causes an allergic reaction in Leo") == (
+        "Leo is allergic to penicillin"
+    )
+    # A name keeps its capital.
+    assert plainly_worded("NSAIDs cause an allergic reaction in Ana") == (
+        "Ana is allergic to NSAIDs"
+    )
+
+
+def test_a_diet_followed_and_a_sport_gone_to_are_said_plainly() -> None:
+    assert plainly_worded("The user follows a vegetarian diet") == "The user is vegetarian"
+    assert plainly_worded("The user follows a diet that is vegan.") == "The user is vegan."
+    # A diet described at more length stays as written.
+    assert plainly_worded("The user follows a diet that is low in salt") == (
+        "The user follows a diet that is low in salt"
+    )
+    assert plainly_worded("The user goes running on Sundays") == "The user runs on Sundays"
+    assert plainly_worded("The user goes home at six") == "The user goes home at six"

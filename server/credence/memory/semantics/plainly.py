@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import Final
 
 # "A, not B" sets A against B; its "not" negates B alone, never the rule ("not even", "not
 # only" and the like still intensify a negation).
@@ -25,8 +26,47 @@ _PURPOSE = re.compile(
 _WOULD_RATHER = re.compile(r"\bwould\s+rather\s+(?:have|use|take)\b", re.I)
 # "The user reports to Kim" says "The user's manager is Kim".
 _REPORTS_TO = re.compile(r"\b(\w+)\s+reports\s+to\b(?!\s+(?:is|was)\b)", re.I)
+# "Peanuts trigger an allergic reaction in the user" says "The user is allergic to peanuts".
+_ALLERGY = re.compile(
+    r"^\s*(?P<cause>.+?)\s+(?:triggers?|causes?|gives?)\s+(?:an\s+)?allergic\s+reactions?"
+    r"\s+(?:in|to)\s+(?P<who>.+?)(?P<end>[.!]?)\s*$",
+    re.I,
+)
+# "follows a vegetarian diet" (or "a diet that is vegetarian") says "is vegetarian".
+_DIET = re.compile(
+    r"\bfollows\s+(?:an?\s+((?:[\w-]+\s+)?[\w-]+)\s+diet\b"
+    r"|a\s+diet\s+that\s+is\s+([\w-]+)\b(?!\s+\w))",
+    re.I,
+)
+# "goes running" says "runs": a sport done, said with "go".
+_SPORTS: Final = {
+    "running": "runs",
+    "jogging": "jogs",
+    "swimming": "swims",
+    "hiking": "hikes",
+    "cycling": "cycles",
+    "biking": "bikes",
+    "skiing": "skis",
+    "climbing": "climbs",
+    "walking": "walks",
+    "rowing": "rows",
+    "sailing": "sails",
+    "surfing": "surfs",
+    "skating": "skates",
+    "dancing": "dances",
+}
+_GOES_DOING = re.compile(rf"\bgoes\s+({'|'.join(_SPORTS)})\b", re.I)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
+
+
+def _allergic(said: re.Match[str]) -> str:
+    cause = said["cause"]
+    # A capital that only opened the sentence: "Peanuts" is no name in the middle of one.
+    if cause[:1].isupper() and cause[1:2].islower():
+        cause = cause[:1].lower() + cause[1:]
+    who = said["who"]
+    return f"{who[:1].upper()}{who[1:]} is allergic to {cause}{said['end']}"
 
 
 def plainly_worded(text: str) -> str:
@@ -37,10 +77,15 @@ def plainly_worded(text: str) -> str:
     - "nobody but X" as "only X", "except when" as "unless", "can't stand" as "hate";
     - a purpose ("so they can …", "in order to …") as "to …";
     - "would rather have X" as "prefers X" (a verb that says more is kept);
-    - "X reports to Y" as "X's manager is Y".
+    - "X reports to Y" as "X's manager is Y";
+    - "X triggers an allergic reaction in Y" as "Y is allergic to X";
+    - "follows a vegetarian diet" as "is vegetarian", "goes running" as "runs".
     """
     plain = _EXCEPT_WHEN.sub("unless", _EXCEPT_ONE.sub("only ", text))
     plain = _PURPOSE.sub("to", _CANNOT_STAND.sub("hate", plain))
     plain = _WOULD_RATHER.sub("prefers", plain)
     plain = _REPORTS_TO.sub(r"\1's manager is", plain)
+    plain = _ALLERGY.sub(_allergic, plain)
+    plain = _DIET.sub(lambda diet: f"is {diet[1] or diet[2]}", plain)
+    plain = _GOES_DOING.sub(lambda sport: _SPORTS[sport.group(1).casefold()], plain)
     return _CONTRAST_NOT.sub(" rather than ", plain)
