@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from credence.memory.semantics.preference import sides_exchanged, swapped
+from credence.memory.semantics.preference import said_from_the_other_end, sides_exchanged, swapped
 from credence.memory.semantics.wording import words_of
 
 
@@ -52,3 +52,17 @@ def test_an_infinitive_or_a_passive_reverses_no_preference() -> None:
     assert sides_exchanged(
         words_of("The user prefers tea to coffee"), words_of("The user prefers coffee to tea")
     )
+
+
+def test_a_relation_said_from_its_other_end_names_the_word_turned() -> None:
+    old = words_of("The user showers before going to bed")
+    assert said_from_the_other_end(old, words_of("The user goes to bed after showering")) == (
+        "after",
+        "before",
+    )
+    assert said_from_the_other_end(
+        words_of("Maya is older than Leo"), words_of("Leo is younger than Maya")
+    ) == ("younger", "older")
+    # Sides exchanged with the same word, or the word turned with the sides kept: reversed.
+    assert said_from_the_other_end(old, words_of("The user goes to bed before showering")) is None
+    assert said_from_the_other_end(old, words_of("The user showers after going to bed")) is None

@@ -935,3 +935,47 @@ def test_an_acronym_is_the_words_it_stands_for_only_when_the_model_agrees() -> N
     assert relate(old, "The user works in human resources at Globex.", 0.88).kind == "duplicate"
     # The letters alone are no reason: "hospital radiology" spells "HR" as well.
     assert relate(old, "The user works in hospital radiology at Globex.", 0.45).kind != "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kind"),
+    [
+        (
+            "The user showers before going to bed",
+            "The user goes to bed after showering",
+            "duplicate",
+        ),
+        (
+            "The standup comes before the planning meeting",
+            "The planning meeting comes after the standup",
+            "duplicate",
+        ),
+        # Told from the other end, but another value, tense or word: a reviewer looks.
+        ("Maya is two years older than Leo", "Leo is three years younger than Maya", "compatible"),
+        (
+            "The standup came before the planning",
+            "The planning comes after the standup",
+            "compatible",
+        ),
+        (
+            "The user checks email before breakfast",
+            "The user eats breakfast after checking email",
+            "compatible",
+        ),
+        # Reversed: the sides exchanged on one word, or the word turned on the same sides.
+        (
+            "The user showers before going to bed",
+            "The user goes to bed before showering",
+            "contradiction",
+        ),
+        (
+            "The user showers before going to bed",
+            "The user showers after going to bed",
+            "contradiction",
+        ),
+    ],
+)
+def test_a_relation_told_from_its_other_end_is_the_same_relation(
+    old: str, new: str, kind: str
+) -> None:
+    assert relate(old, new, 0.9).kind == kind

@@ -77,6 +77,42 @@ def sides_exchanged(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return bool(sides_a[0] & sides_b[1]) and bool(sides_a[1] & sides_b[0])
 
 
+# Relation words and their converses: "A before B" is "B after A".
+_CONVERSE_PAIRS: Final = (
+    ("before", "after"),
+    ("earlier", "later"),
+    ("older", "younger"),
+    ("taller", "shorter"),
+    ("higher", "lower"),
+    ("bigger", "smaller"),
+    ("larger", "smaller"),
+    ("heavier", "lighter"),
+    ("faster", "slower"),
+    ("above", "below"),
+)
+CONVERSES: Final = {
+    word: frozenset(
+        other for pair in _CONVERSE_PAIRS if word in pair for other in pair if other != word
+    )
+    for pair in _CONVERSE_PAIRS
+    for word in pair
+}
+
+
+def said_from_the_other_end(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, str] | None:
+    """(the relation word of ``b``, its converse in ``a``) when ``b`` says ``a`` from the other
+    end: its two sides exchanged and the relation word turned to its converse ("The user
+    showers before bed" / "The user goes to bed after showering", "Maya is older than Leo" /
+    "Leo is younger than Maya"); else None."""
+    for position, word in enumerate(b):
+        if word in a:
+            continue
+        for converse in CONVERSES.get(word, frozenset()) & set(a) - set(b):
+            if sides_exchanged(a, (*b[:position], converse, *b[position + 1 :])):
+                return word, converse
+    return None
+
+
 _PASSIVE_AUXILIARIES: Final = frozenset({"is", "are", "was", "were", "be", "been", "being"})
 
 

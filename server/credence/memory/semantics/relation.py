@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Final, Literal
 
 import msgspec
 
 from credence.memory.semantics.acronyms import acronyms_written_alike
+from credence.memory.semantics.aspects import tense_shift
 from credence.memory.semantics.bounds import complemented, same_limit, the_bound
 from credence.memory.semantics.coverage import answers, opens, reworded
-from credence.memory.semantics.lexicon import FEELING_VERBS
 from credence.memory.semantics.order import restated
 from credence.memory.semantics.plainly import plainly_worded
-from credence.memory.semantics.preference import sides_exchanged
+from credence.memory.semantics.preference import said_from_the_other_end, sides_exchanged
 from credence.memory.semantics.readings import another_reading
 from credence.memory.semantics.slots import opening_swap, synonyms_agree, unit_change, value_swap
-from credence.memory.semantics.small_words import qualifier_added
+from credence.memory.semantics.small_words import qualifier_added, stems_of
 from credence.memory.semantics.statement_words import PREPOSITIONS
 from credence.memory.semantics.statements import (
     Change,
@@ -27,8 +28,15 @@ from credence.memory.semantics.statements import (
     is_negation,
     shares_core,
     statement,
-    stem,
     value_changes,
+)
+from credence.memory.semantics.subjects import (
+    NOUN_OPENERS,
+    another_subject,
+    apart_around_the_subject,
+    holds_a_taste,
+    subject_slot,
+    surface_of,
 )
 from credence.memory.semantics.thesaurus import synonymous
 from credence.memory.semantics.wording import (
@@ -83,6 +91,9 @@ ONE_SLOT_COSINE: Final = 0.8
 MAX_SLOT_WORDS: Final = 4
 
 
+_COORDINATORS: Final = frozenset({"and", "but", "or"})
+
+
 class Relation(msgspec.Struct, frozen=True):
     """How ``new`` relates to ``old``: a kind, a score and the evidence a reviewer sees.
 
@@ -98,70 +109,6 @@ class Relation(msgspec.Struct, frozen=True):
     changes: tuple[Change, ...] = ()
     evidence: str = ""
     settled: bool = True
-
-
-def _another_subject(changes: list[Change]) -> bool:
-    """Two or more named slots changed at once ("The iOS app is written in Swift" / "The
-    Android app is written in Kotlin"): two statements about two things, not a correction.
-    Numbers, quantities and times changed together stay a value change."""
-    return len(changes) > 1 and all(
-        not change.kind.startswith(("quantity", "number", "time")) for change in changes
-    )
-
-
-# Words that open a noun phrase, and prepositions that name what a rule is about.
-_DETERMINERS: Final = frozenset({"the", "a", "an", "our", "my", "your", "their", "this", "that"})
-_COORDINATORS: Final = frozenset({"and", "but", "or"})
-_ABOUT: Final = frozenset({"for", "about", "of", "regarding"})
-_OPENERS: Final = frozenset((word,) for word in _DETERMINERS)
-_FEELINGS: Final = frozenset(stem(word) for word in FEELING_VERBS)
-
-
-def _subject_slot(old: str, a: Statement, b: Statement) -> str:
-    """The changed name when it names what the statement is *about* rather than its value, or
-    "": a name after "for"/"about"/"of" ("Invoices for Acme go to Maria"), or a modifier in
-    the opening noun phrase ("The Berlin office closes at 6pm"). Numbers and times are values
-    wherever they stand."""
-    for (start, end), _ in aligned_spans(a, b):
-        span = a.words[start:end]
-        if not span or any(word.kind.startswith(("quantity", "number", "time")) for word in span):
-            continue
-        before = start - 1
-        while before >= 0 and a.words[before].canon in _DETERMINERS:
-            before -= 1
-        if before >= 0 and a.words[before].canon in _ABOUT:
-            return _surface_of(span)
-        opening = before < 0 and (start > 0 or words_of(old)[:1] in _OPENERS)
-        if opening and end < len(a.words) and a.words[end].canon in a.content:
-            return _surface_of(span)
-        if start == 0 and _holds_a_taste(a, end):
-            return _surface_of(span)
-    return ""
-
-
-def _holds_a_taste(a: Statement, end: int) -> bool:
-    """Whether the words up to ``end`` open ``a`` as the holder of a taste ("Alice prefers
-    meetings before noon"): another holder is another person, not a correction."""
-    return end < len(a.words) and a.words[end].canon in _FEELINGS
-
-
-def _apart_around_the_subject(changes: list[Change], a: Statement, b: Statement) -> str:
-    """The first change when two changes stand apart around a word both say ("The user's
-    weekday alarm is set for 6:30" / "… weekend alarm … 8:30", "The user's morning run is
-    5 km" / "… evening run is 8 km"): the first names which thing, the second its value, so
-    most likely two things, not one corrected twice ("… to Alice at 9am" / "… to Bob at 10am"
-    have only "at" between them)."""
-    spans = [mine for mine, _ in aligned_spans(a, b)]
-    if len(changes) < 2 or len(spans) < 2:
-        return ""
-    (_, first_end), (last_start, _) = spans[0], spans[-1]
-    shared = a.content & b.content
-    between = a.words[first_end:last_start]
-    return changes[0].old if any(word.canon in shared for word in between) else ""
-
-
-def _surface_of(words: tuple[Word, ...]) -> str:
-    return " ".join(word.surface for word in words)
 
 
 def _substitution(a: Statement, b: Statement) -> tuple[str, str] | None:
@@ -200,7 +147,7 @@ def relate(old: str, new: str, cosine: float) -> Relation:
     if restated(words_of(old), words_of(new)):
         return Relation("duplicate", max(cosine, DUPLICATE_COSINE), evidence="the same, reordered")
     relation = _relate(old, new, cosine)
-    if relation.kind == "duplicate" and key(old) != key(new):
+    if relation.kind == "duplicate" and key(old) != key(new) and relation.evidence != _OTHER_END:
         if sides_exchanged(words_of(old), words_of(new)):
             # "likes hiking more than swimming" / "prefers swimming to hiking"
             return Relation(
@@ -223,6 +170,9 @@ def _relate(old: str, new: str, cosine: float) -> Relation:
             evidence="not English: the offline model cannot compare it",
             settled=False,
         )
+    turn = said_from_the_other_end(words_of(old), words_of(new))
+    if turn is not None:
+        return _from_the_other_end(old, new, turn, cosine)
     a, b = statement(old), statement(new)
     if swapped_preference(old, new) or (
         a.negative == b.negative
@@ -242,9 +192,9 @@ def _relate(old: str, new: str, cosine: float) -> Relation:
     changes = value_changes(a, b)
     if changes:
         evidence = "; ".join(f"{change.old} → {change.new}" for change in changes)
-        if _another_subject(changes):
+        if another_subject(changes):
             return Relation("compatible", cosine, evidence=f"another subject: {evidence}")
-        subject = _subject_slot(old, a, b) or _apart_around_the_subject(changes, a, b)
+        subject = subject_slot(old, a, b) or apart_around_the_subject(changes, a, b)
         if subject:
             # Most likely a rule about another thing; a reviewer sees it, flagged.
             return Relation(
@@ -275,6 +225,29 @@ def _relate(old: str, new: str, cosine: float) -> Relation:
             "contradiction", cosine, "scoped_exception", evidence="an exception to a rule"
         )
     return _same_polarity(old, new, a, b, cosine)
+
+
+_OTHER_END: Final = "the same, said from the other end"
+
+
+def _from_the_other_end(old: str, new: str, turn: tuple[str, str], cosine: float) -> Relation:
+    """``new`` says ``old``'s relation from its other end ("A before B" / "B after A"; ``turn``
+    is new's relation word and old's). The same statement when, the relation word turned
+    back, every word, small words too, pairs with one of ``old``'s (so no tense, hedge or
+    quantifier differs) and no value differs; else a reviewer looks, though nothing is
+    reversed."""
+    word, converse = turn
+    turned = re.sub(rf"\b{re.escape(word)}\b", converse, new, count=1, flags=re.I)
+    mine, theirs = words_of(old), words_of(turned)
+    why = hard_difference(old, turned) or ("a tense differs" if tense_shift(mine, theirs) else "")
+    if (
+        cosine >= DUPLICATE_COSINE
+        and len(mine) == len(theirs) == _matched(stems_of(mine), stems_of(theirs))
+        and not why
+    ):
+        return Relation("duplicate", cosine, evidence=_OTHER_END)
+    evidence = "; ".join(("said from the other end", *([why] if why else [])))
+    return Relation("compatible", cosine, evidence=evidence, settled=False)
 
 
 def _other_subject(old: str, new: str, opposed: tuple[tuple[str, str], ...]) -> bool:
@@ -393,7 +366,7 @@ def _same_polarity(old: str, new: str, a: Statement, b: Statement, cosine: float
     if opening is not None and not same_meaning(old, new):
         evidence = f"{opening.old} → {opening.new}"
         spans = aligned_spans(a, b)
-        if spans and spans[0][0][0] == 0 and _holds_a_taste(a, spans[0][0][1]):
+        if spans and spans[0][0][0] == 0 and holds_a_taste(a, spans[0][0][1]):
             return Relation(
                 "compatible", cosine, evidence=f"another subject? {evidence}", settled=False
             )
@@ -514,7 +487,7 @@ def _adds_detail(new: str, a: Statement, b: Statement) -> bool:
 def _opens_phrase(words: tuple[Word, ...]) -> bool:
     """Whether the words before a position end in a preposition and its determiners."""
     position = len(words) - 1
-    while position >= 0 and words[position].canon in _DETERMINERS:
+    while position >= 0 and words[position].canon in NOUN_OPENERS:
         position -= 1
     return position >= 0 and words[position].canon in PREPOSITIONS
 
@@ -582,9 +555,9 @@ def _refilled_slot(old: str, a: Statement, b: Statement, cosine: float) -> Relat
         return None  # a word moved, not a slot refilled
     if _matched([w.canon for w in mine], [w.canon for w in theirs]):
         return None  # a synonym or one word family
-    change = Change(old=_surface_of(mine), new=_surface_of(theirs), kind="value")
+    change = Change(old=surface_of(mine), new=surface_of(theirs), kind="value")
     evidence = f"{change.old} → {change.new}"
-    if _subject_slot(old, a, b):
+    if subject_slot(old, a, b):
         return Relation(
             "compatible", cosine, evidence=f"another subject? {evidence}", settled=False
         )
