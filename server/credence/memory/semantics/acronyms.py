@@ -1,4 +1,5 @@
-"""Acronyms one side writes and the other spells out: "HR" / "human resources"."""
+"""Acronyms one side writes and the other spells out: "HR" / "human resources", "PR" / "pull
+request"."""
 
 from __future__ import annotations
 
@@ -15,6 +16,111 @@ _ACRONYM = re.compile(r"\b[A-Z]{2,6}\b")
 _SKIPPED: Final = ("of", "and", "the", "for", "&")
 # The fewest letters a spelled-out word has.
 _MIN_LETTERS: Final = 3
+
+
+# Acronyms common in what an assistant remembers (work, money, health, travel, places), with
+# what each is spelled out as. One side writing the acronym and the other these words say one
+# thing however far apart the sentence model puts them: it reads "PR" and "2FA" poorly. Only
+# acronyms written in capitals count ("it" is no "IT"); "PM" and "AM" are clock times.
+KNOWN_ACRONYMS: Final = {
+    "PR": ("pull request", "public relations", "personal record"),
+    "CI": ("continuous integration",),
+    "CD": ("continuous delivery", "continuous deployment"),
+    "QA": ("quality assurance",),
+    "UX": ("user experience",),
+    "UI": ("user interface",),
+    "API": ("application programming interface",),
+    "OS": ("operating system",),
+    "DB": ("database",),
+    "VPN": ("virtual private network",),
+    "SSO": ("single sign-on",),
+    "2FA": ("two-factor authentication",),
+    "MFA": ("multi-factor authentication",),
+    "SLA": ("service level agreement",),
+    "KPI": ("key performance indicator",),
+    "OKR": ("objectives and key results",),
+    "HR": ("human resources",),
+    "IT": ("information technology",),
+    "CEO": ("chief executive officer",),
+    "CTO": ("chief technology officer",),
+    "CFO": ("chief financial officer",),
+    "COO": ("chief operating officer",),
+    "VP": ("vice president",),
+    "PTO": ("paid time off",),
+    "WFH": ("work from home", "working from home"),
+    "OOO": ("out of office",),
+    "EOD": ("end of day", "end of the day"),
+    "ETA": ("estimated time of arrival",),
+    "FAQ": ("frequently asked questions",),
+    "ASAP": ("as soon as possible",),
+    "CV": ("curriculum vitae",),
+    "HSA": ("health savings account",),
+    "FSA": ("flexible spending account",),
+    "IRA": ("individual retirement account",),
+    "ETF": ("exchange-traded fund",),
+    "CPA": ("certified public accountant",),
+    "ATM": ("automated teller machine", "cash machine"),
+    "PIN": ("personal identification number",),
+    "SSN": ("social security number",),
+    "DOB": ("date of birth",),
+    "HOA": ("homeowners association", "homeowners' association"),
+    "GPA": ("grade point average",),
+    "MBA": ("master of business administration",),
+    "BP": ("blood pressure",),
+    "BMI": ("body mass index",),
+    "ADHD": ("attention deficit hyperactivity disorder",),
+    "ER": ("emergency room",),
+    "ICU": ("intensive care unit",),
+    "GP": ("general practitioner", "family doctor"),
+    "PT": ("physical therapy", "physical therapist"),
+    "AC": ("air conditioning", "air conditioner"),
+    "EV": ("electric vehicle", "electric car"),
+    "SUV": ("sport utility vehicle",),
+    "TV": ("television",),
+    "DMV": ("department of motor vehicles",),
+    "IRS": ("internal revenue service",),
+    "NHS": ("national health service",),
+    "NIH": ("national institutes of health",),
+    "CDC": ("centers for disease control",),
+    "TSA": ("transportation security administration",),
+    "UK": ("united kingdom",),
+    "US": ("united states",),
+    "USA": ("united states of america", "united states"),
+    "EU": ("european union",),
+    "UN": ("united nations",),
+    "NYC": ("new york city",),
+    "UTC": ("coordinated universal time",),
+    "GMT": ("greenwich mean time",),
+    "CET": ("central european time",),
+    "EST": ("eastern standard time",),
+    "PST": ("pacific standard time",),
+}
+
+
+@lru_cache(maxsize=4096)
+def _written(acronym: str) -> re.Pattern[str]:
+    """The acronym as written, in capitals, perhaps plural: "PR", "PRs"."""
+    return re.compile(rf"(?<![\w-]){re.escape(acronym)}s?(?![\w-])")
+
+
+@lru_cache(maxsize=4096)
+def _known_spelled_out(acronym: str) -> re.Pattern[str]:
+    """What ``acronym`` is known to stand for, in any case, a hyphen or a space between words,
+    perhaps plural."""
+    forms = (
+        r"[\s-]+".join(re.escape(word) for word in re.split(r"[\s-]+", expansion))
+        for expansion in KNOWN_ACRONYMS[acronym]
+    )
+    return re.compile(rf"\b(?:{'|'.join(forms)})(s?)\b", re.IGNORECASE)
+
+
+def _known_abbreviated(side: str, other: str) -> str:
+    """``side`` with what a known acronym stands for put as the acronym, when ``other``
+    writes that acronym and ``side`` does not."""
+    for acronym in KNOWN_ACRONYMS:
+        if _written(acronym).search(other) and not _written(acronym).search(side):
+            side = _known_spelled_out(acronym).sub(rf"{acronym}\1", side)
+    return side
 
 
 @lru_cache(maxsize=4096)
@@ -43,9 +149,12 @@ def _abbreviated(side: str, other: str) -> str:
     return side
 
 
-def acronyms_written_alike(old: str, new: str) -> tuple[str, str]:
-    """The two texts with words one spells out ("the Department of Motor Vehicles") put as the
-    acronym the other writes ("the DMV"), so an acronym is read as the words it stands for."""
-    if _acronyms(old) == _acronyms(new):
+def acronyms_written_alike(old: str, new: str, *, by_initials: bool) -> tuple[str, str]:
+    """The two texts with words one spells out put as the acronym the other writes, so an
+    acronym is read as the words it stands for: always for the acronyms known here ("pull
+    request" / "PR"), and with ``by_initials`` for any whose initials the words spell ("the
+    Department of Motor Vehicles" / "the DMV"), which only the caller can tell is meant."""
+    old, new = _known_abbreviated(old, new), _known_abbreviated(new, old)
+    if not by_initials or _acronyms(old) == _acronyms(new):
         return old, new  # no acronym, or the same ones: nothing spelled out to fold
     return _abbreviated(old, new), _abbreviated(new, old)

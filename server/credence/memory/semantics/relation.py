@@ -139,10 +139,9 @@ def relate(old: str, new: str, cosine: float) -> Relation:
     a duplicate: at worst it goes to a reviewer, unsettled.
     """
     old, new = plainly_worded(old), plainly_worded(new)
-    if cosine >= DUPLICATE_COSINE:
-        # Only where the model reads the two as one statement: "hospital radiology" has the
-        # letters of "HR" too.
-        old, new = acronyms_written_alike(old, new)
+    # By initials only where the model reads the two as one statement: "hospital radiology"
+    # has the letters of "HR" too.
+    old, new = acronyms_written_alike(old, new, by_initials=cosine >= DUPLICATE_COSINE)
     old, new = joined_compounds(old, new)
     if restated(words_of(old), words_of(new)):
         return Relation("duplicate", max(cosine, DUPLICATE_COSINE), evidence="the same, reordered")
