@@ -126,6 +126,8 @@ _ALIASES = {
     "distinct": COMPATIBLE,
     "refinement": REFINEMENT,
     "review": REVIEW,
+    "flag": REVIEW,
+    "flagged": REVIEW,
 }
 # The targets, checked on the frozen set.
 TARGETS = {
