@@ -107,3 +107,11 @@ def test_a_thing_wanted_is_not_a_thing_so() -> None:
         *_read("The user wants to learn Italian", "The user would like to learn Italian")
     )
     assert not wish_differs(*_read("The user wants to be woken at 6:30", "Wake the user at 6:30"))
+
+
+def test_a_past_form_that_describes_a_noun_is_no_past_tense() -> None:
+    assert not tense_shift(
+        words_of("The user's preferred airline is KLM"),
+        words_of("KLM is the airline the user prefers"),
+    )
+    assert tense_shift(words_of("The user preferred KLM"), words_of("The user prefers KLM"))

@@ -68,3 +68,18 @@ def test_a_diet_followed_and_a_sport_gone_to_are_said_plainly() -> None:
     )
     assert plainly_worded("The user goes running on Sundays") == "The user runs on Sundays"
     assert plainly_worded("The user goes home at six") == "The user goes home at six"
+
+
+def test_never_visited_owning_and_a_birth_date_are_said_plainly() -> None:
+    assert (
+        plainly_worded("The user has not once been to Japan") == "The user has never visited Japan"
+    )
+    assert plainly_worded("The user is the owner of a bakery") == "The user owns a bakery"
+    assert plainly_worded("Aunt Rosa's birthday is on May 3") == "Aunt Rosa was born on May 3"
+    assert plainly_worded("The user's date of birth is May 3, 1990") == (
+        "The user was born on May 3, 1990"
+    )
+    # "been to" before a verb is no visit.
+    assert (
+        plainly_worded("The user has been to see a lawyer") == "The user has been to see a lawyer"
+    )

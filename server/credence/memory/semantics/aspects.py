@@ -254,5 +254,20 @@ def _past(word: str, words: Sequence[str]) -> bool:
     if word not in PAST_FORMS and not (word.endswith("ed") and len(word) > len("used")):
         return False
     position = list(words).index(word)
+    if _describes_a_noun(words, position):
+        return False
     before = words[max(0, position - _PARTICIPLE_REACH) : position]
     return _BEFORE_PARTICIPLES.isdisjoint(before)
+
+
+_COPULAS: Final = frozenset({"is", "are", "was", "were"})
+
+
+def _describes_a_noun(words: Sequence[str], position: int) -> bool:
+    """Whether the past form at ``position`` describes the noun after it, between an owner or
+    a determiner and that noun's verb: "the user's preferred airline is KLM" ("users" is
+    "user's" here, apostrophes gone), not "the user preferred KLM"."""
+    before = words[position - 1] if position else ""
+    after = words[position + 1 : position + 3]
+    owner = before in _BEFORE_A_NOUN or before.endswith("s")
+    return owner and len(after) == 2 and after[1] in _COPULAS

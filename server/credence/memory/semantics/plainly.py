@@ -56,6 +56,16 @@ _SPORTS: Final = {
     "dancing": "dances",
 }
 _GOES_DOING = re.compile(rf"\bgoes\s+({'|'.join(_SPORTS)})\b", re.I)
+# "not once" says "never"; "has been to Japan" says "has visited Japan"; "is the owner of"
+# says "owns".
+_NOT_ONCE = re.compile(r"\bnot\s+(?:once|one\s+time)\b", re.I)
+_BEEN_TO = re.compile(r"\bbeen\s+to\b(?!\s+(?:be|do|see|blame)\b)", re.I)
+_OWNER_OF = re.compile(r"\b(?:is|are)\s+the\s+owners?\s+of\b", re.I)
+# "X's date of birth is May 3" and "X's birthday is on May 3" say "X was born on May 3".
+_BIRTH_DATE = re.compile(
+    r"(\w+)['’]s\s+(?:date\s+of\s+birth|birth\s+date|birthday)\s+(?:is|falls)\s+(?:on\s+)?",
+    re.I,
+)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -79,7 +89,9 @@ def plainly_worded(text: str) -> str:
     - "would rather have X" as "prefers X" (a verb that says more is kept);
     - "X reports to Y" as "X's manager is Y";
     - "X triggers an allergic reaction in Y" as "Y is allergic to X";
-    - "follows a vegetarian diet" as "is vegetarian", "goes running" as "runs".
+    - "follows a vegetarian diet" as "is vegetarian", "goes running" as "runs";
+    - "not once" as "never", "been to" as "visited", "is the owner of" as "owns", "X's
+      birthday is on …" as "X was born on …".
     """
     plain = _EXCEPT_WHEN.sub("unless", _EXCEPT_ONE.sub("only ", text))
     plain = _PURPOSE.sub("to", _CANNOT_STAND.sub("hate", plain))
@@ -87,5 +99,7 @@ def plainly_worded(text: str) -> str:
     plain = _REPORTS_TO.sub(r"\1's manager is", plain)
     plain = _ALLERGY.sub(_allergic, plain)
     plain = _DIET.sub(lambda diet: f"is {diet[1] or diet[2]}", plain)
+    plain = _NOT_ONCE.sub("never", _BEEN_TO.sub("visited", plain))
+    plain = _OWNER_OF.sub("owns", _BIRTH_DATE.sub(r"\1 was born on ", plain))
     plain = _GOES_DOING.sub(lambda sport: _SPORTS[sport.group(1).casefold()], plain)
     return _CONTRAST_NOT.sub(" rather than ", plain)
