@@ -196,6 +196,13 @@ def test_a_subject_acted_on_is_not_a_subject_acting() -> None:
     assert not voice_differs(
         *_pair("The user was interviewed by a reporter", "A reporter interviewed the user")
     )
+    # The user who owns the doer is no other doer: "the user's neighbour" / "their neighbour".
+    assert not voice_differs(
+        *_pair(
+            "The user's neighbor keeps the spare key",
+            "The spare key is kept by their neighbor",
+        )
+    )
     assert not voice_differs(
         *_pair("The team reviews every PR", "Every PR is reviewed by the team before merging")
     )

@@ -408,7 +408,10 @@ def _done_by_subject(passive: tuple[str, ...], active: tuple[str, ...]) -> bool:
         if "by" in active[done + 1 : done + 2]:
             continue  # passive on both sides
         agent, subject = _agent(passive[position + 3 :]), _subject(active[:done])
-        if agent and subject and agent != subject:
+        # The subject's words, less the user who owns it, all named by the agent are one
+        # doer: "the user's neighbour keeps" / "is kept by their neighbour"; "the platform
+        # team" is not "the security team".
+        if agent and subject and not (subject - _THE_USER or subject) <= agent:
             return True
     return False
 
@@ -477,6 +480,9 @@ def _agent(after_by: tuple[str, ...]) -> frozenset[str]:
             break
         noun.append(stem(word))
     return frozenset(noun)
+
+
+_THE_USER: Final = frozenset({stem("user"), stem("users")})
 
 
 def _subject(before_verb: tuple[str, ...]) -> frozenset[str]:
