@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from credence.memory.semantics.plainly import plainly_worded
+from credence.memory.semantics.plainly import ones_written_alike, plainly_worded
 
 
 def test_a_not_that_sets_one_thing_against_another_negates_nothing() -> None:
@@ -83,3 +83,16 @@ def test_never_visited_owning_and_a_birth_date_are_said_plainly() -> None:
     assert (
         plainly_worded("The user has been to see a lawyer") == "The user has been to see a lawyer"
     )
+
+
+def test_a_single_thing_is_one_where_the_other_side_counts_one() -> None:
+    assert ones_written_alike("Keep notes under one page", "Keep notes under a single page") == (
+        "Keep notes under one page",
+        "Keep notes under one page",
+    )
+    assert ones_written_alike("two cats and one dog", "a dog and two cats")[1] == (
+        "one dog and two cats"
+    )
+    # Not counted as one on the other side: left as written.
+    texts = ("The user is a single parent", "The user has one child")
+    assert ones_written_alike(*texts) == texts

@@ -103,3 +103,24 @@ def plainly_worded(text: str) -> str:
     plain = _OWNER_OF.sub("owns", _BIRTH_DATE.sub(r"\1 was born on ", plain))
     plain = _GOES_DOING.sub(lambda sport: _SPORTS[sport.group(1).casefold()], plain)
     return _CONTRAST_NOT.sub(" rather than ", plain)
+
+
+# "a single page", "a page": one page, when the other side counts it "one page".
+_ONE_OF = re.compile(r"\b(?:a\s+single|an?)\s+(\w+)", re.I)
+_COUNTED_ONE = re.compile(r"\bone\s+(\w+)", re.I)
+
+
+def ones_written_alike(old: str, new: str) -> tuple[str, str]:
+    """The two texts with "a single X" or "a X" written "one X" where the other side counts
+    that X as "one X" ("under one page" / "shorter than a single page", "one dog" / "a
+    dog"): the number one is no value the two differ in."""
+
+    def counted(side: str, other: str) -> str:
+        ones = {noun.casefold() for noun in _COUNTED_ONE.findall(other)}
+        if not ones:
+            return side
+        return _ONE_OF.sub(
+            lambda said: f"one {said[1]}" if said[1].casefold() in ones else said[0], side
+        )
+
+    return counted(old, new), counted(new, old)

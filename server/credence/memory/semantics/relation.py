@@ -13,7 +13,7 @@ from credence.memory.semantics.aspects import tense_shift
 from credence.memory.semantics.bounds import complemented, same_limit, the_bound
 from credence.memory.semantics.coverage import answers, opens, reworded
 from credence.memory.semantics.order import restated
-from credence.memory.semantics.plainly import plainly_worded
+from credence.memory.semantics.plainly import ones_written_alike, plainly_worded
 from credence.memory.semantics.preference import said_from_the_other_end, sides_exchanged
 from credence.memory.semantics.readings import another_reading
 from credence.memory.semantics.slots import opening_swap, synonyms_agree, unit_change, value_swap
@@ -142,7 +142,7 @@ def relate(old: str, new: str, cosine: float) -> Relation:
     # By initials only where the model reads the two as one statement: "hospital radiology"
     # has the letters of "HR" too.
     old, new = acronyms_written_alike(old, new, by_initials=cosine >= DUPLICATE_COSINE)
-    old, new = joined_compounds(old, new)
+    old, new = ones_written_alike(*joined_compounds(old, new))
     if restated(words_of(old), words_of(new)):
         return Relation("duplicate", max(cosine, DUPLICATE_COSINE), evidence="the same, reordered")
     relation = _relate(old, new, cosine)
