@@ -96,3 +96,11 @@ def test_a_single_thing_is_one_where_the_other_side_counts_one() -> None:
     # Not counted as one on the other side: left as written.
     texts = ("The user is a single parent", "The user has one child")
     assert ones_written_alike(*texts) == texts
+
+
+def test_shopping_abstaining_and_height_are_said_plainly() -> None:
+    assert plainly_worded("The user does their grocery shopping online") == (
+        "The user buys groceries online"
+    )
+    assert plainly_worded("The user abstains from alcohol") == "The user does not drink alcohol"
+    assert plainly_worded("The user's height is six feet.") == "The user is six feet tall."

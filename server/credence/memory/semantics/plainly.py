@@ -66,6 +66,13 @@ _BIRTH_DATE = re.compile(
     r"(\w+)['’]s\s+(?:date\s+of\s+birth|birth\s+date|birthday)\s+(?:is|falls)\s+(?:on\s+)?",
     re.I,
 )
+# "does the grocery shopping" says "buys groceries"; "abstains from alcohol" says "does not
+# drink alcohol"; "X's height is six feet" says "X is six feet tall".
+_GROCERY_SHOPPING = re.compile(
+    r"\bdo(?:es)?\s+(?:(?:the|their|his|her|my|our)\s+)?grocery\s+shopping\b", re.I
+)
+_ABSTAINS = re.compile(r"\babstains\s+from\s+(?:alcohol|drinking)\b", re.I)
+_HEIGHT = re.compile(r"\b(\w+)['’]s\s+height\s+is\s+([^.,;]+)", re.I)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -91,7 +98,9 @@ def plainly_worded(text: str) -> str:
     - "X triggers an allergic reaction in Y" as "Y is allergic to X";
     - "follows a vegetarian diet" as "is vegetarian", "goes running" as "runs";
     - "not once" as "never", "been to" as "visited", "is the owner of" as "owns", "X's
-      birthday is on …" as "X was born on …".
+      birthday is on …" as "X was born on …";
+    - "does the grocery shopping" as "buys groceries", "abstains from alcohol" as "does not
+      drink alcohol", "X's height is six feet" as "X is six feet tall".
     """
     plain = _EXCEPT_WHEN.sub("unless", _EXCEPT_ONE.sub("only ", text))
     plain = _PURPOSE.sub("to", _CANNOT_STAND.sub("hate", plain))
@@ -101,6 +110,9 @@ def plainly_worded(text: str) -> str:
     plain = _DIET.sub(lambda diet: f"is {diet[1] or diet[2]}", plain)
     plain = _NOT_ONCE.sub("never", _BEEN_TO.sub("visited", plain))
     plain = _OWNER_OF.sub("owns", _BIRTH_DATE.sub(r"\1 was born on ", plain))
+    plain = _GROCERY_SHOPPING.sub("buys groceries", plain)
+    plain = _ABSTAINS.sub("does not drink alcohol", plain)
+    plain = _HEIGHT.sub(r"\1 is \2 tall", plain)
     plain = _GOES_DOING.sub(lambda sport: _SPORTS[sport.group(1).casefold()], plain)
     return _CONTRAST_NOT.sub(" rather than ", plain)
 
