@@ -104,3 +104,10 @@ def test_shopping_abstaining_and_height_are_said_plainly() -> None:
     )
     assert plainly_worded("The user abstains from alcohol") == "The user does not drink alcohol"
     assert plainly_worded("The user's height is six feet.") == "The user is six feet tall."
+
+
+def test_lacking_and_not_far_are_said_plainly() -> None:
+    assert plainly_worded("The car lacks a spare tire") == "The car has no spare tire"
+    assert plainly_worded("The flat is not far from the station") == "The flat is near the station"
+    # "a lack of" is a noun: left alone.
+    assert plainly_worded("a lack of sleep") == "a lack of sleep"

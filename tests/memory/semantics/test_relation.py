@@ -453,6 +453,7 @@ def test_a_name_opening_the_sentence_changed_is_a_value_change() -> None:
         ("Sarah is responsible for on-call", "On-call is Sarah's responsibility"),
         ("The user prefers tea to coffee", "The user would rather have tea than coffee"),
         ("The user's manager is Rachel Kim", "The user reports to Rachel Kim"),
+        ("The user's car lacks air conditioning", "The user's car has no air conditioning"),
         # "Able to" is "can", "continues to" is "still", "right now" is "currently".
         ("The user is able to work remotely on Fridays", "The user can work remotely on Fridays"),
         ("The user still sees their therapist", "The user continues to see their therapist"),
@@ -979,3 +980,14 @@ def test_a_relation_told_from_its_other_end_is_the_same_relation(
     old: str, new: str, kind: str
 ) -> None:
     assert relate(old, new, 0.9).kind == kind
+
+
+def test_not_exceeding_is_a_bound_not_the_opposite_advice() -> None:
+    relation = relate(
+        "Meetings should not exceed 30 minutes", "Meetings should last 30 minutes or less", 0.9
+    )
+    assert relation.kind != "contradiction"
+    assert (
+        relate("The car has winter tires", "The car lacks winter tires", 0.9).kind
+        == "contradiction"
+    )

@@ -73,6 +73,9 @@ _GROCERY_SHOPPING = re.compile(
 )
 _ABSTAINS = re.compile(r"\babstains\s+from\s+(?:alcohol|drinking)\b", re.I)
 _HEIGHT = re.compile(r"\b(\w+)['’]s\s+height\s+is\s+([^.,;]+)", re.I)
+# "lacks X" says "has no X"; "not far from" says "near".
+_LACKS = re.compile(r"\blacks\b(?:\s+an?\b)?", re.I)
+_NOT_FAR = re.compile(r"\bnot\s+far\s+from\b", re.I)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -100,7 +103,8 @@ def plainly_worded(text: str) -> str:
     - "not once" as "never", "been to" as "visited", "is the owner of" as "owns", "X's
       birthday is on …" as "X was born on …";
     - "does the grocery shopping" as "buys groceries", "abstains from alcohol" as "does not
-      drink alcohol", "X's height is six feet" as "X is six feet tall".
+      drink alcohol", "X's height is six feet" as "X is six feet tall";
+    - "lacks X" as "has no X", "not far from" as "near".
     """
     plain = _EXCEPT_WHEN.sub("unless", _EXCEPT_ONE.sub("only ", text))
     plain = _PURPOSE.sub("to", _CANNOT_STAND.sub("hate", plain))
@@ -113,6 +117,7 @@ def plainly_worded(text: str) -> str:
     plain = _GROCERY_SHOPPING.sub("buys groceries", plain)
     plain = _ABSTAINS.sub("does not drink alcohol", plain)
     plain = _HEIGHT.sub(r"\1 is \2 tall", plain)
+    plain = _NOT_FAR.sub("near", _LACKS.sub("has no", plain))
     plain = _GOES_DOING.sub(lambda sport: _SPORTS[sport.group(1).casefold()], plain)
     return _CONTRAST_NOT.sub(" rather than ", plain)
 

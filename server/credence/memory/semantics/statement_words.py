@@ -152,7 +152,7 @@ for _symbol, _phrases in (
     (
         ">",
         "over|above|beyond|exceeding|more than|larger than|bigger than|greater than|higher than"
-        "|longer than|heavier than|older than|later than|in excess of",
+        "|longer than|heavier than|older than|later than|in excess of|exceed|exceeds",
     ),
     ("<", "under|below|less than|smaller than|fewer than|shorter than|lower than|younger than"),
     (">=", "at least|no less than|not less than|no fewer than|or more|minimum of|a minimum of"),
