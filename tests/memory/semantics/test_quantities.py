@@ -283,3 +283,8 @@ def test_dollars_of_another_country_are_another_currency() -> None:
     assert changed.contradiction == "value_change"
     # A word that is no number before "degrees" names no temperature.
     assert "fahrenheit" in statement("It rose several degrees Fahrenheit").canons
+
+
+def test_an_ordinal_before_a_street_word_is_the_streets_number() -> None:
+    assert statement("lives on Fifth Avenue").canons == statement("lives on 5th Avenue").canons
+    assert statement("lives on Fifth Street").canons != statement("lives on 6th Street").canons

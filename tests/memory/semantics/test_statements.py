@@ -55,6 +55,13 @@ def test_a_slash_before_a_period_says_per() -> None:
     assert "docs/day.md" in statement("reads docs/day.md").canons
 
 
+def test_a_phone_number_is_its_digits_however_spelled() -> None:
+    canons = statement("Call (555) 214-7789").canons
+    assert canons == statement("Call 555.214.7789").canons
+    assert canons == statement("Call +1 555 214 7789").canons
+    assert canons != statement("Call 555-214-7788").canons
+
+
 def test_an_acronyms_possessive_is_no_plural() -> None:
     assert statement("The API's rate limit").canons == statement("The API rate limit").canons
     assert statement("The APIs rate limit").canons != statement("The API rate limit").canons

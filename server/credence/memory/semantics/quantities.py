@@ -393,6 +393,9 @@ def _digits(lowered: list[str], position: int) -> tuple[float, int] | None:
     return (float(word), 1) if word.isdigit() else None
 
 
+_STREETS: Final = frozenset({"street", "st", "avenue", "ave", "road", "rd", "boulevard", "blvd"})
+
+
 def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | None:
     """Numbers said in words that are not counts: "twice" (two times), an ordinal ("14th"),
     "half an hour", "half a dozen", "a quarter of an hour", "three quarters of an hour", "half
@@ -418,6 +421,8 @@ def _spoken_number(lowered: list[str], position: int) -> tuple[str, str, int] | 
         and ORDINAL_WORDS.get(low, 0) > 2
         and (after_the or before_a_noun)
     ) or (low == "second" and word_at(lowered, position - 1) in ("the", "in") and before_a_noun)
+    # "Fifth Avenue" is "5th Avenue": an ordinal names a street's number.
+    ranked = ranked or following in _STREETS
     if low in ORDINAL_WORDS and (dated or ranked):
         return f"#{ORDINAL_WORDS[low]}th", "number", day_of if dated else 1
     start = position

@@ -240,6 +240,13 @@ _SLASH_PERIOD: Final = re.compile(
 )
 
 
+# A North American phone number in any of its spellings: "(555) 214-7789", "555.214.7789",
+# "+1 555 214 7789"; read as its ten digits.
+_PHONE: Final = re.compile(
+    r"(?<![\w.+-])(?:\+?1[\s.-]?)?\(?(\d{3})\)?[\s.-]?(\d{3})[\s.-](\d{4})(?![\w-])"
+)
+
+
 def _full_year(short: re.Match[str]) -> str:
     digits = short.group(1)
     return ("19" if int(digits) >= _CENTURY_PIVOT else "20") + digits
@@ -248,6 +255,7 @@ def _full_year(short: re.Match[str]) -> str:
 def _raw_tokens(text: str) -> tuple[str, list[tuple[int, int]]]:
     folded = unicodedata.normalize("NFKC", text)
     folded = _SLASH_PERIOD.sub(" per ", _SHORT_YEAR.sub(_full_year, folded))
+    folded = _PHONE.sub(r"\1\2\3", folded)
     folded = APOSTROPHES.sub("", _ACRONYM_POSSESSIVE.sub(r"\1", folded))
     folded = TEMPERATURE_SCALE.sub(_scale_named, folded)
     return folded, [match.span() for match in RAW_TOKEN.finditer(folded)]
