@@ -55,6 +55,11 @@ def test_a_slash_before_a_period_says_per() -> None:
     assert "docs/day.md" in statement("reads docs/day.md").canons
 
 
+def test_a_compass_letter_in_an_address_is_the_direction() -> None:
+    assert statement("at 200 W. Fifth St.").canons == statement("at 200 West 5th Street").canons
+    assert statement("at 200 E 5th St").canons != statement("at 200 West 5th Street").canons
+
+
 def test_a_phone_number_is_its_digits_however_spelled() -> None:
     canons = statement("Call (555) 214-7789").canons
     assert canons == statement("Call 555.214.7789").canons

@@ -247,6 +247,11 @@ _PHONE: Final = re.compile(
 )
 
 
+# "200 W. Fifth St.": a compass letter between a house number and a street name.
+_COMPASS: Final = re.compile(r"(?<=\d\s)([NSEW])\.?(?=\s+[A-Z0-9])")
+_COMPASS_WORDS: Final = {"N": "North", "S": "South", "E": "East", "W": "West"}
+
+
 def _full_year(short: re.Match[str]) -> str:
     digits = short.group(1)
     return ("19" if int(digits) >= _CENTURY_PIVOT else "20") + digits
@@ -256,6 +261,7 @@ def _raw_tokens(text: str) -> tuple[str, list[tuple[int, int]]]:
     folded = unicodedata.normalize("NFKC", text)
     folded = _SLASH_PERIOD.sub(" per ", _SHORT_YEAR.sub(_full_year, folded))
     folded = _PHONE.sub(r"\1\2\3", folded)
+    folded = _COMPASS.sub(lambda letter: _COMPASS_WORDS[letter[1]], folded)
     folded = APOSTROPHES.sub("", _ACRONYM_POSSESSIVE.sub(r"\1", folded))
     folded = TEMPERATURE_SCALE.sub(_scale_named, folded)
     return folded, [match.span() for match in RAW_TOKEN.finditer(folded)]
