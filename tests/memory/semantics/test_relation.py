@@ -454,6 +454,15 @@ def test_a_name_opening_the_sentence_changed_is_a_value_change() -> None:
         ("The user prefers tea to coffee", "The user would rather have tea than coffee"),
         ("The user's manager is Rachel Kim", "The user reports to Rachel Kim"),
         ("The user's car lacks air conditioning", "The user's car has no air conditioning"),
+        # What is backed up has a backup taken; what stands at the top of a text opens it.
+        (
+            "The database is backed up every night at 2 am",
+            "Every night at 2 am, a backup of the database is taken",
+        ),
+        (
+            "Put the key decision at the top of every update",
+            "Every update should open with the key decision",
+        ),
         # "Able to" is "can", "continues to" is "still", "right now" is "currently".
         ("The user is able to work remotely on Fridays", "The user can work remotely on Fridays"),
         ("The user still sees their therapist", "The user continues to see their therapist"),

@@ -55,6 +55,11 @@ def test_a_slash_before_a_period_says_per() -> None:
     assert "docs/day.md" in statement("reads docs/day.md").canons
 
 
+def test_up_after_its_verb_is_a_particle_not_a_bound() -> None:
+    assert "<=" not in statement("The photos are backed up to the drive").canons
+    assert "<=" in statement("Store up to 5 GB").canons
+
+
 def test_a_compass_letter_in_an_address_is_the_direction() -> None:
     assert statement("at 200 W. Fifth St.").canons == statement("at 200 West 5th Street").canons
     assert statement("at 200 E 5th St").canons != statement("at 200 West 5th Street").canons

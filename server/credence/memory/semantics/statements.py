@@ -410,10 +410,22 @@ def _fold_recurrences(words: list[Word]) -> list[Word]:
 
 def _match_phrase(lowered: list[str], position: int) -> tuple[str, int] | None:
     for length in range(min(LONGEST_PHRASE, len(lowered) - position), 0, -1):
-        symbol = PHRASES.get(tuple(lowered[position : position + length]))
-        if symbol is not None:
+        phrase = tuple(lowered[position : position + length])
+        symbol = PHRASES.get(phrase)
+        if symbol is not None and not (phrase == _UP_TO and _particle_up(lowered, position)):
             return symbol, length
     return None
+
+
+_UP_TO: Final = ("up", "to")
+# Verbs whose particle "up" is no bound before "to": "backed up to the drive", "signed up to".
+_UP_VERBS: Final = frozenset({"back", "sign", "set", "hook", "link", "open", "catch", "live"})
+
+
+def _particle_up(lowered: list[str], position: int) -> bool:
+    """Whether the "up" at ``position`` belongs to the verb before it ("backed up to the
+    external drive"), not a bound ("up to 5 GB")."""
+    return position > 0 and stem(lowered[position - 1]) in _UP_VERBS
 
 
 # Language names that are also everyday words: written in lower case they are the word ("should

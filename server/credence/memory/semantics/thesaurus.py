@@ -209,6 +209,10 @@ PHRASE_FOLDS: Final = {
     ("cut", "back", "on"): "reduce",
     ("cut", "down", "on"): "reduce",
     ("cut", "out"): "eliminate",
+    # What stands at the top of a text opens it.
+    ("at", "top", "of"): "start",
+    # "backed up" is a backup made, not "back" as a place or an order.
+    ("back", "up"): "backup",
     # A document runs out when it expires; a supply runs out of something.
     ("run", "out", "of"): "exhaust",
     ("run", "out"): "expire",
