@@ -111,3 +111,14 @@ def test_lacking_and_not_far_are_said_plainly() -> None:
     assert plainly_worded("The flat is not far from the station") == "The flat is near the station"
     # "a lack of" is a noun: left alone.
     assert plainly_worded("a lack of sleep") == "a lack of sleep"
+
+
+def test_a_condition_that_a_thing_is_not_so_is_unless_it_is() -> None:
+    assert (
+        plainly_worded("The user bikes if it isn't snowing")
+        == "The user bikes unless it is snowing"
+    )
+    assert plainly_worded("Wait when the user has not asked") == "Wait unless the user has asked"
+    assert plainly_worded("The user bikes if it doesn't rain") == "The user bikes unless it rain"
+    # A condition that a thing is so stays a condition.
+    assert plainly_worded("The user bikes if it is dry") == "The user bikes if it is dry"

@@ -76,8 +76,22 @@ _HEIGHT = re.compile(r"\b(\w+)['’]s\s+height\s+is\s+([^.,;]+)", re.I)
 # "lacks X" says "has no X"; "not far from" says "near".
 _LACKS = re.compile(r"\blacks\b(?:\s+an?\b)?", re.I)
 _NOT_FAR = re.compile(r"\bnot\s+far\s+from\b", re.I)
+# "if it isn't snowing" and "when the user hasn't asked" say "unless it is snowing", "unless
+# the user has asked": a condition that holds when a thing is not so.
+_IF_NOT = re.compile(
+    r"\b(?:if|when|whenever)\s+((?:the\s+)?[\w'’]+)\s+"
+    r"(is|are|has|have|was|were|does|do|did)(?:n['’]t|\s+not)\b",
+    re.I,
+)
+_DO: Final = frozenset({"does", "do", "did"})
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
+
+
+def _unless(said: re.Match[str]) -> str:
+    subject, auxiliary = said[1], said[2]
+    # "if it doesn't rain" is "unless it rains": the auxiliary "do" says nothing itself.
+    return f"unless {subject}" if auxiliary.casefold() in _DO else f"unless {subject} {auxiliary}"
 
 
 def _allergic(said: re.Match[str]) -> str:
@@ -104,7 +118,8 @@ def plainly_worded(text: str) -> str:
       birthday is on …" as "X was born on …";
     - "does the grocery shopping" as "buys groceries", "abstains from alcohol" as "does not
       drink alcohol", "X's height is six feet" as "X is six feet tall";
-    - "lacks X" as "has no X", "not far from" as "near".
+    - "lacks X" as "has no X", "not far from" as "near";
+    - "if it isn't raining" as "unless it is raining".
     """
     plain = _EXCEPT_WHEN.sub("unless", _EXCEPT_ONE.sub("only ", text))
     plain = _PURPOSE.sub("to", _CANNOT_STAND.sub("hate", plain))
@@ -118,6 +133,7 @@ def plainly_worded(text: str) -> str:
     plain = _ABSTAINS.sub("does not drink alcohol", plain)
     plain = _HEIGHT.sub(r"\1 is \2 tall", plain)
     plain = _NOT_FAR.sub("near", _LACKS.sub("has no", plain))
+    plain = _IF_NOT.sub(_unless, plain)
     plain = _GOES_DOING.sub(lambda sport: _SPORTS[sport.group(1).casefold()], plain)
     return _CONTRAST_NOT.sub(" rather than ", plain)
 
