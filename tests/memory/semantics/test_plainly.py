@@ -122,3 +122,11 @@ def test_a_condition_that_a_thing_is_not_so_is_unless_it_is() -> None:
     assert plainly_worded("The user bikes if it doesn't rain") == "The user bikes unless it rain"
     # A condition that a thing is so stays a condition.
     assert plainly_worded("The user bikes if it is dry") == "The user bikes if it is dry"
+
+
+def test_a_diabetic_an_only_child_and_a_birth_year_are_said_plainly() -> None:
+    assert plainly_worded("The user is a type 1 diabetic") == "The user has type 1 diabetes"
+    assert plainly_worded("The user is an only child") == "The user has no siblings"
+    assert plainly_worded("The user's son's year of birth is 2016") == (
+        "The user's son was born in 2016"
+    )

@@ -73,6 +73,11 @@ _GROCERY_SHOPPING = re.compile(
 )
 _ABSTAINS = re.compile(r"\babstains\s+from\s+(?:alcohol|drinking)\b", re.I)
 _HEIGHT = re.compile(r"\b(\w+)['’]s\s+height\s+is\s+([^.,;]+)", re.I)
+# "is a type 1 diabetic" says "has type 1 diabetes"; "is an only child" says "has no
+# siblings"; "X's year of birth is 2016" says "X was born in 2016".
+_DIABETIC = re.compile(r"\bis\s+an?\s+((?:type\s+(?:1|2|one|two|i|ii)\s+)?)diabetic\b", re.I)
+_ONLY_CHILD = re.compile(r"\bis\s+an\s+only\s+child\b", re.I)
+_BIRTH_YEAR = re.compile(r"(\w+)['’]s\s+(?:year\s+of\s+birth|birth\s+year)\s+is\s+", re.I)
 # "lacks X" says "has no X"; "not far from" says "near".
 _LACKS = re.compile(r"\blacks\b(?:\s+an?\b)?", re.I)
 _NOT_FAR = re.compile(r"\bnot\s+far\s+from\b", re.I)
@@ -119,7 +124,9 @@ def plainly_worded(text: str) -> str:
     - "does the grocery shopping" as "buys groceries", "abstains from alcohol" as "does not
       drink alcohol", "X's height is six feet" as "X is six feet tall";
     - "lacks X" as "has no X", "not far from" as "near";
-    - "if it isn't raining" as "unless it is raining".
+    - "if it isn't raining" as "unless it is raining";
+    - "is a type 1 diabetic" as "has type 1 diabetes", "is an only child" as "has no
+      siblings", "X's year of birth is 2016" as "X was born in 2016".
     """
     plain = _EXCEPT_WHEN.sub("unless", _EXCEPT_ONE.sub("only ", text))
     plain = _PURPOSE.sub("to", _CANNOT_STAND.sub("hate", plain))
@@ -132,6 +139,8 @@ def plainly_worded(text: str) -> str:
     plain = _GROCERY_SHOPPING.sub("buys groceries", plain)
     plain = _ABSTAINS.sub("does not drink alcohol", plain)
     plain = _HEIGHT.sub(r"\1 is \2 tall", plain)
+    plain = _DIABETIC.sub(r"has \1diabetes", _ONLY_CHILD.sub("has no siblings", plain))
+    plain = _BIRTH_YEAR.sub(r"\1 was born in ", plain)
     plain = _NOT_FAR.sub("near", _LACKS.sub("has no", plain))
     plain = _IF_NOT.sub(_unless, plain)
     plain = _GOES_DOING.sub(lambda sport: _SPORTS[sport.group(1).casefold()], plain)
