@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Final
 
 # "A, not B" sets A against B; its "not" negates B alone, never the rule ("not even", "not
@@ -108,6 +109,43 @@ def _allergic(said: re.Match[str]) -> str:
     return f"{who[:1].upper()}{who[1:]} is allergic to {cause}{said['end']}"
 
 
+def _diet(said: re.Match[str]) -> str:
+    return f"is {said[1] or said[2]}"
+
+
+def _sport(said: re.Match[str]) -> str:
+    return _SPORTS[said[1].casefold()]
+
+
+# Each rewrite in the order it is made; a later one may read what an earlier one wrote.
+_Rewrite = tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]
+_REWRITES: Final[tuple[_Rewrite, ...]] = (
+    (_EXCEPT_ONE, "only "),
+    (_EXCEPT_WHEN, "unless"),
+    (_CANNOT_STAND, "hate"),
+    (_PURPOSE, "to"),
+    (_WOULD_RATHER, "prefers"),
+    (_REPORTS_TO, r"\1's manager is"),
+    (_ALLERGY, _allergic),
+    (_DIET, _diet),
+    (_BEEN_TO, "visited"),
+    (_NOT_ONCE, "never"),
+    (_BIRTH_DATE, r"\1 was born on "),
+    (_OWNER_OF, "owns"),
+    (_GROCERY_SHOPPING, "buys groceries"),
+    (_ABSTAINS, "does not drink alcohol"),
+    (_HEIGHT, r"\1 is \2 tall"),
+    (_ONLY_CHILD, "has no siblings"),
+    (_DIABETIC, r"has \1diabetes"),
+    (_BIRTH_YEAR, r"\1 was born in "),
+    (_LACKS, "has no"),
+    (_NOT_FAR, "near"),
+    (_IF_NOT, _unless),
+    (_GOES_DOING, _sport),
+    (_CONTRAST_NOT, " rather than "),
+)
+
+
 def plainly_worded(text: str) -> str:
     """``text`` said plainly, so that the comparison reads what is meant:
 
@@ -128,23 +166,10 @@ def plainly_worded(text: str) -> str:
     - "is a type 1 diabetic" as "has type 1 diabetes", "is an only child" as "has no
       siblings", "X's year of birth is 2016" as "X was born in 2016".
     """
-    plain = _EXCEPT_WHEN.sub("unless", _EXCEPT_ONE.sub("only ", text))
-    plain = _PURPOSE.sub("to", _CANNOT_STAND.sub("hate", plain))
-    plain = _WOULD_RATHER.sub("prefers", plain)
-    plain = _REPORTS_TO.sub(r"\1's manager is", plain)
-    plain = _ALLERGY.sub(_allergic, plain)
-    plain = _DIET.sub(lambda diet: f"is {diet[1] or diet[2]}", plain)
-    plain = _NOT_ONCE.sub("never", _BEEN_TO.sub("visited", plain))
-    plain = _OWNER_OF.sub("owns", _BIRTH_DATE.sub(r"\1 was born on ", plain))
-    plain = _GROCERY_SHOPPING.sub("buys groceries", plain)
-    plain = _ABSTAINS.sub("does not drink alcohol", plain)
-    plain = _HEIGHT.sub(r"\1 is \2 tall", plain)
-    plain = _DIABETIC.sub(r"has \1diabetes", _ONLY_CHILD.sub("has no siblings", plain))
-    plain = _BIRTH_YEAR.sub(r"\1 was born in ", plain)
-    plain = _NOT_FAR.sub("near", _LACKS.sub("has no", plain))
-    plain = _IF_NOT.sub(_unless, plain)
-    plain = _GOES_DOING.sub(lambda sport: _SPORTS[sport.group(1).casefold()], plain)
-    return _CONTRAST_NOT.sub(" rather than ", plain)
+    plain = text
+    for pattern, plainly in _REWRITES:
+        plain = pattern.sub(plainly, plain)
+    return plain
 
 
 # "a single page", "a page": one page, when the other side counts it "one page".
