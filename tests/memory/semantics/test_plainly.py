@@ -130,3 +130,10 @@ def test_a_diabetic_an_only_child_and_a_birth_year_are_said_plainly() -> None:
     assert plainly_worded("The user's son's year of birth is 2016") == (
         "The user's son was born in 2016"
     )
+
+
+def test_practising_law_and_holding_a_mortgage_are_said_plainly() -> None:
+    assert plainly_worded("The user's sister practises law") == "The user's sister is a lawyer"
+    assert plainly_worded("Chase Bank holds the user's mortgage.") == (
+        "The user's mortgage is with Chase Bank."
+    )

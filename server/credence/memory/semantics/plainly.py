@@ -90,6 +90,12 @@ _IF_NOT = re.compile(
     re.I,
 )
 _DO: Final = frozenset({"does", "do", "did"})
+# "practises law" says "is a lawyer"; "Chase holds the user's mortgage" says "the user's
+# mortgage is with Chase".
+_PRACTISES_LAW = re.compile(r"\bpractices\s+law\b|\bpractises\s+law\b", re.I)
+_HOLDS_MORTGAGE = re.compile(
+    r"^\s*(?P<lender>.+?)\s+holds\s+(?P<owner>.+?['’]s)\s+mortgage\b", re.I
+)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -107,6 +113,11 @@ def _allergic(said: re.Match[str]) -> str:
         cause = cause[:1].lower() + cause[1:]
     who = said["who"]
     return f"{who[:1].upper()}{who[1:]} is allergic to {cause}{said['end']}"
+
+
+def _mortgage(said: re.Match[str]) -> str:
+    owner = said["owner"]
+    return f"{owner[:1].upper()}{owner[1:]} mortgage is with {said['lender']}"
 
 
 def _diet(said: re.Match[str]) -> str:
@@ -142,6 +153,8 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_NOT_FAR, "near"),
     (_IF_NOT, _unless),
     (_GOES_DOING, _sport),
+    (_PRACTISES_LAW, "is a lawyer"),
+    (_HOLDS_MORTGAGE, _mortgage),
     (_CONTRAST_NOT, " rather than "),
 )
 
@@ -164,7 +177,8 @@ def plainly_worded(text: str) -> str:
     - "lacks X" as "has no X", "not far from" as "near";
     - "if it isn't raining" as "unless it is raining";
     - "is a type 1 diabetic" as "has type 1 diabetes", "is an only child" as "has no
-      siblings", "X's year of birth is 2016" as "X was born in 2016".
+      siblings", "X's year of birth is 2016" as "X was born in 2016";
+    - "practises law" as "is a lawyer", "Y holds X's mortgage" as "X's mortgage is with Y".
     """
     plain = text
     for pattern, plainly in _REWRITES:
