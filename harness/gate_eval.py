@@ -261,13 +261,26 @@ def summary(outcomes: Sequence[Outcome]) -> dict[str, float]:
     }
 
 
+# A phenomenon needs this many pairs for its own figure; rarer ones are counted together (a
+# set written with at most two pairs per phenomenon has no ratio worth a line per label).
+MIN_PHENOMENON_PAIRS = 3
+RARE_PHENOMENA = "(phenomena of one or two pairs)"
+
+
 def per_phenomenon(outcomes: Sequence[Outcome]) -> dict[str, tuple[int, int]]:
-    """(right, total) per phenomenon."""
+    """(right, total) per phenomenon of at least ``MIN_PHENOMENON_PAIRS`` pairs, the rarer
+    ones summed under ``RARE_PHENOMENA``."""
     table: dict[str, tuple[int, int]] = {}
     for outcome in outcomes:
         right, total = table.get(outcome.case.phenomenon, (0, 0))
         table[outcome.case.phenomenon] = (right + outcome.right, total + 1)
-    return dict(sorted(table.items()))
+    found: dict[str, tuple[int, int]] = {}
+    for phenomenon, (right, total) in sorted(table.items()):
+        if total < MIN_PHENOMENON_PAIRS:
+            phenomenon = RARE_PHENOMENA
+        seen_right, seen_total = found.get(phenomenon, (0, 0))
+        found[phenomenon] = (seen_right + right, seen_total + total)
+    return found
 
 
 def report(name: str, outcomes: Sequence[Outcome]) -> str:

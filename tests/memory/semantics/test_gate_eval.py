@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 import pytest
-from harness.gate_eval import SETS, classify, load, run, summary
+from harness.gate_eval import (
+    RARE_PHENOMENA,
+    SETS,
+    Case,
+    Outcome,
+    classify,
+    load,
+    per_phenomenon,
+    run,
+    summary,
+)
 
 from credence.memory.semantics.model import MiniLMEmbedder
 
@@ -49,6 +59,16 @@ def test_every_regression_case_stays_fixed(embed) -> None:
     outcomes = run(load(SETS["regression"]), embed)
     assert outcomes
     assert [o.case.id for o in outcomes if not o.right] == []
+
+
+def test_phenomena_of_one_or_two_pairs_are_counted_together() -> None:
+    def outcome(phenomenon: str, got: str) -> Outcome:
+        case = Case(id=got, phenomenon=phenomenon, old="a", new="b", expect="duplicate")
+        return Outcome(case=case, got=got, reasons=())
+
+    outcomes = [outcome("synonym", "duplicate") for _ in range(3)]
+    outcomes += [outcome("idiom", "duplicate"), outcome("acronym", "passed")]
+    assert per_phenomenon(outcomes) == {RARE_PHENOMENA: (1, 2), "synonym": (3, 3)}
 
 
 def test_a_duplicate_verdict_outranks_any_reason_and_unsourced_is_no_flag() -> None:
