@@ -159,23 +159,23 @@ BLIND_SETS = [
     ("mixed7", 200, 1, 67),
     # Corrections rejected 4 of 100 at 47d1354, 3 after tuning on sets 2 to 6 and after set 7,
     # then 1; paraphrases caught 55, 57 throughout, 59, 60, then 61.
-    ("mixed8", 200, 1, 68),
+    ("mixed8", 200, 1, 69),
     # Never tuned on: corrections rejected 3 of 100 at 47d1354, 0 after tuning on sets 2 to 7,
     # after set 8 and after set 10; paraphrases caught 63, 65 at all three, 67, then 68.
-    ("mixed9", 200, 0, 72),
+    ("mixed9", 200, 0, 73),
     # Corrections rejected 16 of 100 at 47d1354, 11 as found (after sets 2 to 8), then 4;
     # paraphrases caught 65, then 64 at both, 74 (word orders, spelt numbers, ages and negation
     # words read as such, sets 10 to 16), then 76 (synonyms); rejected 3 once "in fifth grade"
     # read as a rank. Left: two idioms ("has their back" / "is on their back"), "the senior
     # engineer" / "a senior engineer".
-    ("mixed10", 200, 3, 80),
+    ("mixed10", 200, 3, 81),
     # Corrections rejected 16 of 100 at 47d1354, 8 as found, 7 after set 10, 2, 1 after set 14,
     # then 0; paraphrases caught 63, 62, 62, 63, 69, 73, then 74.
-    ("mixed11", 200, 0, 85),
+    ("mixed11", 200, 0, 87),
     # Corrections rejected 7 of 100 at 47d1354, 4 as found (after set 10) and after set 11,
     # then 1; paraphrases caught 55, 57, 60, 64, then 65. Left: "the user's brother-in-law lent
     # them" / "the user lent their brother-in-law" (a hyphenated noun splits into three words).
-    ("mixed12", 200, 1, 74),
+    ("mixed12", 200, 1, 78),
     # Corrections rejected 4 of 100 at 47d1354, 4 as found (after set 11) and after set 12, then
     # 2; paraphrases caught 69, 70, 75, then 76. Left: two scopes widened or narrowed in other words
     # ("client-facing documents" / "all documents").
@@ -183,21 +183,21 @@ BLIND_SETS = [
     # Corrections rejected 13 of 100 at 47d1354, 9 as found (after set 12), 8 after set 13,
     # then 3; paraphrases caught 65, 72, 75, 76, then 78. Left: "decaf coffee" / "coffee" (a word
     # dropped reads as saying less), "feature branches" / "any branch", "owns" / "uses".
-    ("mixed14", 200, 3, 82),
+    ("mixed14", 200, 3, 85),
     # Corrections rejected 7 of 100 at 47d1354, 2 as found (after set 13) and after set 14, then
     # 1; paraphrases caught 64, 70, 71, 72, then 73. Left: "splits the rent evenly" / "splits the
     # rent".
-    ("mixed15", 200, 1, 81),
+    ("mixed15", 200, 1, 83),
     # Held out until set 17 was written: corrections rejected 7 of 100 at 47d1354, 3 as found
     # (after set 14) and after set 15, then 1; paraphrases caught 53, then 56 at both, 57
     # (negation words), 62, 64, then 65. Left: "a rental property" / "rental
     # properties".
-    ("mixed16", 200, 1, 72),
+    ("mixed16", 200, 1, 75),
     # Held out for one round: corrections rejected 7 of 100 at 47d1354, 3 as found (after set 15,
     # on 02ec9f0) and after set 16, then 1; paraphrases caught 49, 51 at e929c21, 52 as found,
     # 53, 54, 58, 60, then 62. Left: "the user's husband handles the bills" / "the user handles
     # the bills, not their husband".
-    ("mixed17", 200, 1, 71),
+    ("mixed17", 200, 1, 73),
     # Held out for one round: corrections rejected 6 of 100 at 47d1354, 2 at e929c21, as found
     # (cb4c8bb) and after set 17, then 0; paraphrases caught 59, 58 at e929c21, 63 as found,
     # then 64.
@@ -217,23 +217,23 @@ BLIND_SETS = [
     # (4296150, the code of ca740ae); 2 and 61 after set 21's round, unread; then tuned on: 0 and
     # 73 (a bare present before the other's past, dates, capital PM, US dollars, WordNet nouns,
     # an existential "there is", street words, a handing-over said from either end).
-    ("mixed22", 200, 0, 78),
+    ("mixed22", 200, 0, 81),
     # Held out for two rounds: corrections rejected 2 of 100 and paraphrases caught 69 as found
     # (867a9b8); 2 and 64 on ca740ae, before set 21's round; 2 and 73 after set 22's, unread;
-    # then tuned on: 0 and 82 (a cause put in front, "the boss's boss", "able to", "'21",
-    # "water/day", a purpose, "whenever", "cut back on").
-    ("mixed23", 200, 0, 82),
+    # then tuned on: 0 and 84 (a cause put in front, "the boss's boss", "able to", "'21",
+    # "water/day", a purpose, "whenever", "cut back on", "unless", street addresses).
+    ("mixed23", 200, 0, 84),
     # Held out: corrections rejected 2 of 100 and paraphrases caught 76 on 3fd0525, 77 as found
-    # (dc7b6a9), 78 after set 22's round, 82 after set 23's, unread.
-    ("mixed24", 200, 2, 82),
+    # (dc7b6a9), 78 after set 22's round, 83 after set 23's, unread.
+    ("mixed24", 200, 2, 83),
     # Held out: written from the product description alone; corrections rejected 0 of 100 and
-    # paraphrases caught 74 as found (6cdd73d), 78 after set 23's round, unread.
-    ("mixed25", 200, 0, 78),
+    # paraphrases caught 74 as found (6cdd73d), 79 after set 23's round, unread.
+    ("mixed25", 200, 0, 79),
     # Synonyms, tuned on: near-synonym changes rejected 3 of 100 as found (5997516), then 2;
     # paraphrases caught 60, 64, 66 (WordNet's verb phrases), 68, then 74. Left: a stronger word
     # of one kind ("small" / "tiny", "painted" / "stained"), which WordNet links as one and
     # many paraphrases need (reading them apart cost 45 paraphrases over the sets).
-    ("synonyms1", 200, 2, 80),
+    ("synonyms1", 200, 2, 81),
 ]
 
 
