@@ -408,9 +408,8 @@ def _done_by_subject(passive: tuple[str, ...], active: tuple[str, ...]) -> bool:
         if "by" in active[done + 1 : done + 2]:
             continue  # passive on both sides
         agent, subject = _agent(passive[position + 3 :]), _subject(active[:done])
-        # The subject's words, less the user who owns it, all named by the agent are one
-        # doer: "the user's neighbour keeps" / "is kept by their neighbour"; "the platform
-        # team" is not "the security team".
+        # The subject's words but the user who owns it, all in the agent, name one doer ("the
+        # user's neighbour keeps" / "is kept by their neighbour"; not "the platform team").
         if agent and subject and not (subject - _THE_USER or subject) <= agent:
             return True
     return False
@@ -482,7 +481,7 @@ def _agent(after_by: tuple[str, ...]) -> frozenset[str]:
     return frozenset(noun)
 
 
-_THE_USER: Final = frozenset({stem("user"), stem("users")})
+_THE_USER: Final = frozenset({stem("user"), stem("users")})  # whom every belief is about
 
 
 def _subject(before_verb: tuple[str, ...]) -> frozenset[str]:
@@ -496,9 +495,7 @@ def _subject(before_verb: tuple[str, ...]) -> frozenset[str]:
     return frozenset(noun)
 
 
-_WEEKDAYS: Final = frozenset(
-    {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
-)
+_WEEKDAYS: Final = WEEKDAYS - {"weekday", "weekend"}  # the seven days by name
 
 
 # Words that make a day named once a day every week.
