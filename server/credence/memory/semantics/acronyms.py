@@ -97,10 +97,16 @@ KNOWN_ACRONYMS: Final = {
 }
 
 
-@lru_cache(maxsize=4096)
-def _written(acronym: str) -> re.Pattern[str]:
-    """The acronym as written, in capitals, perhaps plural: "PR", "PRs"."""
-    return re.compile(rf"(?<![\w-]){re.escape(acronym)}s?(?![\w-])")
+# Any known acronym as written, in capitals, perhaps plural ("PR", "PRs"): one pass per text.
+_KNOWN_WRITTEN = re.compile(
+    rf"(?<![\w-])({'|'.join(sorted(map(re.escape, KNOWN_ACRONYMS), key=len, reverse=True))})"
+    r"s?(?![\w-])"
+)
+
+
+@lru_cache(maxsize=16384)
+def _known_in(text: str) -> frozenset[str]:
+    return frozenset(_KNOWN_WRITTEN.findall(text))
 
 
 @lru_cache(maxsize=4096)
@@ -117,9 +123,8 @@ def _known_spelled_out(acronym: str) -> re.Pattern[str]:
 def _known_abbreviated(side: str, other: str) -> str:
     """``side`` with what a known acronym stands for put as the acronym, when ``other``
     writes that acronym and ``side`` does not."""
-    for acronym in KNOWN_ACRONYMS:
-        if _written(acronym).search(other) and not _written(acronym).search(side):
-            side = _known_spelled_out(acronym).sub(rf"{acronym}\1", side)
+    for acronym in sorted(_known_in(other) - _known_in(side)):
+        side = _known_spelled_out(acronym).sub(rf"{acronym}\1", side)
     return side
 
 
