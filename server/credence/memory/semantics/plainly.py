@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Final
 
 # "A, not B" sets A against B; its "not" negates B alone, never the rule ("not even", "not
@@ -159,6 +160,7 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
 )
 
 
+@lru_cache(maxsize=16384)
 def plainly_worded(text: str) -> str:
     """``text`` said plainly, so that the comparison reads what is meant:
 
@@ -191,6 +193,7 @@ _ONE_OF = re.compile(r"\b(?:a\s+single|an?)\s+(\w+)", re.I)
 _COUNTED_ONE = re.compile(r"\bone\s+(\w+)", re.I)
 
 
+@lru_cache(maxsize=16384)
 def ones_written_alike(old: str, new: str) -> tuple[str, str]:
     """The two texts with "a single X" or "a X" written "one X" where the other side counts
     that X as "one X" ("under one page" / "shorter than a single page", "one dog" / "a

@@ -99,15 +99,17 @@ CONVERSES: Final = {
 }
 
 
+@lru_cache(maxsize=16384)
 def said_from_the_other_end(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, str] | None:
     """(the relation word of ``b``, its converse in ``a``) when ``b`` says ``a`` from the other
     end: its two sides exchanged and the relation word turned to its converse ("The user
     showers before bed" / "The user goes to bed after showering", "Maya is older than Leo" /
     "Leo is younger than Maya"); else None."""
+    mine, theirs = set(a), set(b)
     for position, word in enumerate(b):
-        if word in a:
+        if word not in CONVERSES or word in mine:
             continue
-        for converse in CONVERSES.get(word, frozenset()) & set(a) - set(b):
+        for converse in CONVERSES[word] & mine - theirs:
             if sides_exchanged(a, (*b[:position], converse, *b[position + 1 :])):
                 return word, converse
     return None
