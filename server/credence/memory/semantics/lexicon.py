@@ -177,3 +177,35 @@ def antonym_table(stem: Callable[[str], str]) -> dict[str, frozenset[str]]:
         table.setdefault(left, set()).add(right)
         table.setdefault(right, set()).add(left)
     return {word: frozenset(opposites) for word, opposites in table.items()}
+
+
+# Comparisons that say the same thing with their two sides exchanged: "A is older than B" is
+# "B is younger than A". A word may have more than one ("shorter": "taller", "longer").
+_CONVERSE_PAIRS = (
+    ("older", "younger"),
+    ("older", "newer"),
+    ("taller", "shorter"),
+    ("longer", "shorter"),
+    ("bigger", "smaller"),
+    ("larger", "smaller"),
+    ("heavier", "lighter"),
+    ("higher", "lower"),
+    ("faster", "slower"),
+    ("warmer", "colder"),
+    ("hotter", "colder"),
+    ("earlier", "later"),
+    ("above", "below"),
+    ("over", "under"),
+    ("before", "after"),
+    ("more", "less"),
+    ("more", "fewer"),
+    ("ahead", "behind"),
+    ("precedes", "follows"),
+)
+CONVERSE_OF = {
+    word: frozenset(
+        other for pair in _CONVERSE_PAIRS if word in pair for other in pair if other != word
+    )
+    for pair in _CONVERSE_PAIRS
+    for word in pair
+}

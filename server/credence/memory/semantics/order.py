@@ -7,6 +7,7 @@ from collections.abc import Iterator, Sequence
 from itertools import pairwise
 from typing import Final
 
+from credence.memory.semantics.lexicon import CONVERSE_OF
 from credence.memory.semantics.statement_words import PAST_FORMS
 from credence.memory.semantics.statements import stem
 from credence.memory.semantics.wording import VERBS
@@ -21,34 +22,6 @@ _OPENERS: Final = frozenset(
 # Words whose reach a moved phrase would leave or enter: "only drinks coffee in the morning"
 # is not "in the morning, only drinks coffee".
 _SCOPED: Final = frozenset({"only", "just", "even", "also", "too", "either"})
-# Comparisons that say the same thing with their two sides exchanged: "A is older than B" is
-# "B is younger than A". A word may have more than one ("shorter": "taller", "longer").
-_CONVERSES: Final = (
-    ("older", "younger"),
-    ("older", "newer"),
-    ("taller", "shorter"),
-    ("longer", "shorter"),
-    ("bigger", "smaller"),
-    ("larger", "smaller"),
-    ("heavier", "lighter"),
-    ("higher", "lower"),
-    ("faster", "slower"),
-    ("warmer", "colder"),
-    ("hotter", "colder"),
-    ("earlier", "later"),
-    ("above", "below"),
-    ("over", "under"),
-    ("before", "after"),
-    ("more", "less"),
-    ("more", "fewer"),
-    ("ahead", "behind"),
-    ("precedes", "follows"),
-)
-_CONVERSE_OF: Final = {
-    word: frozenset(other for pair in _CONVERSES if word in pair for other in pair if other != word)
-    for pair in _CONVERSES
-    for word in pair
-}
 # Relations that hold both ways, each its own converse: "Lena is married to Dev" is "Dev is
 # married to Lena", "the gym is next to the library" is "the library is next to the gym".
 _SYMMETRIC: Final = frozenset(
@@ -174,11 +147,11 @@ def _cleft(plain: tuple[str, ...], cleft: tuple[str, ...]) -> bool:
 def _turned_around(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
     """Whether ``new``, its one comparison word put as its converse, is ``old`` with the two
     runs either side of that word exchanged."""
-    at = [i for i, word in enumerate(new) if word in _CONVERSE_OF]
+    at = [i for i, word in enumerate(new) if word in CONVERSE_OF]
     if len(at) != 1 or len(old) != len(new):
         return False
     (where,) = at
-    for converse in _CONVERSE_OF[new[where]] & set(old):
+    for converse in CONVERSE_OF[new[where]] & set(old):
         flipped = (*new[:where], converse, *new[where + 1 :])
         first = first_difference(old, flipped)
         # The middles count in ``old``'s places, which differ from ``new``'s when the two

@@ -93,7 +93,7 @@ _IF_NOT = re.compile(
 _DO: Final = frozenset({"does", "do", "did"})
 # "practises law" says "is a lawyer"; "Chase holds the user's mortgage" says "the user's
 # mortgage is with Chase".
-_PRACTISES_LAW = re.compile(r"\bpractices\s+law\b|\bpractises\s+law\b", re.I)
+_PRACTISES_LAW = re.compile(r"\bpracti[cs]es\s+law\b", re.I)
 _HOLDS_MORTGAGE = re.compile(
     r"^\s*(?P<lender>.+?)\s+holds\s+(?P<owner>.+?['’]s)\s+mortgage\b", re.I
 )
@@ -112,13 +112,16 @@ def _allergic(said: re.Match[str]) -> str:
     # A capital that only opened the sentence: "Peanuts" is no name in the middle of one.
     if cause[:1].isupper() and cause[1:2].islower():
         cause = cause[:1].lower() + cause[1:]
-    who = said["who"]
-    return f"{who[:1].upper()}{who[1:]} is allergic to {cause}{said['end']}"
+    return f"{_opening(said['who'])} is allergic to {cause}{said['end']}"
 
 
 def _mortgage(said: re.Match[str]) -> str:
-    owner = said["owner"]
-    return f"{owner[:1].upper()}{owner[1:]} mortgage is with {said['lender']}"
+    return f"{_opening(said['owner'])} mortgage is with {said['lender']}"
+
+
+def _opening(words: str) -> str:
+    """``words`` capitalised to open the sentence they are moved to the front of."""
+    return words[:1].upper() + words[1:]
 
 
 def _diet(said: re.Match[str]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Final
 
-from credence.memory.semantics.lexicon import PREFERENCE_MARKERS
+from credence.memory.semantics.lexicon import CONVERSE_OF, PREFERENCE_MARKERS
 from credence.memory.semantics.statements import stem
 
 # Words skipped when looking for what a preference marker sets against what.
@@ -77,28 +77,6 @@ def sides_exchanged(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
     return bool(sides_a[0] & sides_b[1]) and bool(sides_a[1] & sides_b[0])
 
 
-# Relation words and their converses: "A before B" is "B after A".
-_CONVERSE_PAIRS: Final = (
-    ("before", "after"),
-    ("earlier", "later"),
-    ("older", "younger"),
-    ("taller", "shorter"),
-    ("higher", "lower"),
-    ("bigger", "smaller"),
-    ("larger", "smaller"),
-    ("heavier", "lighter"),
-    ("faster", "slower"),
-    ("above", "below"),
-)
-CONVERSES: Final = {
-    word: frozenset(
-        other for pair in _CONVERSE_PAIRS if word in pair for other in pair if other != word
-    )
-    for pair in _CONVERSE_PAIRS
-    for word in pair
-}
-
-
 @lru_cache(maxsize=16384)
 def said_from_the_other_end(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str, str] | None:
     """(the relation word of ``b``, its converse in ``a``) when ``b`` says ``a`` from the other
@@ -107,9 +85,9 @@ def said_from_the_other_end(a: tuple[str, ...], b: tuple[str, ...]) -> tuple[str
     "Leo is younger than Maya"); else None."""
     mine, theirs = set(a), set(b)
     for position, word in enumerate(b):
-        if word not in CONVERSES or word in mine:
+        if word not in CONVERSE_OF or word in mine:
             continue
-        for converse in CONVERSES[word] & mine - theirs:
+        for converse in CONVERSE_OF[word] & mine - theirs:
             if sides_exchanged(a, (*b[:position], converse, *b[position + 1 :])):
                 return word, converse
     return None

@@ -145,8 +145,12 @@ def relate(old: str, new: str, cosine: float) -> Relation:
     old, new = ones_written_alike(*joined_compounds(old, new))
     if restated(words_of(old), words_of(new)):
         return Relation("duplicate", max(cosine, DUPLICATE_COSINE), evidence="the same, reordered")
+    turn = said_from_the_other_end(words_of(old), words_of(new))
+    if turn is not None:
+        # Checked here in full (every word, value and tense), so past the guard below.
+        return _from_the_other_end(old, new, turn, cosine)
     relation = _relate(old, new, cosine)
-    if relation.kind == "duplicate" and key(old) != key(new) and relation.evidence != _OTHER_END:
+    if relation.kind == "duplicate" and key(old) != key(new):
         if sides_exchanged(words_of(old), words_of(new)):
             # "likes hiking more than swimming" / "prefers swimming to hiking"
             return Relation(
@@ -169,9 +173,6 @@ def _relate(old: str, new: str, cosine: float) -> Relation:
             evidence="not English: the offline model cannot compare it",
             settled=False,
         )
-    turn = said_from_the_other_end(words_of(old), words_of(new))
-    if turn is not None:
-        return _from_the_other_end(old, new, turn, cosine)
     a, b = statement(old), statement(new)
     if swapped_preference(old, new) or (
         a.negative == b.negative
@@ -226,9 +227,6 @@ def _relate(old: str, new: str, cosine: float) -> Relation:
     return _same_polarity(old, new, a, b, cosine)
 
 
-_OTHER_END: Final = "the same, said from the other end"
-
-
 def _from_the_other_end(old: str, new: str, turn: tuple[str, str], cosine: float) -> Relation:
     """``new`` says ``old``'s relation from its other end ("A before B" / "B after A"; ``turn``
     is new's relation word and old's). The same statement when, the relation word turned
@@ -244,7 +242,7 @@ def _from_the_other_end(old: str, new: str, turn: tuple[str, str], cosine: float
         and len(mine) == len(theirs) == _matched(stems_of(mine), stems_of(theirs))
         and not why
     ):
-        return Relation("duplicate", cosine, evidence=_OTHER_END)
+        return Relation("duplicate", cosine, evidence="the same, said from the other end")
     evidence = "; ".join(("said from the other end", *([why] if why else [])))
     return Relation("compatible", cosine, evidence=evidence, settled=False)
 

@@ -410,7 +410,7 @@ def _done_by_subject(passive: tuple[str, ...], active: tuple[str, ...]) -> bool:
         agent, subject = _agent(passive[position + 3 :]), _subject(active[:done])
         # The subject's words but the user who owns it, all in the agent, name one doer ("the
         # user's neighbour keeps" / "is kept by their neighbour"; not "the platform team").
-        if agent and subject and not (subject - _THE_USER or subject) <= agent:
+        if agent and subject and not (subject - {_THE_USER} or subject) <= agent:
             return True
     return False
 
@@ -481,7 +481,7 @@ def _agent(after_by: tuple[str, ...]) -> frozenset[str]:
     return frozenset(noun)
 
 
-_THE_USER: Final = frozenset({stem("user"), stem("users")})  # whom every belief is about
+_THE_USER: Final = stem("users")  # "user" or "user's": whom every belief is about
 
 
 def _subject(before_verb: tuple[str, ...]) -> frozenset[str]:

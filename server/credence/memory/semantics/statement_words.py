@@ -118,9 +118,8 @@ for _dimension, _factor, _spellings in (
         UNITS[_spelling] = (_dimension, _factor)
 # Added to a value before its unit's factor: 68 °F is (68 - 32) × 5/9 = 20 °C.
 UNIT_OFFSETS = {"fahrenheit": -32.0}
-CURRENCIES = frozenset(
-    {"usd", "eur", "gbp", "cad", "aud"}
-)  # the dimensions of UNITS that are money
+# The dimensions of UNITS that are money.
+CURRENCIES = frozenset({"usd", "eur", "gbp", "cad", "aud"})
 PREFIX_UNITS = frozenset({"$", "€", "£"})
 # One-letter units count only when written onto the number ("30s", "2h"), never as a word.
 ONE_LETTER_UNITS = frozenset({"k", "b", "s", "h", "d", "w", "y"})
