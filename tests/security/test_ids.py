@@ -48,6 +48,9 @@ def test_every_pattern_means_the_whole_string(pattern: str, data: st.DataObject)
     assert re.search(pattern, value + tail) is None, (value, tail)
 
 
+# No deadline: what is tested is refusal, not speed; its first example, drawn while the machine
+# was busy, once took 312 ms against Hypothesis's default 200 ms and failed make test.
+@settings(deadline=None)
 @given(
     slug=st.from_regex(r"[a-z0-9][a-z0-9_-]{0,40}", fullmatch=True),
     tail=st.sampled_from(TAILS),
