@@ -93,11 +93,15 @@ SETS = {
     # out, to be tuned on after set 22.
     "mixed23": CORPORA / "dev" / "mixed_23.jsonl",
     # A twenty-fourth (2026-12-06), by another helper from the product description alone, run as
-    # found on dc7b6a9 (2 corrections rejected, 77 paraphrases caught) and held out.
+    # found on dc7b6a9 (2 corrections rejected, 77 paraphrases caught), held out for two
+    # rounds, then tuned on.
     "mixed24": CORPORA / "dev" / "mixed_24.jsonl",
     # A twenty-fifth (2026-12-06), by another helper from the product description alone; held
-    # out while set 23 is tuned on.
+    # out while sets 23 and 24 are tuned on.
     "mixed25": CORPORA / "dev" / "mixed_25.jsonl",
+    # A twenty-sixth (2026-12-06), by another helper from the product description alone, run as
+    # found on c8bb14f (counts only) and held out.
+    "mixed26": CORPORA / "dev" / "mixed_26.jsonl",
     # Synonyms (2026-12-05): 70 synonym paraphrases, 15 negative restatements, 15 number
     # formats and 100 words swapped for related words that mean something else; tuned on.
     "synonyms1": CORPORA / "dev" / "synonyms_1.jsonl",
