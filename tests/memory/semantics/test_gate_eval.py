@@ -223,12 +223,16 @@ BLIND_SETS = [
     # then tuned on: 0 and 84 (a cause put in front, "the boss's boss", "able to", "'21",
     # "water/day", a purpose, "whenever", "cut back on", "unless", street addresses).
     ("mixed23", 200, 0, 84),
-    # Held out: corrections rejected 2 of 100 and paraphrases caught 76 on 3fd0525, 77 as found
-    # (dc7b6a9), 78 after set 22's round, 83 after set 23's, unread.
-    ("mixed24", 200, 2, 83),
+    # Held out for two rounds: corrections rejected 2 of 100 and paraphrases caught 76 on
+    # 3fd0525, 77 as found (dc7b6a9), 78 after set 22's round, 83 after set 23's, unread; then
+    # tuned on: 0 (the user named by a pronoun when roles trade, "owes him" / "owes his brother").
+    ("mixed24", 200, 0, 83),
     # Held out: written from the product description alone; corrections rejected 0 of 100 and
     # paraphrases caught 74 as found (6cdd73d), 79 after set 23's round, unread.
     ("mixed25", 200, 0, 79),
+    # Held out: written from the product description alone; corrections rejected 1 of 100 and
+    # paraphrases caught 72 as found (c8bb14f), unread.
+    ("mixed26", 200, 1, 72),
     # Synonyms, tuned on: near-synonym changes rejected 3 of 100 as found (5997516), then 2;
     # paraphrases caught 60, 64, 66 (WordNet's verb phrases), 68, then 74. Left: a stronger word
     # of one kind ("small" / "tiny", "painted" / "stained"), which WordNet links as one and

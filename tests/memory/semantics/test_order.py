@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from credence.memory.semantics.order import hands_exchanged, phrases_moved, restated, swap_middles
+from credence.memory.semantics.order import (
+    hands_exchanged,
+    owner_named,
+    phrases_moved,
+    restated,
+    swap_middles,
+)
+from credence.memory.semantics.small_words import runs_exchanged
 from credence.memory.semantics.wording import words_of
 
 
@@ -153,4 +160,29 @@ def test_who_gives_and_who_takes_exchanged_is_seen_in_either_construction() -> N
     )
     assert not hands_exchanged(
         words_of("The user lent Marco $200"), words_of("The user lent $200 to Marco")
+    )
+
+
+def test_the_user_behind_a_pronoun_is_named_either_way_round() -> None:
+    def named(text: str) -> str:
+        return " ".join(owner_named(words_of(text)))
+
+    assert named("The user owes his brother $2,000") == "the user owes the users brother 2 000"
+    assert named("The user's brother owes him $2,000") == "the users brother owes the user 2 000"
+    assert named("The user's manager sends her a summary") == (
+        "the users manager sends the user a summary"
+    )
+    # "her" before a noun is an owner, and a statement about someone else names no user.
+    assert named("The user's sister visits her friend") == "the users sister visits her friend"
+    assert named("Dana's brother owes him $20") == "danas brother owes him 20"
+
+
+def test_roles_traded_around_the_user_are_no_restatement() -> None:
+    assert runs_exchanged(
+        owner_named(words_of("The user's brother owes him $2,000")),
+        owner_named(words_of("The user owes his brother $2,000")),
+    )
+    assert runs_exchanged(
+        owner_named(words_of("The user's sister texts her every evening")),
+        owner_named(words_of("The user texts her sister every evening")),
     )

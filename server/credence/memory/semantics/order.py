@@ -163,6 +163,8 @@ def _turned_around(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
 
 
 _USER: Final = ("the", "user")
+_USERS: Final = ("the", "users")
+_ARTICLES: Final = frozenset({"a", "an", "the"})
 _POSSESSIVE_PRONOUNS: Final = frozenset({"their", "his", "her"})
 _TRAILING_VERBS: Final = frozenset({"does", "do", "did", "is", "are", "was", "were"})
 
@@ -248,20 +250,40 @@ def _past(word: str) -> bool:
 
 def owner_named(words: Sequence[str]) -> tuple[str, ...]:
     """``words`` of a statement whose subject is the user with "their" (or "his", "her") put
-    as "the user's", and a verb that only repeats the comparison's ("… than the user does")
-    dropped from the end."""
+    as "the user's"; of one whose subject is the user's someone, "him" (or "her" before an
+    article, a number, a phrase of time or the end) put as "the user" ("The user's brother
+    owes him $2,000", "… texts her every evening");
+    and a verb that only repeats the comparison's ("… than the user does") dropped from the
+    end."""
     words = tuple(words)
-    if words[:2] != _USER:
-        named: tuple[str, ...] = words
-    else:
+    if words[:2] == _USER:
         named = tuple(
             part
             for word in words
             for part in (("the", "users") if word in _POSSESSIVE_PRONOUNS else (word,))
         )
+    elif words[:2] == _USERS and len(words) > 2:
+        named = tuple(
+            part
+            for place, word in enumerate(words)
+            for part in (_USER if _the_user_meant(words, place) else (word,))
+        )
+    else:
+        named = words
     if len(named) > 2 and named[-1] in _TRAILING_VERBS and named[-3:-1] == _USER:
         named = named[:-1]
     return named
+
+
+def _the_user_meant(words: tuple[str, ...], place: int) -> bool:
+    """Whether the pronoun at ``place`` stands for the user as the one a verb is done to."""
+    word = words[place]
+    if word == "him":
+        return True
+    following = words[place + 1 : place + 2]
+    return word == "her" and (
+        not following or following[0] in _ARTICLES | _OPENERS or following[0].isdigit()
+    )
 
 
 def _exchanged_around(old: tuple[str, ...], new: tuple[str, ...], hinges: frozenset[str]) -> bool:
