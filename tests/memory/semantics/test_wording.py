@@ -173,3 +173,13 @@ def test_words_that_change_meaning_when_joined_stay_apart() -> None:
         ("Book a check-in", "Book a check in"),
     ]:
         assert joined_compounds(old, new) == (old, new)
+
+
+def test_a_word_the_polarity_counts_is_no_opposite_besides() -> None:
+    # "forbidden" negates the statement already; paired with "allowed" it would count twice.
+    assert opposed_words("Pets are not allowed here", "Pets are forbidden here") == ()
+    assert opposed_words("Pets are allowed here", "Pets are banned here") == ()
+    # The verb is no negation word: "forbade" stays the opposite of "allowed".
+    assert opposed_words("The landlord allowed pets", "The landlord forbade pets") == (
+        ("allow", "forbid"),
+    )

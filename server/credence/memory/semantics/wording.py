@@ -147,9 +147,12 @@ def opposed_words(old: str, new: str) -> tuple[tuple[str, str], ...]:
     """Pairs (word only in old, word only in new) that mean opposite things.
 
     Opposites come from a general antonym lexicon and from negating prefixes
-    ("lock"/"unlock", "secure"/"insecure").
+    ("lock"/"unlock", "secure"/"insecure"). A word the statement's polarity already counts
+    ("forbidden", "prohibited", "banned") is no opposite besides: "Pets are not allowed" says
+    what "Pets are forbidden" says.
     """
     only_old, only_new = _one_side_only(old, new)
+    only_old, only_new = only_old - _negating(old), only_new - _negating(new)
     found: set[tuple[str, str]] = set()
     for word in only_old:
         found.update((word, other) for other in ANTONYMS.get(word, frozenset()) & only_new)
@@ -165,6 +168,11 @@ def opposed_words(old: str, new: str) -> tuple[tuple[str, str], ...]:
                 found.add((word, stem_part))
     found.update(_split_particles(old, new, only_old, only_new))
     return tuple(sorted(found))
+
+
+def _negating(text: str) -> frozenset[str]:
+    """The stems of ``text``'s words that its polarity counts as a negation."""
+    return frozenset(stem(word) for word in words_of(text) if word in NEGATION_WORDS)
 
 
 def _split_particles(
