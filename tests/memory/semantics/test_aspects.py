@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shift, wish_differs
+from credence.memory.semantics.aspects import (
+    aspect_differs,
+    hedged,
+    recurrence_differs,
+    tense_shift,
+    wish_differs,
+)
 from credence.memory.semantics.wording import words_of
 
 
@@ -115,3 +121,21 @@ def test_a_past_form_that_describes_a_noun_is_no_past_tense() -> None:
         words_of("KLM is the airline the user prefers"),
     )
     assert tense_shift(words_of("The user preferred KLM"), words_of("The user prefers KLM"))
+
+
+def test_a_day_named_once_is_not_a_day_every_week() -> None:
+    assert recurrence_differs(
+        *_read("The office is closed on Monday", "The office is closed on Mondays")
+    )
+    assert not recurrence_differs(*_read("Standup is on Mondays", "Standup is every Monday"))
+    assert not recurrence_differs(*_read("Never deploy on Fridays", "Never deploy on a Friday"))
+    assert not recurrence_differs(
+        *_read("The weekly sync is on Tuesday", "The sync is on Tuesdays")
+    )
+    # A weekday's part of day in the plural is every week too.
+    assert not recurrence_differs(
+        *_read("The user plays tennis on Saturday mornings", "… every Saturday morning")
+    )
+    assert recurrence_differs(
+        *_read("The user plays tennis on Saturday morning", "… every Saturday morning")
+    )

@@ -17,7 +17,6 @@ from credence.memory.semantics.small_words import (
     qualifier_added,
     qualifier_differs,
     quantifier_differs,
-    recurrence_differs,
     relation_swapped,
     roles_exchanged,
     runs_exchanged,
@@ -210,17 +209,6 @@ def test_a_subject_acted_on_is_not_a_subject_acting() -> None:
         *_pair(
             "The on-call engineer approves deploys", "Deploys are approved by whoever is on call"
         )
-    )
-
-
-def test_a_day_named_once_is_not_a_day_every_week() -> None:
-    assert recurrence_differs(
-        *_pair("The office is closed on Monday", "The office is closed on Mondays")
-    )
-    assert not recurrence_differs(*_pair("Standup is on Mondays", "Standup is every Monday"))
-    assert not recurrence_differs(*_pair("Never deploy on Fridays", "Never deploy on a Friday"))
-    assert not recurrence_differs(
-        *_pair("The weekly sync is on Tuesday", "The sync is on Tuesdays")
     )
 
 

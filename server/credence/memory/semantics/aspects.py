@@ -1,4 +1,5 @@
-"""When and how surely a statement holds, read from its words: its tense and its hedges."""
+"""When and how surely a statement holds, read from its words: its tense, its hedges and how
+often it recurs."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from functools import lru_cache
 from typing import Final
 
 from credence.memory.semantics.lexicon import DETERMINERS
-from credence.memory.semantics.statement_words import IRREGULAR_VERBS, PAST_FORMS
+from credence.memory.semantics.statement_words import IRREGULAR_VERBS, PAST_FORMS, WEEKDAYS
 from credence.memory.semantics.statements import stem
 
 _PAST_AUXILIARIES: Final = frozenset({"was", "were", "wasnt", "werent", "had", "hadnt", "did"})
@@ -271,3 +272,40 @@ def _describes_a_noun(words: Sequence[str], position: int) -> bool:
     after = words[position + 1 : position + 3]
     owner = before in _BEFORE_A_NOUN or before.endswith("s")
     return owner and len(after) == 2 and after[1] in _COPULAS
+
+
+_WEEKDAYS: Final = WEEKDAYS - {"weekday", "weekend"}  # the seven days by name
+
+
+# Words that make a day named once a day every week.
+_RECURRING: Final = frozenset({"weekly", "every", "each", "always", "usually", "never"})
+
+
+def recurrence_differs(old: Sequence[str], new: Sequence[str]) -> bool:
+    """Whether one names a day once and the other every week: "closed on Monday" / "closed on
+    Mondays" ("every Monday" and "on Mondays" say the same)."""
+    mine, theirs = _weekdays(tuple(old)), _weekdays(tuple(new))
+    return any(theirs.get(day, weekly) != weekly for day, weekly in mine.items())
+
+
+_PARTS_OF_DAYS: Final = frozenset(
+    (part,) for part in ("mornings", "afternoons", "evenings", "nights", "lunchtimes")
+)
+
+
+@lru_cache(maxsize=16384)
+def _weekdays(words: tuple[str, ...]) -> dict[str, bool]:
+    """Each weekday ``words`` name, and whether they name it every week ("on Mondays", "every
+    Monday", "on a Monday", "the weekly meeting is on Monday", "on Saturday mornings")."""
+    found = {}
+    recurring = not _RECURRING.isdisjoint(words)
+    for position, word in enumerate(words):
+        if word in _WEEKDAYS:
+            found[word] = (
+                recurring
+                or (position > 0 and words[position - 1] in ("every", "each", "a"))
+                or words[position + 1 : position + 2] in _PARTS_OF_DAYS
+            )
+        elif word.endswith("s") and word[:-1] in _WEEKDAYS:
+            found[word[:-1]] = True
+    return found

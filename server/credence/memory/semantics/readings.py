@@ -9,7 +9,13 @@ from functools import lru_cache
 from itertools import pairwise
 from typing import Final
 
-from credence.memory.semantics.aspects import aspect_differs, hedged, tense_shift, wish_differs
+from credence.memory.semantics.aspects import (
+    aspect_differs,
+    hedged,
+    recurrence_differs,
+    tense_shift,
+    wish_differs,
+)
 from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, complemented
 from credence.memory.semantics.coverage import answers
 from credence.memory.semantics.lexicon import PEOPLE
@@ -30,7 +36,6 @@ from credence.memory.semantics.small_words import (
     people_counted_differently,
     qualifier_differs,
     quantifier_differs,
-    recurrence_differs,
     relation_swapped,
     roles_exchanged,
     runs_exchanged,

@@ -495,36 +495,6 @@ def _subject(before_verb: tuple[str, ...]) -> frozenset[str]:
     return frozenset(noun)
 
 
-_WEEKDAYS: Final = WEEKDAYS - {"weekday", "weekend"}  # the seven days by name
-
-
-# Words that make a day named once a day every week.
-_RECURRING: Final = frozenset({"weekly", "every", "each", "always", "usually", "never"})
-
-
-def recurrence_differs(old: Sequence[str], new: Sequence[str]) -> bool:
-    """Whether one names a day once and the other every week: "closed on Monday" / "closed on
-    Mondays" ("every Monday" and "on Mondays" say the same)."""
-    mine, theirs = _weekdays(tuple(old)), _weekdays(tuple(new))
-    return any(theirs.get(day, weekly) != weekly for day, weekly in mine.items())
-
-
-@lru_cache(maxsize=16384)
-def _weekdays(words: tuple[str, ...]) -> dict[str, bool]:
-    """Each weekday ``words`` name, and whether they name it every week ("on Mondays", "every
-    Monday", "on a Monday", "the weekly meeting is on Monday")."""
-    found = {}
-    recurring = not _RECURRING.isdisjoint(words)
-    for position, word in enumerate(words):
-        if word in _WEEKDAYS:
-            found[word] = recurring or (
-                position > 0 and words[position - 1] in ("every", "each", "a")
-            )
-        elif word.endswith("s") and word[:-1] in _WEEKDAYS:
-            found[word[:-1]] = True
-    return found
-
-
 # How strongly a rule binds: "must" requires, "should" advises, "could" allows.
 _STRENGTHS: Final = {
     **dict.fromkeys(("must", "mustnt", "shall"), "required"),
