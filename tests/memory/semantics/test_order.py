@@ -79,6 +79,11 @@ def _restated(old: str, new: str) -> bool:
             "The user is younger than their brother Sam",
         ),
         ("The big blue van is faster than the bus", "The bus is slower than the big blue van"),
+        (
+            "The user speaks Portuguese, Spanish and English",
+            "The user speaks English, Spanish and Portuguese",
+        ),
+        ("Pack socks, gloves or scarves", "Pack scarves, socks or gloves"),
     ],
 )
 def test_the_same_words_reordered_say_the_same(old: str, new: str) -> None:
@@ -94,6 +99,11 @@ def test_the_same_words_reordered_say_the_same(old: str, new: str) -> None:
             "In the morning the user only drinks coffee",
         ),
         ("Work between 9 and 5", "Work between 5 and 9"),  # a range, not a list
+        # Two things each with its own day, not one list.
+        (
+            "The user plays tennis on Saturdays and golf on Sundays",
+            "The user plays golf on Saturdays and tennis on Sundays",
+        ),
         ("The user got married and had a child", "The user had a child and got married"),
         (
             "The user's son is older than their daughter",

@@ -10,6 +10,7 @@ from typing import Final
 from credence.memory.semantics.lexicon import CONVERSE_OF
 from credence.memory.semantics.statement_words import PAST_FORMS
 from credence.memory.semantics.statements import stem
+from credence.memory.semantics.tokens import STOP_WORDS
 from credence.memory.semantics.wording import VERBS
 
 # Words that open a phrase of time or condition, which may stand at either end of a statement:
@@ -89,19 +90,24 @@ def _phrases(words: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 
 def _items_swapped(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
-    """Whether two things either side of a lone "and" or "or" traded places, all else in
-    place. Not numbers ("between 9 and 5" is a range), nor actions ("married and had a child"
-    tells an order)."""
+    """Whether the one-word things of a list ending in a lone "and" or "or" came in another
+    order, all else in place ("eggs and milk" / "milk and eggs", "Portuguese, Spanish and
+    English" / "English, Spanish and Portuguese"). Not numbers ("between 9 and 5" is a range),
+    nor actions ("married and had a child" tells an order)."""
     if sorted(old) != sorted(new):
         return False
     apart = [i for i, pair in enumerate(zip(old, new, strict=True)) if pair[0] != pair[1]]
-    if len(apart) != 2 or apart[1] - apart[0] != 2:
+    joins = [i for i, word in enumerate(old) if word in ("and", "or")]
+    if len(apart) < 2 or len(joins) != 1:
         return False
-    first, second = apart
-    items = old[first], old[second]
+    (join,) = joins
+    first, last = apart[0], apart[-1]
+    if last != join + 1 or first >= join:
+        return False
+    items = (*old[first:join], old[last])
     return (
-        old[first + 1] in ("and", "or")
-        and (new[first], new[second]) == (items[1], items[0])
+        sorted(items) == sorted((*new[first:join], new[last]))
+        and STOP_WORDS.isdisjoint(items)  # "tennis on Saturdays and golf …" is no list
         and old[first - 1 : first] != ("between",)
         and not any(character.isdigit() for character in "".join(items))
         and not any(stem(item) in VERBS for item in items)
