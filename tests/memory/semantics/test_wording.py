@@ -26,6 +26,16 @@ def test_a_phrasal_verb_folds_in_any_tense() -> None:
     assert "enable" in words_of("Switch on dark mode")
 
 
+def test_looking_after_and_taking_care_of_are_handling() -> None:
+    assert same_meaning(
+        "The user looks after the neighbour's cat.", "The user takes care of the neighbour's cat."
+    )
+    assert same_meaning(
+        "The user handles the car repairs.", "The user takes care of the car repairs."
+    )
+    assert not same_meaning("The user looks after the cat.", "The user looks at the cat.")
+
+
 def test_turned_on_and_turned_off_are_opposites() -> None:
     old = "The user wants notifications turned on for build failures."
     new = "The user wants notifications turned off for build failures."

@@ -205,6 +205,9 @@ PHRASE_FOLDS: Final = {
     ("in", "advance", "of"): "before",
     ("pass", "away"): "die",
     ("give", "up"): "quit",
+    # Taking care of a thing or a person: handling it, looking after them.
+    ("take", "care", "of"): "handle",
+    ("look", "after"): "handle",
     # To cut back is to reduce; to cut out, to stop altogether.
     ("cut", "back", "on"): "reduce",
     ("cut", "down", "on"): "reduce",
