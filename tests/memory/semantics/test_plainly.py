@@ -137,3 +137,12 @@ def test_practising_law_and_holding_a_mortgage_are_said_plainly() -> None:
     assert plainly_worded("Chase Bank holds the user's mortgage.") == (
         "The user's mortgage is with Chase Bank."
     )
+
+
+def test_a_parents_kin_and_a_direct_report_are_said_plainly() -> None:
+    assert plainly_worded("The user's mother's sister lives in Leeds") == (
+        "The user's maternal aunt lives in Leeds"
+    )
+    assert plainly_worded("Her dad's parents farm") == "Her paternal grandparents farm"
+    assert plainly_worded("The user's father's car is red") == "The user's father's car is red"
+    assert plainly_worded("The user is Dana's direct report") == "The user's manager is Dana"

@@ -97,6 +97,22 @@ _PRACTISES_LAW = re.compile(r"\bpracti[cs]es\s+law\b", re.I)
 _HOLDS_MORTGAGE = re.compile(
     r"^\s*(?P<lender>.+?)\s+holds\s+(?P<owner>.+?['’]s)\s+mortgage\b", re.I
 )
+# "mother's sister" says "maternal aunt", "father's father" "paternal grandfather".
+_PARENTS_KIN = re.compile(
+    r"\b(mother|mum|mom|father|dad)['’]s\s+(sister|brother|mother|father|parents)\b", re.I
+)
+_SIDE: Final = dict.fromkeys(("mother", "mum", "mom"), "maternal") | dict.fromkeys(
+    ("father", "dad"), "paternal"
+)
+_KIN: Final = {
+    "sister": "aunt",
+    "brother": "uncle",
+    "mother": "grandmother",
+    "father": "grandfather",
+    "parents": "grandparents",
+}
+# "The user is Dana's direct report" says "The user's manager is Dana".
+_DIRECT_REPORT = re.compile(r"\b(\w+)\s+is\s+(\w+)['’]s\s+direct\s+report\b", re.I)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -124,6 +140,10 @@ def _opening(words: str) -> str:
     return words[:1].upper() + words[1:]
 
 
+def _kin(said: re.Match[str]) -> str:
+    return f"{_SIDE[said[1].casefold()]} {_KIN[said[2].casefold()]}"
+
+
 def _diet(said: re.Match[str]) -> str:
     return f"is {said[1] or said[2]}"
 
@@ -141,6 +161,8 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_PURPOSE, "to"),
     (_WOULD_RATHER, "prefers"),
     (_REPORTS_TO, r"\1's manager is"),
+    (_DIRECT_REPORT, r"\1's manager is \2"),
+    (_PARENTS_KIN, _kin),
     (_ALLERGY, _allergic),
     (_DIET, _diet),
     (_BEEN_TO, "visited"),
@@ -172,7 +194,8 @@ def plainly_worded(text: str) -> str:
     - "nobody but X" as "only X", "except when" as "unless", "can't stand" as "hate";
     - a purpose ("so they can …", "in order to …") as "to …";
     - "would rather have X" as "prefers X" (a verb that says more is kept);
-    - "X reports to Y" as "X's manager is Y";
+    - "X reports to Y" and "X is Y's direct report" as "X's manager is Y";
+    - "mother's sister" as "maternal aunt", "father's father" as "paternal grandfather";
     - "X triggers an allergic reaction in Y" as "Y is allergic to X";
     - "follows a vegetarian diet" as "is vegetarian", "goes running" as "runs";
     - "not once" as "never", "been to" as "visited", "is the owner of" as "owns", "X's
