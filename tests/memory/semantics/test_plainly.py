@@ -146,3 +146,18 @@ def test_a_parents_kin_and_a_direct_report_are_said_plainly() -> None:
     assert plainly_worded("Her dad's parents farm") == "Her paternal grandparents farm"
     assert plainly_worded("The user's father's car is red") == "The user's father's car is red"
     assert plainly_worded("The user is Dana's direct report") == "The user's manager is Dana"
+
+
+def test_two_negatives_halves_and_a_version_are_said_plainly() -> None:
+    assert plainly_worded("The boss has no objection to remote Fridays") == (
+        "The boss is fine with remote Fridays"
+    )
+    assert plainly_worded("The user doesn't mind working late") == (
+        "The user is fine with working late"
+    )
+    assert plainly_worded("They split the rent 50/50") == "They split the rent equally"
+    assert plainly_worded("Use a 50/50/0 split") == "Use a 50/50/0 split"
+    assert plainly_worded("The API runs on version 3.11 of Python.") == (
+        "The API runs on Python 3.11."
+    )
+    assert plainly_worded("It needs version 18 of Node.js") == "It needs Node.js 18"

@@ -113,6 +113,16 @@ _KIN: Final = {
 }
 # "The user is Dana's direct report" says "The user's manager is Dana".
 _DIRECT_REPORT = re.compile(r"\b(\w+)\s+is\s+(\w+)['’]s\s+direct\s+report\b", re.I)
+# "has no objection to", "doesn't mind" and "has nothing against" say "is fine with": two
+# negatives that make no negation.
+_NO_OBJECTION = re.compile(
+    r"\b(?:(?:has|have)\s+no\s+objections?\s+to|has\s+nothing\s+against"
+    r"|(?:does|do)(?:n['’]t|\s+not)\s+(?:mind|object\s+to))\b",
+    re.I,
+)
+# "splits it 50/50" says "splits it equally"; "version 3.11 of Python" says "Python 3.11".
+_HALVES = re.compile(r"\b(?:50\s*/\s*50|50-50|fifty-fifty)(?![\w/])", re.I)
+_VERSION_OF = re.compile(r"\bversion\s+(\d+(?:\.\d+)*)\s+of\s+([A-Z][\w+#-]*(?:\.\w+)*)")
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -158,6 +168,9 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_EXCEPT_ONE, "only "),
     (_EXCEPT_WHEN, "unless"),
     (_CANNOT_STAND, "hate"),
+    (_NO_OBJECTION, "is fine with"),
+    (_HALVES, "equally"),
+    (_VERSION_OF, r"\2 \1"),
     (_PURPOSE, "to"),
     (_WOULD_RATHER, "prefers"),
     (_REPORTS_TO, r"\1's manager is"),
@@ -192,6 +205,8 @@ def plainly_worded(text: str) -> str:
     - "A, not B" as "A rather than B": the "not" that sets A against B negates no rule ("Use
       tabs, not spaces" is no prohibition);
     - "nobody but X" as "only X", "except when" as "unless", "can't stand" as "hate";
+    - "has no objection to" and "doesn't mind" as "is fine with", "50/50" as "equally",
+      "version 3.11 of Python" as "Python 3.11";
     - a purpose ("so they can …", "in order to …") as "to …";
     - "would rather have X" as "prefers X" (a verb that says more is kept);
     - "X reports to Y" and "X is Y's direct report" as "X's manager is Y";
