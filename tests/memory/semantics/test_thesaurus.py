@@ -32,6 +32,14 @@ def test_family_words_and_their_familiar_forms_are_synonyms_but_not_each_other()
     assert synonymous(stem("films"), stem("movies"), SETS)
 
 
+def test_words_of_one_sense_in_every_context_are_synonyms() -> None:
+    assert synonymous(stem("luggage"), stem("baggage"), SETS)
+    assert synonymous(stem("migrated"), stem("moved"), SETS)
+    assert synonymous(stem("acetaminophen"), stem("paracetamol"), SETS)
+    # A line is no chain: "run" is "execute", and neither is "manage".
+    assert not synonymous(stem("execute"), stem("manage"), SETS)
+
+
 def test_unlisted_words_and_opposites_are_not_synonyms() -> None:
     assert synonymous("python", "python", SETS)
     assert not synonymous("python", "java", SETS)

@@ -173,6 +173,15 @@ open start begin
 first opening initial
 before earlier
 after later
+friend buddy pal
+hobby pastime
+luggage baggage
+spacious roomy
+migrate move
+run execute
+submit file
+research investigate
+acetaminophen paracetamol
 """.strip().splitlines()
 
 # Phrasal verbs and fixed phrases read as the one word they mean (compared by stem, in order):
