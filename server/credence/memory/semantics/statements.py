@@ -10,6 +10,7 @@ from typing import Final
 
 import msgspec
 
+from credence.memory.semantics.hours import ranges_in_one_half
 from credence.memory.semantics.quantities import read_period, read_value
 from credence.memory.semantics.statement_words import (
     ABBREVIATIONS,
@@ -346,7 +347,7 @@ def statement(text: str) -> Statement:
         low = expanded
         words.append(Word(canon, surface, _shape_kind(surface, low, position)))
         position += 1
-    ordered = _reorder_clauses(_fold_recurrences(words))
+    ordered = _reorder_clauses(_fold_recurrences(ranges_in_one_half(words)))
     canons = tuple(word.canon for word in ordered)
     return Statement(
         words=ordered,
