@@ -47,12 +47,6 @@ def _restated(old: str, new: str) -> bool:
         ("The standup comes before the review", "The review comes after the standup"),
         ("The user bought the house in 2018", "The house was bought by the user in 2018"),
         ("The user's sister feeds the cat", "The cat is fed by the user's sister"),
-        ("The user lives in Lima", "Lima is where the user lives"),
-        ("The passport expires in August", "August is when the passport expires"),
-        (
-            "The user's office is on the fifth floor",
-            "The fifth floor is where the user's office is",
-        ),
         # A relation that holds both ways.
         (
             "The user's cousin Lena has been married to Dev since 2019",
@@ -121,8 +115,6 @@ def test_the_same_words_reordered_say_the_same(old: str, new: str) -> None:
         ("The user bought the house in 2018", "The house is bought by the user in 2018"),  # tense
         ("The dog bit the cat", "The cat bit the dog"),
         ("The user sends reports to Ana", "Ana sends reports to the user"),
-        ("The user works in Lima", "Lima is where the user lives"),
-        ("The user lives with Ana", "Ana is where the user lives"),
         # Both ways only around the relation: "Lena's sister" is no "Dev's sister".
         ("Lena's sister is married to Dev", "Dev's sister is married to Lena"),
         ("The user's brother is married to Priya", "The user's brother is married to Dev"),

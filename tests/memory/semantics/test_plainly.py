@@ -161,3 +161,22 @@ def test_two_negatives_halves_and_a_version_are_said_plainly() -> None:
         "The API runs on Python 3.11."
     )
     assert plainly_worded("It needs version 18 of Node.js") == "It needs Node.js 18"
+
+
+def test_a_place_or_time_put_first_is_said_plainly() -> None:
+    assert plainly_worded("Porto is where the user's mom lives.") == (
+        "The user's mom lives in Porto."
+    )
+    assert plainly_worded("The garage was where the user kept the bikes") == (
+        "The user kept the bikes in the garage"
+    )
+    assert plainly_worded("August is when the passport expires") == (
+        "The passport expires in August"
+    )
+    assert plainly_worded("Friday is when the team deploys") == "The team deploys on Friday"
+    assert plainly_worded("9 am is when standup starts") == "Standup starts at 9 am"
+    assert plainly_worded("Each Wednesday is when PRs get reviewed") == (
+        "PRs get reviewed each Wednesday"
+    )
+    # A clause of its own between commas is left as written.
+    assert plainly_worded("This is where, if needed, we go") == "This is where, if needed, we go"

@@ -1000,3 +1000,20 @@ def test_not_exceeding_is_a_bound_not_the_opposite_advice() -> None:
         relate("The car has winter tires", "The car lacks winter tires", 0.9).kind
         == "contradiction"
     )
+
+
+def test_a_place_or_time_put_first_is_the_same_statement_but_not_another_one() -> None:
+    assert relate("The user lives in Lima", "Lima is where the user lives", 0.93).kind == (
+        "duplicate"
+    )
+    assert (
+        relate(
+            "The user's office is on the fifth floor",
+            "The fifth floor is where the user's office is",
+            0.95,
+        ).kind
+        == "duplicate"
+    )
+    assert relate("The user works in Lima", "Lima is where the user lives", 0.9).kind != (
+        "duplicate"
+    )

@@ -38,9 +38,9 @@ def restated(old: Sequence[str], new: Sequence[str]) -> bool:
     from one end to the other ("… renews on January 1 each year" / "Each year on January 1,
     … renews"), two listed things swapped ("eggs and milk" / "milk and eggs"), or a comparison
     turned around ("The son is older than the daughter" / "The daughter is younger than the
-    son"), put in the passive ("The user bought the house" / "The house was bought by the
-    user"), or its place or time put first ("The user lives in Lima" / "Lima is where the user
-    lives"). Word sequences as :func:`wording.words_of` gives."""
+    son"), or put in the passive ("The user bought the house" / "The house was bought by the
+    user"). A place or time put first ("Lima is where the user lives") is said plainly before
+    (:mod:`plainly`). Word sequences as :func:`wording.words_of` gives."""
     old, new = tuple(old), tuple(new)
     if old == new:
         return False
@@ -57,8 +57,6 @@ def restated(old: Sequence[str], new: Sequence[str]) -> bool:
             or _turned_around(old, new)
             or _exchanged_around(old, new, _SYMMETRIC)
         )
-    if abs(grown) == 1:  # "is where" in for a preposition
-        return _cleft(old, new) or _cleft(new, old)
     if abs(grown) == 2:  # "was … by" in the passive
         return _in_the_passive(old, new) or _in_the_passive(new, old)
     return False
@@ -133,21 +131,6 @@ def _in_the_passive(active: tuple[str, ...], passive: tuple[str, ...]) -> bool:
             ):
                 return True
     return False
-
-
-def _cleft(plain: tuple[str, ...], cleft: tuple[str, ...]) -> bool:
-    """Whether ``cleft`` is "<place> is where <the rest>" (or "<time> is when …") for
-    ``plain``'s "<the rest> in, on or at <place or time>"."""
-    at = next((i for i, word in enumerate(cleft) if word in ("where", "when")), None)
-    if at is None or len(cleft) != len(plain) + 1:
-        return False
-    place, rest = cleft[: at - 1], cleft[at + 1 :]
-    return (
-        bool(place)
-        and cleft[at - 1] in ("is", "was")
-        and plain == (*rest, plain[len(rest)], *place)
-        and plain[len(rest)] in ("in", "on", "at")
-    )
 
 
 def _turned_around(old: tuple[str, ...], new: tuple[str, ...]) -> bool:

@@ -123,6 +123,21 @@ _NO_OBJECTION = re.compile(
 # "splits it 50/50" says "splits it equally"; "version 3.11 of Python" says "Python 3.11".
 _HALVES = re.compile(r"\b(?:50\s*/\s*50|50-50|fifty-fifty)(?![\w/])", re.I)
 _VERSION_OF = re.compile(r"\bversion\s+(\d+(?:\.\d+)*)\s+of\s+([A-Z][\w+#-]*(?:\.\w+)*)")
+# "Porto is where the user's mother lives" says "The user's mother lives in Porto".
+_WHERE_CLEFT = re.compile(
+    r"^\s*(?P<place>[^,;]+?)\s+(?:is|was)\s+where\s+(?P<rest>[^,;]+?)(?P<end>[.!]?)\s*$"
+)
+_ARTICLE_FIRST = re.compile(r"^(?:The|A|An)\b")
+_RECURRING = re.compile(r"^(?:every|each)\b", re.I)
+# "October is when the insurance renews" says "The insurance renews in October" ("on" a day,
+# "at" a clock time).
+_WHEN_CLEFT = re.compile(
+    r"^\s*(?P<place>[^,;]+?)\s+(?:is|was)\s+when\s+(?P<rest>[^,;]+?)(?P<end>[.!]?)\s*$"
+)
+_DAY_NAMED = re.compile(
+    r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b\d{1,2}(?:st|nd|rd|th)\b", re.I
+)
+_CLOCK_NAMED = re.compile(r"\d\s*(?:[ap]\.?m\b|:\d\d)|\b(?:noon|midnight)\b", re.I)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -139,6 +154,25 @@ def _allergic(said: re.Match[str]) -> str:
     if cause[:1].isupper() and cause[1:2].islower():
         cause = cause[:1].lower() + cause[1:]
     return f"{_opening(said['who'])} is allergic to {cause}{said['end']}"
+
+
+def _where(said: re.Match[str]) -> str:
+    return f"{_opening(said['rest'])} in {_moved_back(said['place'])}{said['end']}"
+
+
+def _when(said: re.Match[str]) -> str:
+    time = _moved_back(said["place"])
+    if not _RECURRING.match(time):  # "each Wednesday" takes no preposition
+        at = "at" if _CLOCK_NAMED.search(time) else "on" if _DAY_NAMED.search(time) else "in"
+        time = f"{at} {time}"
+    return f"{_opening(said['rest'])} {time}{said['end']}"
+
+
+def _moved_back(words: str) -> str:
+    """``words`` that opened the sentence, an opening article or "every" lowered for the
+    middle of one."""
+    opening = _ARTICLE_FIRST.match(words) or _RECURRING.match(words)
+    return words[:1].lower() + words[1:] if opening else words
 
 
 def _mortgage(said: re.Match[str]) -> str:
@@ -194,6 +228,8 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_GOES_DOING, _sport),
     (_PRACTISES_LAW, "is a lawyer"),
     (_HOLDS_MORTGAGE, _mortgage),
+    (_WHERE_CLEFT, _where),
+    (_WHEN_CLEFT, _when),
     (_CONTRAST_NOT, " rather than "),
 )
 
@@ -221,7 +257,9 @@ def plainly_worded(text: str) -> str:
     - "if it isn't raining" as "unless it is raining";
     - "is a type 1 diabetic" as "has type 1 diabetes", "is an only child" as "has no
       siblings", "X's year of birth is 2016" as "X was born in 2016";
-    - "practises law" as "is a lawyer", "Y holds X's mortgage" as "X's mortgage is with Y".
+    - "practises law" as "is a lawyer", "Y holds X's mortgage" as "X's mortgage is with Y";
+    - "Porto is where X lives" as "X lives in Porto", "October is when X renews" as "X renews
+      in October".
     """
     plain = text
     for pattern, plainly in _REWRITES:
