@@ -180,3 +180,12 @@ def test_a_place_or_time_put_first_is_said_plainly() -> None:
     )
     # A clause of its own between commas is left as written.
     assert plainly_worded("This is where, if needed, we go") == "This is where, if needed, we go"
+
+
+def test_the_one_liked_best_of_all_is_a_favourite() -> None:
+    assert plainly_worded("Of all cuisines, Thai is the one the user likes best.") == (
+        "The user's favourite cuisine is Thai."
+    )
+    assert plainly_worded("Of all the seasons, autumn is the one Ana enjoys most") == (
+        "Ana's favourite season is autumn"
+    )

@@ -138,6 +138,13 @@ _DAY_NAMED = re.compile(
     r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b\d{1,2}(?:st|nd|rd|th)\b", re.I
 )
 _CLOCK_NAMED = re.compile(r"\d\s*(?:[ap]\.?m\b|:\d\d)|\b(?:noon|midnight)\b", re.I)
+# "Of all cuisines, Thai is the one the user likes best" says "The user's favourite cuisine
+# is Thai".
+_OF_ALL = re.compile(
+    r"^\s*of\s+all\s+(?:the\s+)?(?P<kind>[\w -]+?)s,\s+(?P<one>[^,;]+?)\s+is\s+the\s+one\s+"
+    r"(?P<who>[^,;]+?)\s+(?:likes|loves|enjoys|prefers)\s+(?:best|most)(?P<end>[.!]?)\s*$",
+    re.I,
+)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -173,6 +180,10 @@ def _moved_back(words: str) -> str:
     middle of one."""
     opening = _ARTICLE_FIRST.match(words) or _RECURRING.match(words)
     return words[:1].lower() + words[1:] if opening else words
+
+
+def _favourite(said: re.Match[str]) -> str:
+    return f"{_opening(said['who'])}'s favourite {said['kind']} is {said['one']}{said['end']}"
 
 
 def _mortgage(said: re.Match[str]) -> str:
@@ -230,6 +241,7 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_HOLDS_MORTGAGE, _mortgage),
     (_WHERE_CLEFT, _where),
     (_WHEN_CLEFT, _when),
+    (_OF_ALL, _favourite),
     (_CONTRAST_NOT, " rather than "),
 )
 
@@ -259,7 +271,8 @@ def plainly_worded(text: str) -> str:
       siblings", "X's year of birth is 2016" as "X was born in 2016";
     - "practises law" as "is a lawyer", "Y holds X's mortgage" as "X's mortgage is with Y";
     - "Porto is where X lives" as "X lives in Porto", "October is when X renews" as "X renews
-      in October".
+      in October", "Of all cuisines, Thai is the one X likes best" as "X's favourite
+      cuisine is Thai".
     """
     plain = text
     for pattern, plainly in _REWRITES:
