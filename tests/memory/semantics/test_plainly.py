@@ -189,3 +189,19 @@ def test_the_one_liked_best_of_all_is_a_favourite() -> None:
     assert plainly_worded("Of all the seasons, autumn is the one Ana enjoys most") == (
         "Ana's favourite season is autumn"
     )
+
+
+def test_the_one_who_does_it_and_the_thing_a_clause_ends_on_are_said_plainly() -> None:
+    assert plainly_worded("Priya is the one who does the code reviews.") == (
+        "Priya does the code reviews."
+    )
+    assert plainly_worded("Nx is the tool the monorepo is managed with.") == (
+        "The monorepo is managed with Nx."
+    )
+    assert plainly_worded("Python is the language the user wants examples in") == (
+        "The user wants examples in Python"
+    )
+    # A pronoun named first stays: "This" is no thing to move to the end.
+    assert plainly_worded("This is the file the user works on") == (
+        "This is the file the user works on"
+    )

@@ -145,6 +145,20 @@ _OF_ALL = re.compile(
     r"(?P<who>[^,;]+?)\s+(?:likes|loves|enjoys|prefers)\s+(?:best|most)(?P<end>[.!]?)\s*$",
     re.I,
 )
+# "Priya is the one who does the reviews" says "Priya does the reviews"; "Nx is the tool the
+# monorepo is managed with" says "The monorepo is managed with Nx" (the thing named first is
+# the object of the preposition that ends the clause).
+_THE_ONE_WHO = re.compile(
+    r"^\s*(?P<one>[^,;]+?)\s+(?:is|are)\s+the\s+(?:one|ones|person|people)\s+(?:who|that)\s+"
+    r"(?P<rest>[^,;]+?)(?P<end>[.!]?)\s*$",
+    re.I,
+)
+_THE_ONE_IT_ENDS_ON = re.compile(
+    r"^\s*(?!(?:this|that|it|these|those|here|there)\b)(?P<one>[^,;]+?)\s+is\s+the\s+\w+\s+"
+    r"(?:that\s+|which\s+)?(?P<rest>(?:the|a|an|their|his|her)"
+    r"\s[^,;]+?\s(?:in|on|with|at|for|to|from|by))(?P<end>[.!]?)\s*$",
+    re.I,
+)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -184,6 +198,14 @@ def _moved_back(words: str) -> str:
 
 def _favourite(said: re.Match[str]) -> str:
     return f"{_opening(said['who'])}'s favourite {said['kind']} is {said['one']}{said['end']}"
+
+
+def _the_one_who(said: re.Match[str]) -> str:
+    return f"{said['one']} {said['rest']}{said['end']}"
+
+
+def _the_one_it_ends_on(said: re.Match[str]) -> str:
+    return f"{_opening(said['rest'])} {_moved_back(said['one'])}{said['end']}"
 
 
 def _mortgage(said: re.Match[str]) -> str:
@@ -242,6 +264,8 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_WHERE_CLEFT, _where),
     (_WHEN_CLEFT, _when),
     (_OF_ALL, _favourite),
+    (_THE_ONE_WHO, _the_one_who),
+    (_THE_ONE_IT_ENDS_ON, _the_one_it_ends_on),
     (_CONTRAST_NOT, " rather than "),
 )
 
@@ -272,7 +296,8 @@ def plainly_worded(text: str) -> str:
     - "practises law" as "is a lawyer", "Y holds X's mortgage" as "X's mortgage is with Y";
     - "Porto is where X lives" as "X lives in Porto", "October is when X renews" as "X renews
       in October", "Of all cuisines, Thai is the one X likes best" as "X's favourite
-      cuisine is Thai".
+      cuisine is Thai", "Priya is the one who does the reviews" as "Priya does the reviews",
+      "Nx is the tool the monorepo is managed with" as "The monorepo is managed with Nx".
     """
     plain = text
     for pattern, plainly in _REWRITES:
