@@ -152,17 +152,17 @@ BLIND_SETS = [
     ("mixed5", 200, 0, 63),
     # Corrections rejected 12 of 100 at 47d1354, 6 after tuning on sets 2 to 4, 5 after set 5,
     # then 2; paraphrases caught 73 of 100 at all three, 76, 78, then 79.
-    ("mixed6", 200, 1, 84),
+    ("mixed6", 200, 1, 85),
     # Corrections rejected 9 of 100 at 47d1354, 6 after tuning on sets 2 to 5 and after set 6,
     # then 1; paraphrases caught 55, 54 (one lost to those readings), 56, 57, 58, 59, 60, 61, then
     # 65.
-    ("mixed7", 200, 1, 67),
+    ("mixed7", 200, 1, 71),
     # Corrections rejected 4 of 100 at 47d1354, 3 after tuning on sets 2 to 6 and after set 7,
     # then 1; paraphrases caught 55, 57 throughout, 59, 60, then 61.
-    ("mixed8", 200, 1, 69),
+    ("mixed8", 200, 1, 73),
     # Never tuned on: corrections rejected 3 of 100 at 47d1354, 0 after tuning on sets 2 to 7,
     # after set 8 and after set 10; paraphrases caught 63, 65 at all three, 67, then 68.
-    ("mixed9", 200, 0, 73),
+    ("mixed9", 200, 0, 75),
     # Corrections rejected 16 of 100 at 47d1354, 11 as found (after sets 2 to 8), then 4;
     # paraphrases caught 65, then 64 at both, 74 (word orders, spelt numbers, ages and negation
     # words read as such, sets 10 to 16), then 76 (synonyms); rejected 3 once "in fifth grade"
@@ -179,11 +179,11 @@ BLIND_SETS = [
     # Corrections rejected 4 of 100 at 47d1354, 4 as found (after set 11) and after set 12, then
     # 2; paraphrases caught 69, 70, 75, then 76. Left: two scopes widened or narrowed in other words
     # ("client-facing documents" / "all documents").
-    ("mixed13", 200, 2, 79),
+    ("mixed13", 200, 2, 80),
     # Corrections rejected 13 of 100 at 47d1354, 9 as found (after set 12), 8 after set 13,
     # then 3; paraphrases caught 65, 72, 75, 76, then 78. Left: "decaf coffee" / "coffee" (a word
     # dropped reads as saying less), "feature branches" / "any branch", "owns" / "uses".
-    ("mixed14", 200, 3, 85),
+    ("mixed14", 200, 3, 86),
     # Corrections rejected 7 of 100 at 47d1354, 2 as found (after set 13) and after set 14, then
     # 1; paraphrases caught 64, 70, 71, 72, then 73. Left: "splits the rent evenly" / "splits the
     # rent".
@@ -192,23 +192,23 @@ BLIND_SETS = [
     # (after set 14) and after set 15, then 1; paraphrases caught 53, then 56 at both, 57
     # (negation words), 62, 64, then 65. Left: "a rental property" / "rental
     # properties".
-    ("mixed16", 200, 1, 75),
+    ("mixed16", 200, 1, 76),
     # Held out for one round: corrections rejected 7 of 100 at 47d1354, 3 as found (after set 15,
     # on 02ec9f0) and after set 16, then 1; paraphrases caught 49, 51 at e929c21, 52 as found,
     # 53, 54, 58, 60, then 62. Left: "the user's husband handles the bills" / "the user handles
     # the bills, not their husband".
-    ("mixed17", 200, 1, 73),
+    ("mixed17", 200, 1, 74),
     # Held out for one round: corrections rejected 6 of 100 at 47d1354, 2 at e929c21, as found
     # (cb4c8bb) and after set 17, then 0; paraphrases caught 59, 58 at e929c21, 63 as found,
     # then 64.
-    ("mixed18", 200, 0, 75),
+    ("mixed18", 200, 0, 76),
     # Held out for one round: corrections rejected 5 of 100 at 47d1354, 3 at e929c21 and as
     # found (a83e682), then 0; paraphrases caught 53 at both, 58 as found, 60, 61, then 62.
-    ("mixed19", 200, 0, 70),
+    ("mixed19", 200, 0, 71),
     # Held out for one round: corrections rejected 4 of 100 as found (67ccf5f), 3 after set
     # 19's first readings, then 0; paraphrases caught 71, 73 (acronyms, temperatures), 74, then
     # 79 after the set 21 round, 84, then 86 after set 22's.
-    ("mixed20", 200, 0, 90),
+    ("mixed20", 200, 0, 91),
     # Held out for one round: corrections rejected 1 of 100 on 67ccf5f, 0 as found (a56c763);
     # paraphrases caught 69 on 67ccf5f, 68 as found, then 79 (units, ordinals, addresses, light
     # verbs, lengths of time).
@@ -217,7 +217,7 @@ BLIND_SETS = [
     # (4296150, the code of ca740ae); 2 and 61 after set 21's round, unread; then tuned on: 0 and
     # 73 (a bare present before the other's past, dates, capital PM, US dollars, WordNet nouns,
     # an existential "there is", street words, a handing-over said from either end).
-    ("mixed22", 200, 0, 81),
+    ("mixed22", 200, 0, 83),
     # Held out for two rounds: corrections rejected 2 of 100 and paraphrases caught 69 as found
     # (867a9b8); 2 and 64 on ca740ae, before set 21's round; 2 and 73 after set 22's, unread;
     # then tuned on: 0 and 84 (a cause put in front, "the boss's boss", "able to", "'21",
@@ -225,19 +225,21 @@ BLIND_SETS = [
     ("mixed23", 200, 0, 84),
     # Held out for two rounds: corrections rejected 2 of 100 and paraphrases caught 76 on
     # 3fd0525, 77 as found (dc7b6a9), 78 after set 22's round, 83 after set 23's, unread; then
-    # tuned on: 0 (the user named by a pronoun when roles trade, "owes him" / "owes his brother").
-    ("mixed24", 200, 0, 83),
+    # tuned on: 0 and 93 (the user named by a pronoun when roles trade, "not allowed" /
+    # "forbidden", "Saturday mornings", lists of three, "looks after", a parent's kin, "direct
+    # report", "has no objection to", "50/50", "version 3.11 of Python").
+    ("mixed24", 200, 0, 93),
     # Held out: written from the product description alone; corrections rejected 0 of 100 and
     # paraphrases caught 74 as found (6cdd73d), 79 after set 23's round, unread.
     ("mixed25", 200, 0, 79),
     # Held out: written from the product description alone; corrections rejected 1 of 100 and
-    # paraphrases caught 72 as found (c8bb14f), unread.
-    ("mixed26", 200, 1, 72),
+    # paraphrases caught 72 as found (c8bb14f), 76 after set 24's round, unread.
+    ("mixed26", 200, 1, 76),
     # Synonyms, tuned on: near-synonym changes rejected 3 of 100 as found (5997516), then 2;
     # paraphrases caught 60, 64, 66 (WordNet's verb phrases), 68, then 74. Left: a stronger word
     # of one kind ("small" / "tiny", "painted" / "stained"), which WordNet links as one and
     # many paraphrases need (reading them apart cost 45 paraphrases over the sets).
-    ("synonyms1", 200, 2, 81),
+    ("synonyms1", 200, 2, 88),
 ]
 
 
