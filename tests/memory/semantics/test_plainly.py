@@ -205,3 +205,16 @@ def test_the_one_who_does_it_and_the_thing_a_clause_ends_on_are_said_plainly() -
     assert plainly_worded("This is the file the user works on") == (
         "This is the file the user works on"
     )
+
+
+def test_a_basis_how_to_and_not_one_of_are_said_plainly() -> None:
+    assert plainly_worded("Deps get updated on a monthly basis") == "Deps get updated monthly"
+    assert plainly_worded("The user is learning how to swim") == "The user is learning to swim"
+    assert plainly_worded("Not one of the kids eats fish") == "None of the kids eats fish"
+    assert plainly_worded("Ask, since not a single one of them came") == (
+        "Ask, since none of them came"
+    )
+    assert plainly_worded("Every one of the kids walks") == "All of the kids walks"
+    assert plainly_worded("Since 2019 the user has followed a vegan diet") == (
+        "Since 2019 the user has been vegan"
+    )

@@ -34,12 +34,22 @@ _ALLERGY = re.compile(
     r"\s+(?:in|to)\s+(?P<who>.+?)(?P<end>[.!]?)\s*$",
     re.I,
 )
-# "follows a vegetarian diet" (or "a diet that is vegetarian") says "is vegetarian".
+# "follows a vegetarian diet" (or "a diet that is vegetarian") says "is vegetarian", "has
+# followed" one "has been vegetarian".
 _DIET = re.compile(
-    r"\bfollows\s+(?:an?\s+((?:[\w-]+\s+)?[\w-]+)\s+diet\b"
+    r"\b(follows|has\s+followed)\s+(?:an?\s+((?:[\w-]+\s+)?[\w-]+)\s+diet\b"
     r"|a\s+diet\s+that\s+is\s+([\w-]+)\b(?!\s+\w))",
     re.I,
 )
+# "on a monthly basis" says "monthly"; "learning how to swim" says "learning to swim"; "not
+# one of" says "none of" and "every one of" "all of".
+_ON_A_BASIS = re.compile(
+    r"\bon\s+an?\s+(daily|weekly|fortnightly|monthly|quarterly|yearly|annual|regular)\s+basis\b",
+    re.I,
+)
+_HOW_TO = re.compile(r"\b(learn\w*|teach\w*|taught|show\w*)\s+how\s+to\b", re.I)
+_NOT_ONE_OF = re.compile(r"\bnot\s+(?:a\s+single\s+)?one\s+of\b", re.I)
+_EVERY_ONE_OF = re.compile(r"\bevery\s+(?:single\s+)?one\s+of\b", re.I)
 # "goes running" says "runs": a sport done, said with "go".
 _SPORTS: Final = {
     "running": "runs",
@@ -212,6 +222,11 @@ def _mortgage(said: re.Match[str]) -> str:
     return f"{_opening(said['owner'])} mortgage is with {said['lender']}"
 
 
+def _cased_as(written: str, plain: str) -> str:
+    """``plain`` with a capital first letter when ``written`` had one (it opened a sentence)."""
+    return _opening(plain) if written[:1].isupper() else plain
+
+
 def _opening(words: str) -> str:
     """``words`` capitalised to open the sentence they are moved to the front of."""
     return words[:1].upper() + words[1:]
@@ -222,7 +237,8 @@ def _kin(said: re.Match[str]) -> str:
 
 
 def _diet(said: re.Match[str]) -> str:
-    return f"is {said[1] or said[2]}"
+    verb = "is" if said[1].casefold() == "follows" else "has been"
+    return f"{verb} {said[2] or said[3]}"
 
 
 def _sport(said: re.Match[str]) -> str:
@@ -245,6 +261,10 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_PARENTS_KIN, _kin),
     (_ALLERGY, _allergic),
     (_DIET, _diet),
+    (_ON_A_BASIS, r"\1"),
+    (_HOW_TO, r"\1 to"),
+    (_NOT_ONE_OF, lambda said: _cased_as(said[0], "none of")),
+    (_EVERY_ONE_OF, lambda said: _cased_as(said[0], "all of")),
     (_BEEN_TO, "visited"),
     (_NOT_ONCE, "never"),
     (_BIRTH_DATE, r"\1 was born on "),
@@ -285,6 +305,8 @@ def plainly_worded(text: str) -> str:
     - "mother's sister" as "maternal aunt", "father's father" as "paternal grandfather";
     - "X triggers an allergic reaction in Y" as "Y is allergic to X";
     - "follows a vegetarian diet" as "is vegetarian", "goes running" as "runs";
+    - "on a monthly basis" as "monthly", "learning how to" as "learning to", "not one of" as
+      "none of", "every one of" as "all of";
     - "not once" as "never", "been to" as "visited", "is the owner of" as "owns", "X's
       birthday is on …" as "X was born on …";
     - "does the grocery shopping" as "buys groceries", "abstains from alcohol" as "does not
