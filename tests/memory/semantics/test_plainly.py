@@ -218,3 +218,11 @@ def test_a_basis_how_to_and_not_one_of_are_said_plainly() -> None:
     assert plainly_worded("Since 2019 the user has followed a vegan diet") == (
         "Since 2019 the user has been vegan"
     )
+
+
+def test_a_counted_place_is_said_as_its_ordinal() -> None:
+    assert plainly_worded("The office is on floor 4.") == "The office is on the 4th floor."
+    assert plainly_worded("Floor 3 is closed") == "The 3rd floor is closed"
+    assert plainly_worded("Her son is in grade 11") == "Her son is in the 11th grade"
+    assert plainly_worded("Read chapter 21 first") == "Read the 21st chapter first"
+    assert plainly_worded("Keep the level at 1.5") == "Keep the level at 1.5"

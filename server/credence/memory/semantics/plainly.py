@@ -50,6 +50,11 @@ _ON_A_BASIS = re.compile(
 _HOW_TO = re.compile(r"\b(learn\w*|teach\w*|taught|show\w*)\s+how\s+to\b", re.I)
 _NOT_ONE_OF = re.compile(r"\bnot\s+(?:a\s+single\s+)?one\s+of\b", re.I)
 _EVERY_ONE_OF = re.compile(r"\bevery\s+(?:single\s+)?one\s+of\b", re.I)
+# "floor 4" says "the 4th floor", "grade 3" "the 3rd grade": a counted place in an order.
+_COUNTED_PLACE = re.compile(
+    r"\b(?:the\s+)?(floor|level|storey|story|grade|chapter)\s+(\d{1,3})\b(?![.,:/]\d)", re.I
+)
+_ORDINAL_ENDINGS: Final = {"1": "st", "2": "nd", "3": "rd"}
 # "goes running" says "runs": a sport done, said with "go".
 _SPORTS: Final = {
     "running": "runs",
@@ -236,6 +241,13 @@ def _kin(said: re.Match[str]) -> str:
     return f"{_SIDE[said[1].casefold()]} {_KIN[said[2].casefold()]}"
 
 
+def _counted_place(said: re.Match[str]) -> str:
+    number = said[2]
+    teen = len(number) > 1 and number[-2] == "1"
+    ending = "th" if teen else _ORDINAL_ENDINGS.get(number[-1], "th")
+    return _cased_as(said[0], f"the {number}{ending} {said[1].casefold()}")
+
+
 def _diet(said: re.Match[str]) -> str:
     verb = "is" if said[1].casefold() == "follows" else "has been"
     return f"{verb} {said[2] or said[3]}"
@@ -262,6 +274,7 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_ALLERGY, _allergic),
     (_DIET, _diet),
     (_ON_A_BASIS, r"\1"),
+    (_COUNTED_PLACE, _counted_place),
     (_HOW_TO, r"\1 to"),
     (_NOT_ONE_OF, lambda said: _cased_as(said[0], "none of")),
     (_EVERY_ONE_OF, lambda said: _cased_as(said[0], "all of")),
@@ -305,6 +318,7 @@ def plainly_worded(text: str) -> str:
     - "mother's sister" as "maternal aunt", "father's father" as "paternal grandfather";
     - "X triggers an allergic reaction in Y" as "Y is allergic to X";
     - "follows a vegetarian diet" as "is vegetarian", "goes running" as "runs";
+    - "floor 4" as "the 4th floor", "grade 11" as "the 11th grade";
     - "on a monthly basis" as "monthly", "learning how to" as "learning to", "not one of" as
       "none of", "every one of" as "all of";
     - "not once" as "never", "been to" as "visited", "is the owner of" as "owns", "X's
