@@ -66,3 +66,19 @@ def test_a_relation_said_from_its_other_end_names_the_word_turned() -> None:
     # Sides exchanged with the same word, or the word turned with the sides kept: reversed.
     assert said_from_the_other_end(old, words_of("The user goes to bed before showering")) is None
     assert said_from_the_other_end(old, words_of("The user showers after going to bed")) is None
+
+
+def test_a_comparison_word_before_a_number_bounds_a_value_and_sets_no_sides() -> None:
+    assert not sides_exchanged(
+        words_of("The user would rather take the train than fly for trips under 500 km"),
+        words_of("For trips shorter than 500 km, the user prefers the train to flying"),
+    )
+    assert not sides_exchanged(
+        words_of("Pull requests need at least two approving reviews before merging"),
+        words_of("Before a pull request is merged, it needs no fewer than two approving reviews"),
+    )
+    # A side of a preference may open with a number.
+    assert swapped(
+        words_of("Use four spaces for indentation rather than tabs"),
+        words_of("Use tabs for indentation rather than four spaces"),
+    )

@@ -6,6 +6,7 @@ from functools import lru_cache
 from typing import Final
 
 from credence.memory.semantics.lexicon import CONVERSE_OF, PREFERENCE_MARKERS
+from credence.memory.semantics.statement_words import NUMBER_WORDS
 from credence.memory.semantics.statements import stem
 
 # Words skipped when looking for what a preference marker sets against what.
@@ -42,16 +43,27 @@ def swapped(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
 
 
 def _sides(words: tuple[str, ...]) -> tuple[frozenset[str], frozenset[str]] | None:
-    """The words only left and only right of the first preference marker, if there is one."""
+    """The words only left and only right of the first preference marker, if there is one. A
+    comparison word before a number bounds a value ("shorter than 500 km", "over 30", "before
+    9"); it sets no two things against each other ("tabs rather than four spaces" does)."""
     for marker in PREFERENCE_MARKERS:
         width = len(marker)
         if not _marks(marker, words):
             continue
         for cut in range(1, len(words) - width + 1):
-            if words[cut : cut + width] == marker:
+            bounds = marker in _BOUNDING and _a_number_at(words, cut + width)
+            if words[cut : cut + width] == marker and not bounds:
                 left, right = frozenset(words[:cut]), frozenset(words[cut + width :])
                 return left - right, right - left
     return None
+
+
+_BOUNDING: Final = frozenset({("than",), ("over",), ("above",), ("before",), ("after",)})
+
+
+def _a_number_at(words: tuple[str, ...], position: int) -> bool:
+    following = words[position] if position < len(words) else ""
+    return following[:1].isdigit() or following in NUMBER_WORDS
 
 
 @lru_cache(maxsize=16384)
