@@ -1017,3 +1017,15 @@ def test_a_place_or_time_put_first_is_the_same_statement_but_not_another_one() -
     assert relate("The user works in Lima", "Lima is where the user lives", 0.9).kind != (
         "duplicate"
     )
+
+
+def test_a_complementary_antonym_negated_says_the_other_but_a_gradable_one_does_not() -> None:
+    never_forgets = relate(
+        "The user never forgets to take their vitamins.",
+        "The user always remembers to take their vitamins.",
+        0.92,
+    )
+    assert never_forgets.kind == "duplicate"
+    # "not hot" is not "cold": a reviewer looks.
+    not_hot = relate("The water is not hot.", "The water is cold.", 0.85)
+    assert (not_hot.kind, not_hot.settled) == ("compatible", False)

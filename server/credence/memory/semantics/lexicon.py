@@ -169,6 +169,24 @@ ENGLISH_FUNCTION_WORDS = frozenset(
 )
 
 
+# Antonyms with nothing between them: what is not the one is the other ("never forgets" is
+# "always remembers"). Not gradable ones ("not hot" is not "cold"), nor actions a rule may
+# order or forbid ("Never disable the firewall" is no order to enable it).
+_COMPLEMENTARY_WORDS = _words(
+    """
+    remember forget  succeed fail  pass fail  include exclude  accept reject  win lose
+    present absent  agree disagree  appear disappear  allow forbid  permit forbid
+    allow prohibit  permit prohibit  true false  visible hidden
+    """
+)
+
+
+def complementary_pairs(stem: Callable[[str], str]) -> frozenset[frozenset[str]]:
+    """The complementary antonym pairs, each as a set of two stems under the caller's stemmer."""
+    pairs = zip(_COMPLEMENTARY_WORDS[::2], _COMPLEMENTARY_WORDS[1::2], strict=True)
+    return frozenset(frozenset((stem(first), stem(second))) for first, second in pairs)
+
+
 def antonym_table(stem: Callable[[str], str]) -> dict[str, frozenset[str]]:
     """Map each stem to the stems that mean its opposite, under the caller's stemmer."""
     table: dict[str, set[str]] = {}

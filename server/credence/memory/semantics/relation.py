@@ -12,6 +12,7 @@ from credence.memory.semantics.acronyms import acronyms_written_alike
 from credence.memory.semantics.aspects import tense_shift
 from credence.memory.semantics.bounds import complemented, same_limit, the_bound
 from credence.memory.semantics.coverage import answers, opens, reworded
+from credence.memory.semantics.lexicon import complementary_pairs
 from credence.memory.semantics.order import restated
 from credence.memory.semantics.plainly import ones_written_alike, plainly_worded
 from credence.memory.semantics.preference import said_from_the_other_end, sides_exchanged
@@ -28,6 +29,7 @@ from credence.memory.semantics.statements import (
     is_negation,
     shares_core,
     statement,
+    stem,
     value_changes,
 )
 from credence.memory.semantics.subjects import (
@@ -92,6 +94,7 @@ MAX_SLOT_WORDS: Final = 4
 
 
 _COORDINATORS: Final = frozenset({"and", "but", "or"})
+_COMPLEMENTARY: Final = complementary_pairs(stem)
 
 
 class Relation(msgspec.Struct, frozen=True):
@@ -334,10 +337,14 @@ def _negated_bound(old: str, new: str, a: Statement) -> Literal["same", "near"] 
 
 
 def _negated_twice(old: str, new: str, opposed: tuple[tuple[str, str], ...]) -> bool:
-    """Whether a negating prefix on one side and a negation word on the other say one thing
-    ("The user dislikes emoji" / "The user doesn't like emojis"): every opposed pair is a word
-    and its prefixed form, and the other meaning words match one to one."""
-    if not all(_prefixed_pair(first, second) for first, second in opposed):
+    """Whether a negating prefix or a complementary antonym on one side and a negation word on
+    the other say one thing ("The user dislikes emoji" / "The user doesn't like emojis", "never
+    forgets" / "always remembers"): every opposed pair is a word and its prefixed form or two
+    words with nothing between them, and the other meaning words match one to one."""
+    if not all(
+        _prefixed_pair(first, second) or frozenset((first, second)) in _COMPLEMENTARY
+        for first, second in opposed
+    ):
         return False
     gone = {first for first, _ in opposed}
     added = {second for _, second in opposed}
