@@ -152,7 +152,7 @@ BLIND_SETS = [
     ("mixed5", 200, 0, 63),
     # Corrections rejected 12 of 100 at 47d1354, 6 after tuning on sets 2 to 4, 5 after set 5,
     # then 2; paraphrases caught 73 of 100 at all three, 76, 78, then 79.
-    ("mixed6", 200, 1, 85),
+    ("mixed6", 200, 1, 86),
     # Corrections rejected 9 of 100 at 47d1354, 6 after tuning on sets 2 to 5 and after set 6,
     # then 1; paraphrases caught 55, 54 (one lost to those readings), 56, 57, 58, 59, 60, 61, then
     # 65.
@@ -175,7 +175,7 @@ BLIND_SETS = [
     # Corrections rejected 7 of 100 at 47d1354, 4 as found (after set 10) and after set 11,
     # then 1; paraphrases caught 55, 57, 60, 64, then 65. Left: "the user's brother-in-law lent
     # them" / "the user lent their brother-in-law" (a hyphenated noun splits into three words).
-    ("mixed12", 200, 1, 78),
+    ("mixed12", 200, 1, 79),
     # Corrections rejected 4 of 100 at 47d1354, 4 as found (after set 11) and after set 12, then
     # 2; paraphrases caught 69, 70, 75, then 76. Left: two scopes widened or narrowed in other words
     # ("client-facing documents" / "all documents").
@@ -192,27 +192,27 @@ BLIND_SETS = [
     # (after set 14) and after set 15, then 1; paraphrases caught 53, then 56 at both, 57
     # (negation words), 62, 64, then 65. Left: "a rental property" / "rental
     # properties".
-    ("mixed16", 200, 1, 76),
+    ("mixed16", 200, 1, 77),
     # Held out for one round: corrections rejected 7 of 100 at 47d1354, 3 as found (after set 15,
     # on 02ec9f0) and after set 16, then 1; paraphrases caught 49, 51 at e929c21, 52 as found,
     # 53, 54, 58, 60, then 62. Left: "the user's husband handles the bills" / "the user handles
     # the bills, not their husband".
-    ("mixed17", 200, 1, 74),
+    ("mixed17", 200, 1, 76),
     # Held out for one round: corrections rejected 6 of 100 at 47d1354, 2 at e929c21, as found
     # (cb4c8bb) and after set 17, then 0; paraphrases caught 59, 58 at e929c21, 63 as found,
     # then 64.
     ("mixed18", 200, 0, 76),
     # Held out for one round: corrections rejected 5 of 100 at 47d1354, 3 at e929c21 and as
     # found (a83e682), then 0; paraphrases caught 53 at both, 58 as found, 60, 61, then 62.
-    ("mixed19", 200, 0, 71),
+    ("mixed19", 200, 0, 72),
     # Held out for one round: corrections rejected 4 of 100 as found (67ccf5f), 3 after set
     # 19's first readings, then 0; paraphrases caught 71, 73 (acronyms, temperatures), 74, then
     # 79 after the set 21 round, 84, then 86 after set 22's.
-    ("mixed20", 200, 0, 91),
+    ("mixed20", 200, 0, 92),
     # Held out for one round: corrections rejected 1 of 100 on 67ccf5f, 0 as found (a56c763);
     # paraphrases caught 69 on 67ccf5f, 68 as found, then 79 (units, ordinals, addresses, light
     # verbs, lengths of time).
-    ("mixed21", 200, 0, 87),
+    ("mixed21", 200, 0, 88),
     # Held out for one round: corrections rejected 3 of 100 and paraphrases caught 55 as found
     # (4296150, the code of ca740ae); 2 and 61 after set 21's round, unread; then tuned on: 0 and
     # 73 (a bare present before the other's past, dates, capital PM, US dollars, WordNet nouns,
@@ -222,7 +222,7 @@ BLIND_SETS = [
     # (867a9b8); 2 and 64 on ca740ae, before set 21's round; 2 and 73 after set 22's, unread;
     # then tuned on: 0 and 84 (a cause put in front, "the boss's boss", "able to", "'21",
     # "water/day", a purpose, "whenever", "cut back on", "unless", street addresses).
-    ("mixed23", 200, 0, 84),
+    ("mixed23", 200, 0, 85),
     # Held out for two rounds: corrections rejected 2 of 100 and paraphrases caught 76 on
     # 3fd0525, 77 as found (dc7b6a9), 78 after set 22's round, 83 after set 23's, unread; then
     # tuned on: 0 and 93 (the user named by a pronoun when roles trade, "not allowed" /
