@@ -226,3 +226,16 @@ def test_a_counted_place_is_said_as_its_ordinal() -> None:
     assert plainly_worded("Her son is in grade 11") == "Her son is in the 11th grade"
     assert plainly_worded("Read chapter 21 first") == "Read the 21st chapter first"
     assert plainly_worded("Keep the level at 1.5") == "Keep the level at 1.5"
+
+
+def test_a_spouses_parent_and_no_cost_are_said_plainly() -> None:
+    assert plainly_worded("The user's wife's mother lives in Tucson") == (
+        "The user's mother-in-law lives in Tucson"
+    )
+    # A spouse's sibling stays as written: "brother-in-law" is also a sister's husband.
+    assert plainly_worded("The user's wife's brother is a nurse") == (
+        "The user's wife's brother is a nurse"
+    )
+    assert plainly_worded("A neighbour gave it to them at no cost") == (
+        "A neighbour gave it to them for free"
+    )

@@ -126,6 +126,11 @@ _KIN: Final = {
     "father": "grandfather",
     "parents": "grandparents",
 }
+# "spouse's mother" says "mother-in-law" (not a sibling: "brother-in-law" is as well a
+# sister's husband).
+_SPOUSES_KIN = re.compile(r"\b(?:spouse|husband|wife)['’]s\s+(mother|father|parents)\b", re.I)
+# "at no cost" and "free of charge" say "for free": no negation is meant.
+_AT_NO_COST = re.compile(r"\b(?:at\s+no\s+(?:cost|charge)|free\s+of\s+charge)\b", re.I)
 # "The user is Dana's direct report" says "The user's manager is Dana".
 _DIRECT_REPORT = re.compile(r"\b(\w+)\s+is\s+(\w+)['’]s\s+direct\s+report\b", re.I)
 # "has no objection to", "doesn't mind" and "has nothing against" say "is fine with": two
@@ -271,6 +276,8 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_REPORTS_TO, r"\1's manager is"),
     (_DIRECT_REPORT, r"\1's manager is \2"),
     (_PARENTS_KIN, _kin),
+    (_SPOUSES_KIN, r"\1-in-law"),
+    (_AT_NO_COST, "for free"),
     (_ALLERGY, _allergic),
     (_DIET, _diet),
     (_ON_A_BASIS, r"\1"),
@@ -315,7 +322,8 @@ def plainly_worded(text: str) -> str:
     - a purpose ("so they can …", "in order to …") as "to …";
     - "would rather have X" as "prefers X" (a verb that says more is kept);
     - "X reports to Y" and "X is Y's direct report" as "X's manager is Y";
-    - "mother's sister" as "maternal aunt", "father's father" as "paternal grandfather";
+    - "mother's sister" as "maternal aunt", "father's father" as "paternal grandfather",
+      "spouse's mother" as "mother-in-law"; "at no cost" as "for free";
     - "X triggers an allergic reaction in Y" as "Y is allergic to X";
     - "follows a vegetarian diet" as "is vegetarian", "goes running" as "runs";
     - "floor 4" as "the 4th floor", "grade 11" as "the 11th grade";

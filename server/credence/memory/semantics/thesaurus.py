@@ -214,6 +214,7 @@ PHRASE_FOLDS: Final = {
     ("in", "advance", "of"): "before",
     ("pass", "away"): "die",
     ("give", "up"): "quit",
+    ("write", "out"): "write",
     # Taking care of a thing or a person: handling it, looking after them.
     ("take", "care", "of"): "handle",
     ("look", "after"): "handle",
