@@ -239,3 +239,11 @@ def test_a_spouses_parent_and_no_cost_are_said_plainly() -> None:
     assert plainly_worded("A neighbour gave it to them at no cost") == (
         "A neighbour gave it to them for free"
     )
+
+
+def test_mother_and_father_are_parents() -> None:
+    assert plainly_worded("The user's mother and father are divorced") == (
+        "The user's parents are divorced"
+    )
+    assert plainly_worded("Mom and dad visit in May") == "Parents visit in May"
+    assert plainly_worded("Her mother and father's house") == "Her parents' house"

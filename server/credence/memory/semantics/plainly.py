@@ -126,6 +126,12 @@ _KIN: Final = {
     "father": "grandfather",
     "parents": "grandparents",
 }
+# "mother and father" (or "mom and dad") says "parents".
+_BOTH_PARENTS = re.compile(
+    r"\b(?:mother\s+and\s+father|father\s+and\s+mother|mom\s+and\s+dad|mum\s+and\s+dad"
+    r"|dad\s+and\s+mom|dad\s+and\s+mum)\b(?P<owner>['’]s)?",
+    re.I,
+)
 # "spouse's mother" says "mother-in-law" (not a sibling: "brother-in-law" is as well a
 # sister's husband).
 _SPOUSES_KIN = re.compile(r"\b(?:spouse|husband|wife)['’]s\s+(mother|father|parents)\b", re.I)
@@ -275,6 +281,7 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_WOULD_RATHER, "prefers"),
     (_REPORTS_TO, r"\1's manager is"),
     (_DIRECT_REPORT, r"\1's manager is \2"),
+    (_BOTH_PARENTS, lambda said: _cased_as(said[0], "parents'" if said["owner"] else "parents")),
     (_PARENTS_KIN, _kin),
     (_SPOUSES_KIN, r"\1-in-law"),
     (_AT_NO_COST, "for free"),
@@ -323,7 +330,8 @@ def plainly_worded(text: str) -> str:
     - "would rather have X" as "prefers X" (a verb that says more is kept);
     - "X reports to Y" and "X is Y's direct report" as "X's manager is Y";
     - "mother's sister" as "maternal aunt", "father's father" as "paternal grandfather",
-      "spouse's mother" as "mother-in-law"; "at no cost" as "for free";
+      "spouse's mother" as "mother-in-law", "mother and father" as "parents"; "at no cost" as
+      "for free";
     - "X triggers an allergic reaction in Y" as "Y is allergic to X";
     - "follows a vegetarian diet" as "is vegetarian", "goes running" as "runs";
     - "floor 4" as "the 4th floor", "grade 11" as "the 11th grade";
