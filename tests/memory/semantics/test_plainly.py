@@ -247,3 +247,10 @@ def test_mother_and_father_are_parents() -> None:
     )
     assert plainly_worded("Mom and dad visit in May") == "Parents visit in May"
     assert plainly_worded("Her mother and father's house") == "Her parents' house"
+
+
+def test_rooms_counted_before_a_home_are_said_after_it() -> None:
+    assert plainly_worded("The user rents a two-bedroom apartment in Lisbon") == (
+        "The user rents an apartment with two bedrooms in Lisbon"
+    )
+    assert plainly_worded("They bought a 3-bedroom house") == "They bought a house with 3 bedrooms"

@@ -126,6 +126,11 @@ _KIN: Final = {
     "father": "grandfather",
     "parents": "grandparents",
 }
+# "a two-bedroom apartment" says "an apartment with two bedrooms".
+_ROOMS_BEFORE = re.compile(
+    r"\b(?:an?\s+)?(\w+)-(bedroom|bathroom|room)\s+(apartment|flat|house|home|condo|suite|cabin)\b",
+    re.I,
+)
 # "mother and father" (or "mom and dad") says "parents".
 _BOTH_PARENTS = re.compile(
     r"\b(?:mother\s+and\s+father|father\s+and\s+mother|mom\s+and\s+dad|mum\s+and\s+dad"
@@ -252,6 +257,11 @@ def _kin(said: re.Match[str]) -> str:
     return f"{_SIDE[said[1].casefold()]} {_KIN[said[2].casefold()]}"
 
 
+def _rooms(said: re.Match[str]) -> str:
+    article = "an" if said[3][:1].casefold() in "aeiou" else "a"
+    return f"{article} {said[3]} with {said[1]} {said[2]}s"
+
+
 def _counted_place(said: re.Match[str]) -> str:
     number = said[2]
     teen = len(number) > 1 and number[-2] == "1"
@@ -281,6 +291,7 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_WOULD_RATHER, "prefers"),
     (_REPORTS_TO, r"\1's manager is"),
     (_DIRECT_REPORT, r"\1's manager is \2"),
+    (_ROOMS_BEFORE, _rooms),
     (_BOTH_PARENTS, lambda said: _cased_as(said[0], "parents'" if said["owner"] else "parents")),
     (_PARENTS_KIN, _kin),
     (_SPOUSES_KIN, r"\1-in-law"),
@@ -331,7 +342,7 @@ def plainly_worded(text: str) -> str:
     - "X reports to Y" and "X is Y's direct report" as "X's manager is Y";
     - "mother's sister" as "maternal aunt", "father's father" as "paternal grandfather",
       "spouse's mother" as "mother-in-law", "mother and father" as "parents"; "at no cost" as
-      "for free";
+      "for free"; "a two-bedroom apartment" as "an apartment with two bedrooms";
     - "X triggers an allergic reaction in Y" as "Y is allergic to X";
     - "follows a vegetarian diet" as "is vegetarian", "goes running" as "runs";
     - "floor 4" as "the 4th floor", "grade 11" as "the 11th grade";
