@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Final
 
+from credence.memory.semantics.quantities import clock_canon
+
 if TYPE_CHECKING:
     from credence.memory.semantics.statements import Word
 
@@ -31,12 +33,10 @@ def ranges_in_one_half(words: list[Word]) -> list[Word]:
         if hour is None or clock is None or not _HALF_SAID.search(end.surface):
             continue
         opening, closing = int(hour[1]), int(clock[1])
-        if not 1 <= opening <= 12:
+        in_the_afternoon = (closing >= 12) == (opening % 12 < closing % 12)
+        clock_time = clock_canon(opening, 0, "p" if in_the_afternoon else "a")
+        if clock_time is None:
             continue
-        afternoon = closing >= 12
-        same_half = opening % 12 < closing % 12
-        in_the_afternoon = afternoon == same_half
-        clock_time = f"@{opening % 12 + (12 if in_the_afternoon else 0):02d}:00"
         # The card shows the half of the day read: "2 pm → 2 am", not "2 → 2".
         said = f"{start.surface} {'pm' if in_the_afternoon else 'am'}"
         out[place] = type(start)(clock_time, said, "time")

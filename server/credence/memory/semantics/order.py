@@ -153,7 +153,9 @@ def _turned_around(old: tuple[str, ...], new: tuple[str, ...]) -> bool:
 
 _USER: Final = ("the", "user")
 _USERS: Final = ("the", "users")
-_ARTICLES: Final = frozenset({"a", "an", "the"})
+# Words after which "her" is no owner but the one a verb is done to: "texts her every
+# evening", "sends her a summary".
+_AFTER_HER_DONE_TO: Final = frozenset({"a", "an", "the"}) | _OPENERS
 _POSSESSIVE_PRONOUNS: Final = frozenset({"their", "his", "her"})
 _TRAILING_VERBS: Final = frozenset({"does", "do", "did", "is", "are", "was", "were"})
 
@@ -271,7 +273,7 @@ def _the_user_meant(words: tuple[str, ...], place: int) -> bool:
         return True
     following = words[place + 1 : place + 2]
     return word == "her" and (
-        not following or following[0] in _ARTICLES | _OPENERS or following[0].isdigit()
+        not following or following[0] in _AFTER_HER_DONE_TO or following[0].isdigit()
     )
 
 

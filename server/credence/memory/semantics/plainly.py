@@ -154,17 +154,15 @@ _NO_OBJECTION = re.compile(
 # "splits it 50/50" says "splits it equally"; "version 3.11 of Python" says "Python 3.11".
 _HALVES = re.compile(r"\b(?:50\s*/\s*50|50-50|fifty-fifty)(?![\w/])", re.I)
 _VERSION_OF = re.compile(r"\bversion\s+(\d+(?:\.\d+)*)\s+of\s+([A-Z][\w+#-]*(?:\.\w+)*)")
-# "Porto is where the user's mother lives" says "The user's mother lives in Porto".
-_WHERE_CLEFT = re.compile(
-    r"^\s*(?P<place>[^,;]+?)\s+(?:is|was)\s+where\s+(?P<rest>[^,;]+?)(?P<end>[.!]?)\s*$"
-)
-_ARTICLE_FIRST = re.compile(r"^(?:The|A|An)\b")
-_RECURRING = re.compile(r"^(?:every|each)\b", re.I)
+# "Porto is where the user's mother lives" says "The user's mother lives in Porto";
 # "October is when the insurance renews" says "The insurance renews in October" ("on" a day,
 # "at" a clock time).
-_WHEN_CLEFT = re.compile(
-    r"^\s*(?P<place>[^,;]+?)\s+(?:is|was)\s+when\s+(?P<rest>[^,;]+?)(?P<end>[.!]?)\s*$"
+_CLEFT = re.compile(
+    r"^\s*(?P<place>[^,;]+?)\s+(?:is|was)\s+(?P<how>where|when)\s+(?P<rest>[^,;]+?)"
+    r"(?P<end>[.!]?)\s*$"
 )
+_ARTICLE_FIRST = re.compile(r"^(?:The|A|An)\b")
+_EVERY_FIRST = re.compile(r"^(?:every|each)\b", re.I)
 _DAY_NAMED = re.compile(
     r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b\d{1,2}(?:st|nd|rd|th)\b", re.I
 )
@@ -208,22 +206,20 @@ def _allergic(said: re.Match[str]) -> str:
     return f"{_opening(said['who'])} is allergic to {cause}{said['end']}"
 
 
-def _where(said: re.Match[str]) -> str:
-    return f"{_opening(said['rest'])} in {_moved_back(said['place'])}{said['end']}"
-
-
-def _when(said: re.Match[str]) -> str:
-    time = _moved_back(said["place"])
-    if not _RECURRING.match(time):  # "each Wednesday" takes no preposition
-        at = "at" if _CLOCK_NAMED.search(time) else "on" if _DAY_NAMED.search(time) else "in"
-        time = f"{at} {time}"
-    return f"{_opening(said['rest'])} {time}{said['end']}"
+def _uncleft(said: re.Match[str]) -> str:
+    place = _moved_back(said["place"])
+    if said["how"] == "where":
+        place = f"in {place}"
+    elif not _EVERY_FIRST.match(place):  # "each Wednesday" takes no preposition
+        at = "at" if _CLOCK_NAMED.search(place) else "on" if _DAY_NAMED.search(place) else "in"
+        place = f"{at} {place}"
+    return f"{_opening(said['rest'])} {place}{said['end']}"
 
 
 def _moved_back(words: str) -> str:
     """``words`` that opened the sentence, an opening article or "every" lowered for the
     middle of one."""
-    opening = _ARTICLE_FIRST.match(words) or _RECURRING.match(words)
+    opening = _ARTICLE_FIRST.match(words) or _EVERY_FIRST.match(words)
     return words[:1].lower() + words[1:] if opening else words
 
 
@@ -319,8 +315,7 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_GOES_DOING, _sport),
     (_PRACTISES_LAW, "is a lawyer"),
     (_HOLDS_MORTGAGE, _mortgage),
-    (_WHERE_CLEFT, _where),
-    (_WHEN_CLEFT, _when),
+    (_CLEFT, _uncleft),
     (_OF_ALL, _favourite),
     (_THE_ONE_WHO, _the_one_who),
     (_THE_ONE_IT_ENDS_ON, _the_one_it_ends_on),

@@ -6,7 +6,7 @@ from functools import lru_cache
 from typing import Final
 
 from credence.memory.semantics.lexicon import CONVERSE_OF, PREFERENCE_MARKERS
-from credence.memory.semantics.statement_words import NUMBER_WORDS
+from credence.memory.semantics.quantities import says_a_number
 from credence.memory.semantics.statements import stem
 
 # Words skipped when looking for what a preference marker sets against what.
@@ -62,8 +62,7 @@ _BOUNDING: Final = frozenset({("than",), ("over",), ("above",), ("before",), ("a
 
 
 def _a_number_at(words: tuple[str, ...], position: int) -> bool:
-    following = words[position] if position < len(words) else ""
-    return following[:1].isdigit() or following in NUMBER_WORDS
+    return position < len(words) and says_a_number(words[position])
 
 
 @lru_cache(maxsize=16384)

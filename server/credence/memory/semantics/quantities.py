@@ -94,7 +94,9 @@ def _quantity(value: float, unit: str | None) -> tuple[str, str]:
     return f"#{_format_number(round(value, 6))}{dimension}", f"quantity:{dimension}"
 
 
-def _clock(hour: int, minute: int, half: str | None) -> str | None:
+def clock_canon(hour: int, minute: int, half: str | None) -> str | None:
+    """The canonical clock time ("@13:05") of an hour and minute, in the half of the day
+    ``half`` ("a" or "p") names or on the 24-hour clock when None; None when out of range."""
     if half:
         if not 1 <= hour <= 12:
             return None
@@ -109,7 +111,7 @@ def _read_clock_word(low: str) -> str | None:
     clock = CLOCK.match(low) or BARE_CLOCK.match(low)
     if clock:
         half = clock.group(3) if clock.re is CLOCK else None
-        canon = _clock(int(clock.group(1)), int(clock.group(2) or 0), half)
+        canon = clock_canon(int(clock.group(1)), int(clock.group(2) or 0), half)
         if canon:
             return canon
     if low in ("noon", "midday", "midnight"):
@@ -189,7 +191,7 @@ def _unsigned_value(lowered: list[str], position: int) -> tuple[str, str, int] |
         if attached == THOUSANDS or attached in MAGNITUDES:
             value, attached = value * MAGNITUDES[attached], None
         elif attached in ("am", "pm"):
-            canon = _clock(int(value), 0, attached[0]) if value.is_integer() else None
+            canon = clock_canon(int(value), 0, attached[0]) if value.is_integer() else None
             return (canon, "time", 1) if canon else None
         elif attached is not None and attached not in UNITS:
             return None
@@ -230,7 +232,7 @@ def _with_unit(
     if unit is None and prefix_unit is None and after < len(lowered):
         following = lowered[after]
         if following in ("am", "pm", "a.m", "p.m") and value.is_integer():
-            canon = _clock(int(value), 0, following[0])
+            canon = clock_canon(int(value), 0, following[0])
             if canon:
                 return canon, "time", after + 1 - start
         national = _NATIONAL_DOLLARS.get(following)
@@ -314,7 +316,7 @@ def _with_day_half(lowered: list[str], position: int, clock_time: str) -> tuple[
     bare = BARE_CLOCK.match(lowered[position])
     for words, half in _DAY_HALVES.items():
         if bare and tuple(lowered[position + 1 : position + 1 + len(words)]) == words:
-            canon = _clock(int(bare.group(1)), int(bare.group(2) or 0), half)
+            canon = clock_canon(int(bare.group(1)), int(bare.group(2) or 0), half)
             if canon:
                 return canon, "time", 1 + len(words)
     return clock_time, "time", 1
@@ -327,13 +329,13 @@ def _said_clock(lowered: list[str], after: int, value: float) -> tuple[str, int]
     if word_at(lowered, after) == "oclock":
         after += 1  # "eight o'clock in the evening": the hour, then its half of the day
         if not _said_half(lowered, after):
-            canon = _clock(int(value), 0, None)
+            canon = clock_canon(int(value), 0, None)
             return (canon, after) if canon else None
     half = _said_half(lowered, after)
     if half is None:
         return None
     words, suffix = half
-    canon = _clock(int(value), 0, suffix)
+    canon = clock_canon(int(value), 0, suffix)
     return (canon, after + len(words)) if canon else None
 
 
@@ -382,7 +384,7 @@ def _minutes_past_or_to(lowered: list[str], position: int) -> tuple[str, str, in
         hour, minutes = (hour - 2) % 12 + 1, 60 - minutes  # "quarter to one" is 12:45
     after += word_at(lowered, after) == "oclock"
     half = _said_half(lowered, after)
-    canon = _clock(hour, minutes, half[1] if half else None)
+    canon = clock_canon(hour, minutes, half[1] if half else None)
     if canon is None:
         return None
     return canon, "time", after + (len(half[0]) if half else 0) - start
@@ -501,12 +503,17 @@ def _rate_at(lowered: list[str], position: int) -> bool:
     return _rate_lead(previous) or _counted_before(before)
 
 
+def says_a_number(word: str) -> bool:
+    """Whether ``word`` is a number, in digits or in words ("12", "12th", "twelve")."""
+    return word[:1].isdigit() or word in NUMBER_WORDS
+
+
 def _counted_before(before: list[str]) -> bool:
     """Whether a count opens the words just before "a <period>" ("two pills a day", "three
     cups of coffee a day") with no word of duration right before it ("two tasks in a day")."""
     if not before or before[-1] in _DURATION_LEADS or before[-1] in (",", ";"):
         return False
-    return any(word[:1].isdigit() or word in NUMBER_WORDS for word in before)
+    return any(says_a_number(word) for word in before)
 
 
 def read_period(lowered: list[str], position: int) -> tuple[str, int] | None:

@@ -10,7 +10,8 @@ from typing import Final
 from credence.memory.semantics.dates import ORDINAL_WORDS
 from credence.memory.semantics.lexicon import DETERMINERS, PEOPLE
 from credence.memory.semantics.order import first_difference, swap_middles
-from credence.memory.semantics.statement_words import MONTHS, NUMBER_WORDS, PAST_FORMS, WEEKDAYS
+from credence.memory.semantics.quantities import says_a_number
+from credence.memory.semantics.statement_words import MONTHS, PAST_FORMS, WEEKDAYS
 from credence.memory.semantics.statements import stem
 from credence.memory.semantics.tokens import STOP_WORDS
 
@@ -208,7 +209,7 @@ def _placed_in_time(words: Sequence[str], position: int) -> bool:
     if not following:
         return False
     first = following[0]
-    if first[0].isdigit() or first in NUMBER_WORDS or first in _TIME_WORDS:
+    if says_a_number(first) or first in _TIME_WORDS:
         return True
     if first in MONTHS or first.rstrip("s") in WEEKDAYS:
         return True
