@@ -97,11 +97,14 @@ SETS = {
     # rounds, then tuned on.
     "mixed24": CORPORA / "dev" / "mixed_24.jsonl",
     # A twenty-fifth (2026-12-06), by another helper from the product description alone; held
-    # out while sets 23 and 24 are tuned on.
+    # out while sets 23 and 24 were tuned on, then tuned on.
     "mixed25": CORPORA / "dev" / "mixed_25.jsonl",
     # A twenty-sixth (2026-12-06), by another helper from the product description alone, run as
     # found on c8bb14f (counts only) and held out.
     "mixed26": CORPORA / "dev" / "mixed_26.jsonl",
+    # A twenty-seventh (2026-12-06), by another helper from the product description alone, run
+    # as found on 996a3a4 (counts only) and held out.
+    "mixed27": CORPORA / "dev" / "mixed_27.jsonl",
     # Synonyms (2026-12-05): 70 synonym paraphrases, 15 negative restatements, 15 number
     # formats and 100 words swapped for related words that mean something else; tuned on.
     "synonyms1": CORPORA / "dev" / "synonyms_1.jsonl",
