@@ -62,6 +62,10 @@ from credence.memory.semantics.wording import words_of
         ("The call is at 2:00 PM", "The call is at 2 pm"),
         ("The call is at 9:30 A.M.", "The call is at 09:30"),
         ("The payment is $420", "The payment is 420 US dollars"),
+        ("The startup raised $2 million", "The startup raised $2M"),
+        ("The startup raised 2 million dollars", "The startup raised two million dollars"),
+        ("The fund holds $1.5 billion", "The fund holds $1.5bn"),
+        ("The site has 3 thousand users", "The site has 3,000 users"),
     ],
 )
 def test_one_quantity_in_two_spellings_reads_the_same(first: str, second: str) -> None:
@@ -211,6 +215,12 @@ def test_a_bare_decimal_ending_in_zero_is_kept_as_written() -> None:
     assert statement("Use Python 3.10").values != statement("Use Python 3.1").values
     assert "#3.10" in statement("Use Python 3.10").values
     assert statement("Wait 1.50 seconds").values == statement("Wait 1.5 seconds").values
+    assert statement("Raise 2.50 million").values == statement("Raise 2.5 million").values
+
+
+def test_a_number_then_a_scale_word_is_one_value_that_differs_by_value() -> None:
+    assert statement("The startup raised $2 million").values == frozenset({"#2000000usd"})
+    assert statement("Budget 2 million euros").values != statement("Budget 3 million euros").values
 
 
 def test_a_ratio_said_with_to_is_the_same_ratio() -> None:

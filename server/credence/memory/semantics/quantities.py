@@ -195,16 +195,19 @@ def _unsigned_value(lowered: list[str], position: int) -> tuple[str, str, int] |
             return (canon, "time", 1) if canon else None
         elif attached is not None and attached not in UNITS:
             return None
+        elif attached is None and word_at(lowered, position + 1) in NUMBER_SCALES:
+            value, used = value * NUMBER_SCALES[lowered[position + 1]], 2  # "$2 million"
         unit = attached
     else:
         said = _said_number(lowered, position)
         if said is None:
             return None
         value, used = said
+    digits = match.group(1) if match is not None and used == 1 else ""
     canon, kind, used = _with_unit(lowered, start, position + used, value, unit, prefix_unit)
-    if kind == "number" and match and _version_like(match.group(1)):
+    if kind == "number" and _version_like(digits):
         # "Python 3.10" is not "Python 3.1": a bare decimal that ends in 0 is kept as written.
-        canon = f"#{match.group(1)}"
+        canon = f"#{digits}"
     return canon, kind, used
 
 

@@ -62,7 +62,7 @@ NUMBER_WORDS |= {
         ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
     )
 }
-NUMBER_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 1_000_000}
+NUMBER_SCALES = {"dozen": 12, "hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9}
 # Spoken multiples ("twice" is "two times") and fractions ("half an hour", "a quarter of").
 MULTIPLES = {"twice": 2, "thrice": 3}
 TIMES = "times"
