@@ -50,6 +50,13 @@ def test_what_only_looks_like_a_date_is_not_one(text: str) -> None:
     assert date_in(text) == []
 
 
+def test_a_slashed_date_is_read_when_only_one_order_is_a_date() -> None:
+    assert date_in("The lease ends on 08/31/2025") == ["@2025-08-31"]
+    assert date_in("The lease ends on 31/08/2025") == ["@2025-08-31"]
+    assert date_in("The lease ends on 8/31/2025") == ["@2025-08-31"]
+    assert date_in("The lease ends on 13/13/2025") == []
+
+
 def test_a_date_reader_reports_the_tokens_it_used() -> None:
     assert read_date(["march", "15", ",", "2025", "then"], 0) == ("@2025-03-15", 4)
     assert read_date(["15th", "of", "march"], 0) == ("@--03-15", 3)

@@ -9,6 +9,8 @@ from credence.memory.semantics.statement_words import MONTHS_IN_ORDER, ORDINAL
 from credence.memory.semantics.tokens import word_at
 
 _ISO_DATE: Final = re.compile(r"^(\d{4})-(\d{2})-(\d{2})$")
+_SLASHED_DATE: Final = re.compile(r"^(\d{1,2})/(\d{1,2})/(\d{4})$")
+_MONTHS_IN_A_YEAR: Final = 12
 # A month by its name, or by its abbreviation beside a day ("Aug. 31, 2026", "31 Aug 2026");
 # "may" is already whole, and "mar" and "jun" are no words to mistake.
 _MONTH_NUMBERS: Final = {
@@ -36,8 +38,9 @@ ORDINAL_WORDS: Final = (
 
 def read_date(lowered: list[str], position: int) -> tuple[str, int] | None:
     """A calendar date at ``position``: (canonical ``@YYYY-MM-DD``, or ``@--MM-DD`` without a
-    year, and tokens used). Slashed dates ("03/04/2025") are left alone: the order of day and
-    month is the writer's locale, which one sentence does not tell."""
+    year, and tokens used). A slashed date is read only when one order of day and month is a
+    date ("08/31/2025", "31/08/2025"): the order is the writer's locale, which one sentence
+    does not tell, so "03/04/2025" is left alone."""
     token = lowered[position]
     if not (token[:1].isdigit() or token in _MONTH_NUMBERS or token in ORDINAL_WORDS):
         return None  # most words: read_value asks about every one
@@ -45,6 +48,9 @@ def read_date(lowered: list[str], position: int) -> tuple[str, int] | None:
     if iso is not None:
         year, month, day = (int(part) for part in iso.groups())
         return _dated(year, month, day, 1)
+    slashed = _SLASHED_DATE.match(token)
+    if slashed is not None:
+        return _slashed(*(int(part) for part in slashed.groups()))
     if token in _MONTH_NUMBERS:
         return _month_first(lowered, position)
     return _day_first(lowered, position)
@@ -75,6 +81,15 @@ def _day_first(lowered: list[str], position: int) -> tuple[str, int] | None:
         return None
     year, used = _year_after(lowered, position + 2 + of)
     return _dated(year, month, day, 2 + of + used)
+
+
+def _slashed(first: int, second: int, year: int) -> tuple[str, int] | None:
+    """A slashed date whose day is the part a month cannot be: month first or day first."""
+    if first > _MONTHS_IN_A_YEAR >= second:
+        return _dated(year, second, first, 1)
+    if second > _MONTHS_IN_A_YEAR >= first:
+        return _dated(year, first, second, 1)
+    return None
 
 
 def _dated(year: int | None, month: int, day: int, used: int) -> tuple[str, int] | None:
