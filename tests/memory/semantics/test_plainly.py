@@ -254,3 +254,14 @@ def test_rooms_counted_before_a_home_are_said_after_it() -> None:
         "The user rents an apartment with two bedrooms in Lisbon"
     )
     assert plainly_worded("They bought a 3-bedroom house") == "They bought a house with 3 bedrooms"
+
+
+def test_being_a_fan_of_is_liking() -> None:
+    assert plainly_worded("The user is a fan of jazz") == "The user likes jazz"
+    assert plainly_worded("The user is a big fan of jazz") == "The user loves jazz"
+    assert plainly_worded("The user isn't a fan of horror") == "The user does not like horror"
+    assert plainly_worded("The user is not a huge fan of horror") == (
+        "The user does not like horror"
+    )
+    assert plainly_worded("The kids are fans of Lego") == "The kids like Lego"
+    assert plainly_worded("The fan of the laptop is loud") == "The fan of the laptop is loud"

@@ -188,6 +188,13 @@ _THE_ONE_IT_ENDS_ON = re.compile(
     r"\s[^,;]+?\s(?:in|on|with|at|for|to|from|by))(?P<end>[.!]?)\s*$",
     re.I,
 )
+# "is a fan of jazz" says "likes jazz", "is a big fan of" "loves", "is not a fan of" "does not
+# like"; "are fans of" the same of many.
+_FAN_OF = re.compile(
+    r"\b(?P<be>is|are)(?P<not>n['’]t|\s+not|\s+no)?\s+(?:an?\s+)?(?P<big>(?:big|huge|great)\s+)?"
+    r"fans?\s+of\b",
+    re.I,
+)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -253,6 +260,15 @@ def _kin(said: re.Match[str]) -> str:
     return f"{_SIDE[said[1].casefold()]} {_KIN[said[2].casefold()]}"
 
 
+def _fan(said: re.Match[str]) -> str:
+    many = said["be"].casefold() == "are"
+    if said["not"]:
+        return "do not like" if many else "does not like"
+    if said["big"]:
+        return "love" if many else "loves"
+    return "like" if many else "likes"
+
+
 def _rooms(said: re.Match[str]) -> str:
     article = "an" if said[3][:1].casefold() in "aeiou" else "a"
     return f"{article} {said[3]} with {said[1]} {said[2]}s"
@@ -280,6 +296,7 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_EXCEPT_ONE, "only "),
     (_EXCEPT_WHEN, "unless"),
     (_CANNOT_STAND, "hate"),
+    (_FAN_OF, _fan),
     (_NO_OBJECTION, "is fine with"),
     (_HALVES, "equally"),
     (_VERSION_OF, r"\2 \1"),
@@ -330,6 +347,8 @@ def plainly_worded(text: str) -> str:
     - "A, not B" as "A rather than B": the "not" that sets A against B negates no rule ("Use
       tabs, not spaces" is no prohibition);
     - "nobody but X" as "only X", "except when" as "unless", "can't stand" as "hate";
+    - "is a fan of" as "likes", "is a big fan of" as "loves", "is not a fan of" as "does not
+      like";
     - "has no objection to" and "doesn't mind" as "is fine with", "50/50" as "equally",
       "version 3.11 of Python" as "Python 3.11";
     - a purpose ("so they can …", "in order to …") as "to …";
