@@ -63,6 +63,10 @@ def test_a_relation_said_from_its_other_end_names_the_word_turned() -> None:
     assert said_from_the_other_end(
         words_of("Maya is older than Leo"), words_of("Leo is younger than Maya")
     ) == ("younger", "older")
+    assert said_from_the_other_end(
+        words_of("The user finds Rust harder to learn than Go"),
+        words_of("The user finds Go easier to learn than Rust"),
+    ) == ("easier", "harder")
     # Sides exchanged with the same word, or the word turned with the sides kept: reversed.
     assert said_from_the_other_end(old, words_of("The user goes to bed before showering")) is None
     assert said_from_the_other_end(old, words_of("The user showers after going to bed")) is None

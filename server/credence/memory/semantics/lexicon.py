@@ -219,6 +219,18 @@ _CONVERSE_PAIRS = (
     ("more", "fewer"),
     ("ahead", "behind"),
     ("precedes", "follows"),
+    ("harder", "easier"),
+    ("better", "worse"),
+    ("stronger", "weaker"),
+    ("closer", "farther"),
+    ("closer", "further"),
+    ("wider", "narrower"),
+    ("thicker", "thinner"),
+    ("deeper", "shallower"),
+    ("louder", "quieter"),
+    ("richer", "poorer"),
+    ("safer", "riskier"),
+    ("cheaper", "pricier"),
 )
 CONVERSE_OF = {
     word: frozenset(
