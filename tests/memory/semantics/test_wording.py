@@ -36,6 +36,26 @@ def test_looking_after_and_taking_care_of_are_handling() -> None:
     assert not same_meaning("The user looks after the cat.", "The user looks at the cat.")
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The team consists of 12 engineers.", "The team is made up of 12 engineers."),
+        ("The offsite happens in June.", "The offsite takes place in June."),
+        ("The user skips dairy because of an allergy.", "The user skips dairy due to an allergy."),
+        ("The user grew up in Ghana.", "The user was raised in Ghana."),
+        ("The user is an early riser.", "The user is an early bird."),
+        ("The spare tyre is in the trunk.", "The spare tyre is in the boot."),
+    ],
+)
+def test_a_whole_an_event_a_cause_and_an_upbringing_in_two_words(first: str, second: str) -> None:
+    assert same_meaning(first, second)
+
+
+def test_a_folded_phrase_keeps_what_it_is_said_of() -> None:
+    assert not same_meaning("The team consists of 12 engineers.", "The team is made up of 9.")
+    assert not same_meaning("The user grew up in Ghana.", "The user was raised in Kenya.")
+
+
 def test_turned_on_and_turned_off_are_opposites() -> None:
     old = "The user wants notifications turned on for build failures."
     new = "The user wants notifications turned off for build failures."

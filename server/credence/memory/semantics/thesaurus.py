@@ -182,6 +182,7 @@ run execute
 submit file
 research investigate
 acetaminophen paracetamol
+trunk boot
 """.strip().splitlines()
 
 # Phrasal verbs and fixed phrases read as the one word they mean (compared by stem, in order):
@@ -260,6 +261,17 @@ PHRASE_FOLDS: Final = {
     ("would", "rather"): "prefer",
     # Places said in two words that one word says.
     ("next", "to"): "beside",
+    # A whole said from its parts, an event from its time, a cause from its effect.
+    ("consist", "of"): "comprise",
+    ("made", "up", "of"): "comprise",
+    ("take", "place"): "happen",
+    ("because", "of"): "because",
+    ("due", "to"): "because",
+    ("owing", "to"): "because",
+    ("grew", "up"): "raised",
+    ("grow", "up"): "raised",
+    ("early", "riser"): "lark",
+    ("early", "bird"): "lark",
     ("close", "to"): "near",
     ("across", "from"): "opposite",
 }
