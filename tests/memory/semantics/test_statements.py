@@ -28,6 +28,16 @@ def test_common_abbreviations_read_as_the_word_they_shorten() -> None:
     assert statement("Main St is closed").canons != statement("Main Street is closed").canons
 
 
+def test_a_month_cut_short_is_the_month_unless_the_short_form_is_a_word_or_a_name() -> None:
+    assert (
+        statement("The review is in Dec.").canons == statement("The review is in December").canons
+    )
+    assert statement("Ship it by Aug").canons == statement("Ship it by August").canons
+    assert statement("The review is in Dec").canons != statement("The review is in Nov").canons
+    assert "april" not in statement("The card's APR is 19%").canons
+    assert "january" not in statement("Jan reviews the budget").canons
+
+
 def test_an_existential_there_says_what_the_plain_statement_says() -> None:
     assert statement("There is a park near the office").canons == (
         statement("A park is near the office").canons

@@ -594,4 +594,6 @@ ABBREVIATIONS = {
     "ste": "suite",
     "bldg": "building",
     "dept": "department",
+    # Months cut short (not "Jan", a name, "Mar" and "May", words, or "APR", a rate).
+    **{month[:3]: month for month in ("february", "august", "october", "november", "december")},
 }
