@@ -265,3 +265,16 @@ def test_being_a_fan_of_is_liking() -> None:
     )
     assert plainly_worded("The kids are fans of Lego") == "The kids like Lego"
     assert plainly_worded("The fan of the laptop is loud") == "The fan of the laptop is loud"
+
+
+def test_a_thing_and_no_other_is_that_thing_only() -> None:
+    assert plainly_worded("The repo is edited by the core team and no one else.") == (
+        "The repo is edited by the core team only."
+    )
+    assert plainly_worded("Deploy on Mondays and on no other days") == "Deploy on Mondays only"
+    assert plainly_worded("Drink coffee in the morning and at no other time of day") == (
+        "Drink coffee in the morning only"
+    )
+    assert plainly_worded("Ask Sam and nobody else") == "Ask Sam only"
+    assert plainly_worded("Ask Sam and no one else, please") == "Ask Sam only, please"
+    assert plainly_worded("Ask Sam and then Kim") == "Ask Sam and then Kim"

@@ -195,6 +195,13 @@ _FAN_OF = re.compile(
     r"fans?\s+of\b",
     re.I,
 )
+# "X and no one else", "on Tuesdays and on no other days", "in the morning and at no other
+# time of day" say "X only": the negation only bounds the scope.
+_AND_NO_OTHER = re.compile(
+    r",?\s+and\s+(?:(?:at|on|in|by)\s+)?(?:no\s*one\s+else|nobody\s+else|nowhere\s+else"
+    r"|no\s+other\s+(?:\w+)(?:\s+of\s+(?:the\s+)?(?:day|week|month|year))?)\b",
+    re.I,
+)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -296,6 +303,7 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_EXCEPT_ONE, "only "),
     (_EXCEPT_WHEN, "unless"),
     (_CANNOT_STAND, "hate"),
+    (_AND_NO_OTHER, " only"),
     (_FAN_OF, _fan),
     (_NO_OBJECTION, "is fine with"),
     (_HALVES, "equally"),
@@ -346,7 +354,8 @@ def plainly_worded(text: str) -> str:
 
     - "A, not B" as "A rather than B": the "not" that sets A against B negates no rule ("Use
       tabs, not spaces" is no prohibition);
-    - "nobody but X" as "only X", "except when" as "unless", "can't stand" as "hate";
+    - "nobody but X" as "only X", "X and no one else" as "X only", "except when" as
+      "unless", "can't stand" as "hate";
     - "is a fan of" as "likes", "is a big fan of" as "loves", "is not a fan of" as "does not
       like";
     - "has no objection to" and "doesn't mind" as "is fine with", "50/50" as "equally",
