@@ -278,3 +278,13 @@ def test_a_thing_and_no_other_is_that_thing_only() -> None:
     assert plainly_worded("Ask Sam and nobody else") == "Ask Sam only"
     assert plainly_worded("Ask Sam and no one else, please") == "Ask Sam only, please"
     assert plainly_worded("Ask Sam and then Kim") == "Ask Sam and then Kim"
+
+
+def test_a_choice_given_between_two_is_a_preference_of_one_to_the_other() -> None:
+    said = "Given the choice between trains and planes, the user prefers trains."
+    assert plainly_worded(said) == "The user prefers trains to planes."
+    said = "Given a choice between a call and an email, the user would rather have the email."
+    assert plainly_worded(said) == "The user prefers the email to a call."
+    # A pick that is neither option is left as written.
+    said = "Given the choice between tea and coffee, the user prefers water."
+    assert plainly_worded(said) == said

@@ -202,6 +202,15 @@ _AND_NO_OTHER = re.compile(
     r"|no\s+other\s+(?:\w+)(?:\s+of\s+(?:the\s+)?(?:day|week|month|year))?)\b",
     re.I,
 )
+# "Given the choice between tea and coffee, the user prefers tea" says "The user prefers tea to
+# coffee".
+_GIVEN_A_CHOICE = re.compile(
+    r"^\s*given\s+(?:a|the)\s+choice\s+(?:between|of)\s+(?P<a>[^,;]+?)\s+(?:and|or)\s+"
+    r"(?P<b>[^,;]+?),\s+(?P<who>[^,;]+?)\s+(?:prefers|would\s+rather\s+have|would\s+rather"
+    r"|chooses|picks)\s+(?P<pick>[^,;]+?)(?P<end>[.!]?)\s*$",
+    re.I,
+)
+_ARTICLE: Final = re.compile(r"^(?:the|a|an)\s+", re.I)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -267,6 +276,18 @@ def _kin(said: re.Match[str]) -> str:
     return f"{_SIDE[said[1].casefold()]} {_KIN[said[2].casefold()]}"
 
 
+def _given_a_choice(said: re.Match[str]) -> str:
+    def bare(option: str) -> str:
+        return _ARTICLE.sub("", option).casefold()
+
+    options = {bare(said["a"]): said["b"], bare(said["b"]): said["a"]}
+    other = options.get(bare(said["pick"]))
+    if other is None:
+        return said[0]
+    who = said["who"][:1].upper() + said["who"][1:]
+    return f"{who} prefers {said['pick']} to {other}{said['end']}"
+
+
 def _fan(said: re.Match[str]) -> str:
     many = said["be"].casefold() == "are"
     if said["not"]:
@@ -309,6 +330,7 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_HALVES, "equally"),
     (_VERSION_OF, r"\2 \1"),
     (_PURPOSE, "to"),
+    (_GIVEN_A_CHOICE, _given_a_choice),
     (_WOULD_RATHER, "prefers"),
     (_REPORTS_TO, r"\1's manager is"),
     (_DIRECT_REPORT, r"\1's manager is \2"),
@@ -361,7 +383,8 @@ def plainly_worded(text: str) -> str:
     - "has no objection to" and "doesn't mind" as "is fine with", "50/50" as "equally",
       "version 3.11 of Python" as "Python 3.11";
     - a purpose ("so they can …", "in order to …") as "to …";
-    - "would rather have X" as "prefers X" (a verb that says more is kept);
+    - "would rather have X" as "prefers X" (a verb that says more is kept), "Given the
+      choice between X and Y, Z prefers X" as "Z prefers X to Y";
     - "X reports to Y" and "X is Y's direct report" as "X's manager is Y";
     - "mother's sister" as "maternal aunt", "father's father" as "paternal grandfather",
       "spouse's mother" as "mother-in-law", "mother and father" as "parents"; "at no cost" as
