@@ -288,3 +288,22 @@ def test_a_choice_given_between_two_is_a_preference_of_one_to_the_other() -> Non
     # A pick that is neither option is left as written.
     said = "Given the choice between tea and coffee, the user prefers water."
     assert plainly_worded(said) == said
+
+
+def test_a_pay_and_an_appointment_are_said_with_their_verb() -> None:
+    assert plainly_worded("The user's annual salary is $85k.") == "The user earns $85k a year."
+    assert plainly_worded("Sam's hourly wage is $32") == "Sam earns $32 an hour"
+    assert plainly_worded("Sam's salary is $95,000 a year.") == "Sam earns $95,000 a year."
+    assert plainly_worded("The user's dentist appointment is on May 3") == (
+        "The user sees the dentist on May 3"
+    )
+    assert plainly_worded("The user's appointment with Dr. Reyes is at noon") == (
+        "The user sees Dr. Reyes at noon"
+    )
+    assert plainly_worded("The user has a dermatologist appointment on Monday") == (
+        "The user sees the dermatologist on Monday"
+    )
+    # An appointment that is no one's to see is left as written.
+    assert plainly_worded("The user's hair appointment is on Friday") == (
+        "The user's hair appointment is on Friday"
+    )

@@ -211,6 +211,22 @@ _GIVEN_A_CHOICE = re.compile(
     re.I,
 )
 _ARTICLE: Final = re.compile(r"^(?:the|a|an)\s+", re.I)
+# "The user's annual salary is $85k" says "The user earns $85k a year"; "X's hourly wage is
+# $32" says "X earns $32 an hour".
+_PAY_IS = re.compile(
+    r"\b(?P<who>\w+)['’]s\s+(?:(?P<period>annual|yearly|monthly|weekly|hourly)\s+)?"
+    r"(?:salary|wage|pay|income)\s+is\s+(?P<amount>[^;]+?)(?P<end>[.!]?)\s*$",
+    re.I,
+)
+_PER: Final = {"annual": "a year", "yearly": "a year", "monthly": "a month", "weekly": "a week"}
+# "The user's dentist appointment is on Friday", "X's appointment with the dentist is on
+# Friday" and "X has a dentist appointment on Friday" say "X sees the dentist on Friday".
+_APPOINTMENT = re.compile(
+    r"\b(?P<who>\w+)(?:['’]s\s+(?P<kind>\w+(?:ist|ian|or))\s+appointment\s+is"
+    r"|['’]s\s+appointment\s+with\s+(?P<whom>[^,;]+?)\s+is"
+    r"|\s+has\s+an?\s+(?P<kind2>\w+(?:ist|ian|or))\s+appointment)\b",
+    re.I,
+)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -288,6 +304,17 @@ def _given_a_choice(said: re.Match[str]) -> str:
     return f"{who} prefers {said['pick']} to {other}{said['end']}"
 
 
+def _pay(said: re.Match[str]) -> str:
+    period = (said["period"] or "").casefold()
+    per = "an hour" if period == "hourly" else _PER.get(period)
+    return f"{said['who']} earns {said['amount']}{f' {per}' if per else ''}{said['end']}"
+
+
+def _appointment(said: re.Match[str]) -> str:
+    whom = said["whom"] or f"the {said['kind'] or said['kind2']}"
+    return f"{said['who']} sees {whom}"
+
+
 def _fan(said: re.Match[str]) -> str:
     many = said["be"].casefold() == "are"
     if said["not"]:
@@ -326,6 +353,8 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_CANNOT_STAND, "hate"),
     (_AND_NO_OTHER, " only"),
     (_FAN_OF, _fan),
+    (_PAY_IS, _pay),
+    (_APPOINTMENT, _appointment),
     (_NO_OBJECTION, "is fine with"),
     (_HALVES, "equally"),
     (_VERSION_OF, r"\2 \1"),
@@ -379,7 +408,9 @@ def plainly_worded(text: str) -> str:
     - "nobody but X" as "only X", "X and no one else" as "X only", "except when" as
       "unless", "can't stand" as "hate";
     - "is a fan of" as "likes", "is a big fan of" as "loves", "is not a fan of" as "does not
-      like";
+      like"; "X's annual salary is $N" as "X earns $N a year"; "X's dentist appointment is",
+      "X's appointment with the dentist is" and "X has a dentist appointment" as "X sees the
+      dentist";
     - "has no objection to" and "doesn't mind" as "is fine with", "50/50" as "equally",
       "version 3.11 of Python" as "Python 3.11";
     - a purpose ("so they can …", "in order to …") as "to …";
