@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from credence.memory.semantics.quantities import read_period, read_value, share_differs
+from credence.memory.semantics.quantities import read_period, read_value
 from credence.memory.semantics.relation import relate
 from credence.memory.semantics.statements import statement
-from credence.memory.semantics.wording import words_of
 
 
 @pytest.mark.parametrize(
@@ -252,22 +251,6 @@ def test_the_first_of_the_month_is_of_every_month() -> None:
         == statement("Rent is due on the 1st of each month").canons
     )
     assert "/" not in "".join(statement("Review the end of the month").canons)
-
-
-def _words(old: str, new: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    return words_of(old), words_of(new)
-
-
-def test_each_against_in_total_and_one_part_against_another() -> None:
-    assert share_differs(*_words("The tickets cost $40 each", "The tickets cost $40 in total"))
-    assert share_differs(*_words("The two kids each get £10", "The two kids get £10 between them"))
-    assert not share_differs(*_words("Meet between 9 and 5", "Meet between 9 and 5 each day"))
-    assert share_differs(*_words("The user owns a quarter of the firm", "… three quarters of it"))
-    assert share_differs(*_words("Pay half of the bill", "Pay a third of the bill"))
-    # "half" and "a half" are one part; "the third floor" is an order, not a part.
-    assert not share_differs(*_words("Pay half of the bill", "Pay a half of the bill"))
-    assert not share_differs(*_words("The third floor", "The fourth floor"))
-    assert not share_differs(*_words("The kids get $5 each", "Each kid gets $5"))
 
 
 def test_a_minus_before_a_number_is_its_sign() -> None:

@@ -20,7 +20,7 @@ from credence.memory.semantics.bounds import COMPLEMENT, bounded_value, compleme
 from credence.memory.semantics.coverage import answers
 from credence.memory.semantics.lexicon import PEOPLE
 from credence.memory.semantics.order import first_difference, hands_exchanged, owner_named
-from credence.memory.semantics.quantities import share_differs
+from credence.memory.semantics.shares import share_differs
 from credence.memory.semantics.small_words import (
     alternation_differs,
     attempt_differs,
