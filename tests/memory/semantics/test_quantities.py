@@ -217,6 +217,13 @@ def test_a_bare_decimal_ending_in_zero_is_kept_as_written() -> None:
     assert statement("Raise 2.50 million").values == statement("Raise 2.5 million").values
 
 
+def test_m_is_metres_only_before_a_word_that_says_a_length_was_measured() -> None:
+    assert statement("The user is 1.8 m tall").values == statement("The user is 180 cm tall").values
+    assert statement("The user is 1.80m tall").values == frozenset({"#1.8metre"})
+    assert statement("The site has 10m users").values == frozenset({"#10000000"})
+    assert statement("The round raised $2m").values == frozenset({"#2000000usd"})
+
+
 def test_a_number_then_a_scale_word_is_one_value_that_differs_by_value() -> None:
     assert statement("The startup raised $2 million").values == frozenset({"#2000000usd"})
     assert statement("Budget 2 million euros").values != statement("Budget 3 million euros").values

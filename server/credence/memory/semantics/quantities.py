@@ -174,7 +174,6 @@ def _unsigned_value(lowered: list[str], position: int) -> tuple[str, str, int] |
         prefix_unit, position = low, position + 1
         low = lowered[position]
     unit = None
-    used = 1
     ranged = RANGE.match(low)
     if ranged:
         return _range(ranged, lowered, position, start, prefix_unit)
@@ -183,18 +182,14 @@ def _unsigned_value(lowered: list[str], position: int) -> tuple[str, str, int] |
         return (*joined, 1)
     match = QUANTITY.match(low.replace(",", ""))
     if match:
-        value = float(match.group(1))
-        attached = match.group(2)
-        if attached == THOUSANDS or attached in MAGNITUDES:
-            value, attached = value * MAGNITUDES[attached], None
-        elif attached in ("am", "pm"):
+        value, attached = float(match.group(1)), match.group(2)
+        if attached in ("am", "pm"):
             canon = clock_canon(int(value), 0, attached[0]) if value.is_integer() else None
             return (canon, "time", 1) if canon else None
-        elif attached is not None and attached not in UNITS:
+        scaled = _scaled(lowered, position, value, attached)
+        if scaled is None:
             return None
-        elif attached is None and word_at(lowered, position + 1) in NUMBER_SCALES:
-            value, used = value * NUMBER_SCALES[lowered[position + 1]], 2  # "$2 million"
-        unit = attached
+        value, unit, used = scaled
     else:
         said = _said_number(lowered, position)
         if said is None:
@@ -206,6 +201,23 @@ def _unsigned_value(lowered: list[str], position: int) -> tuple[str, str, int] |
         # "Python 3.10" is not "Python 3.1": a bare decimal that ends in 0 is kept as written.
         canon = f"#{digits}"
     return canon, kind, used
+
+
+def _scaled(
+    lowered: list[str], position: int, value: float, attached: str | None
+) -> tuple[float, str | None, int] | None:
+    """A number written in digits with what is joined to it ("5GB", "10k", "1.8m") or the
+    scale word after it ("2 million"): (value, unit, tokens used), or None when what is
+    joined is no unit."""
+    if attached == "m" and _measured_at(lowered, position + 1):
+        return value, "metre", 1  # "1.8m tall"; "$2m" and "10m users" are millions
+    if attached == THOUSANDS or attached in MAGNITUDES:
+        return value * MAGNITUDES[attached], None, 1
+    if attached is not None:
+        return (value, attached, 1) if attached in UNITS else None
+    if word_at(lowered, position + 1) in NUMBER_SCALES:
+        return value * NUMBER_SCALES[lowered[position + 1]], None, 2  # "$2 million"
+    return value, None, 1
 
 
 def _version_like(digits: str) -> bool:
@@ -240,6 +252,8 @@ def _with_unit(
             unit, after = national, after + 2  # "420 US dollars" is $420; Canadian ones are CAD
         elif following in UNITS and following not in ONE_LETTER_UNITS:
             unit, after = following, after + 1
+        elif following == "m" and _measured_at(lowered, after + 1):
+            unit, after = "metre", after + 1  # "1.8 m tall"
         elif following == "per" and after + 1 < len(lowered) and lowered[after + 1] == "cent":
             unit, after = "percent", after + 2
     if (unit or prefix_unit) and lowered[after : after + 3] == ["and", "a", "half"]:
@@ -255,6 +269,14 @@ def _with_unit(
         total = value * factor + smaller[0]
         return f"#{_format_number(round(total, 6))}{dimension}", kind, smaller[1] - start
     return canon, kind, after - start
+
+
+# Words that say a length was measured, after which "m" is metres: "1.8 m tall".
+_MEASURES: Final = frozenset({"tall", "long", "high", "wide", "deep", "away"})
+
+
+def _measured_at(lowered: list[str], position: int) -> bool:
+    return word_at(lowered, position) in _MEASURES
 
 
 _DOLLARS: Final = frozenset({"dollar", "dollars"})
