@@ -307,3 +307,10 @@ def test_a_pay_and_an_appointment_are_said_with_their_verb() -> None:
     assert plainly_worded("The user's hair appointment is on Friday") == (
         "The user's hair appointment is on Friday"
     )
+
+
+def test_an_nth_birthday_is_an_age_turned_and_a_payday_is_when_pay_comes() -> None:
+    assert plainly_worded("Sam had his 40th birthday in May") == "Sam turned 40 in May"
+    assert plainly_worded("Ana celebrated her tenth birthday") == "Ana turned 10"
+    assert plainly_worded("Ana had her birthday party") == "Ana had her birthday party"
+    assert plainly_worded("The user's payday is the 15th") == "The user gets paid on the 15th"

@@ -7,6 +7,9 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Final
 
+from credence.memory.semantics.dates import ORDINAL_WORDS
+from credence.memory.semantics.statement_words import ORDINAL
+
 # "A, not B" sets A against B; its "not" negates B alone, never the rule ("not even", "not
 # only" and the like still intensify a negation).
 _CONTRAST_NOT = re.compile(r",\s*not\s+(?!(?:even|only|just|yet|ever|once|always)\b)", re.I)
@@ -227,6 +230,12 @@ _APPOINTMENT = re.compile(
     r"|\s+has\s+an?\s+(?P<kind2>\w+(?:ist|ian|or))\s+appointment)\b",
     re.I,
 )
+# "had her 90th birthday" says "turned 90"; "X's payday is the 15th" says "X gets paid on
+# the 15th".
+_NTH_BIRTHDAY = re.compile(
+    r"\b(?:had|celebrated)\s+(?:his|her|their|its)\s+([\w-]+)\s+birthday\b", re.I
+)
+_PAYDAY = re.compile(r"\b(\w+)['’]s\s+payday\s+is\s+(?:on\s+)?", re.I)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -315,6 +324,13 @@ def _appointment(said: re.Match[str]) -> str:
     return f"{said['who']} sees {whom}"
 
 
+def _turned(said: re.Match[str]) -> str:
+    nth = said[1].casefold()
+    ordinal = ORDINAL.match(nth)
+    age = ordinal.group(1) if ordinal else ORDINAL_WORDS.get(nth)
+    return f"turned {age}" if age else said[0]
+
+
 def _fan(said: re.Match[str]) -> str:
     many = said["be"].casefold() == "are"
     if said["not"]:
@@ -355,6 +371,8 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_FAN_OF, _fan),
     (_PAY_IS, _pay),
     (_APPOINTMENT, _appointment),
+    (_NTH_BIRTHDAY, _turned),
+    (_PAYDAY, r"\1 gets paid on "),
     (_NO_OBJECTION, "is fine with"),
     (_HALVES, "equally"),
     (_VERSION_OF, r"\2 \1"),
@@ -410,7 +428,8 @@ def plainly_worded(text: str) -> str:
     - "is a fan of" as "likes", "is a big fan of" as "loves", "is not a fan of" as "does not
       like"; "X's annual salary is $N" as "X earns $N a year"; "X's dentist appointment is",
       "X's appointment with the dentist is" and "X has a dentist appointment" as "X sees the
-      dentist";
+      dentist"; "had her 90th birthday" as "turned 90"; "X's payday is" as "X gets paid
+      on";
     - "has no objection to" and "doesn't mind" as "is fine with", "50/50" as "equally",
       "version 3.11 of Python" as "Python 3.11";
     - a purpose ("so they can …", "in order to …") as "to …";
