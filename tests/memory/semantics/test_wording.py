@@ -45,6 +45,7 @@ def test_looking_after_and_taking_care_of_are_handling() -> None:
         ("The user grew up in Ghana.", "The user was raised in Ghana."),
         ("The user is an early riser.", "The user is an early bird."),
         ("The spare tyre is in the trunk.", "The spare tyre is in the boot."),
+        ("The user wakes up at 6:30.", "The user gets up at half past six."),
     ],
 )
 def test_a_whole_an_event_a_cause_and_an_upbringing_in_two_words(first: str, second: str) -> None:

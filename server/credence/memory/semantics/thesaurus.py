@@ -270,6 +270,8 @@ PHRASE_FOLDS: Final = {
     ("owing", "to"): "because",
     ("grew", "up"): "raised",
     ("grow", "up"): "raised",
+    ("wake", "up"): "wake",
+    ("get", "up"): "wake",
     ("early", "riser"): "lark",
     ("early", "bird"): "lark",
     ("close", "to"): "near",
