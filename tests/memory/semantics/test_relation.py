@@ -969,9 +969,21 @@ def test_an_acronym_is_the_words_it_stands_for_only_when_the_model_agrees() -> N
         ),
         (
             "The user checks email before breakfast",
-            "The user eats breakfast after checking email",
+            "The user skips breakfast after checking email",
             "compatible",
         ),
+        # A verb that only says the event happens is no other word.
+        (
+            "The user checks email before breakfast",
+            "The user eats breakfast after checking email",
+            "duplicate",
+        ),
+        (
+            "Code freeze begins two days before each release",
+            "Each release happens two days after code freeze begins",
+            "duplicate",
+        ),
+        ("The flat is above a bakery", "There is a bakery below the flat", "duplicate"),
         # Reversed: the sides exchanged on one word, or the word turned on the same sides.
         (
             "The user showers before going to bed",

@@ -240,6 +240,7 @@ def _from_the_other_end(old: str, new: str, turn: tuple[str, str], cosine: float
     turned = re.sub(rf"\b{re.escape(word)}\b", converse, new, count=1, flags=re.I)
     mine, theirs = words_of(old), words_of(turned)
     why = hard_difference(old, turned) or ("a tense differs" if tense_shift(mine, theirs) else "")
+    mine, theirs = _eventless(mine), _eventless(theirs)
     if (
         cosine >= DUPLICATE_COSINE
         and len(mine) == len(theirs) == _matched(stems_of(mine), stems_of(theirs))
@@ -248,6 +249,15 @@ def _from_the_other_end(old: str, new: str, turn: tuple[str, str], cosine: float
         return Relation("duplicate", cosine, evidence="the same, said from the other end")
     evidence = "; ".join(("said from the other end", *([why] if why else [])))
     return Relation("compatible", cosine, evidence=evidence, settled=False)
+
+
+# Verbs that only say an event happens, which a sentence turned around may add to the event it
+# names ("walks the dog before breakfast" / "has breakfast after walking the dog").
+_EVENT_VERBS: Final = frozenset({"has", "have", "eats", "eat", "happens", "happen", "there"})
+
+
+def _eventless(words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(word for word in words if word not in _EVENT_VERBS)
 
 
 def _other_subject(old: str, new: str, opposed: tuple[tuple[str, str], ...]) -> bool:
