@@ -213,6 +213,7 @@ PHRASE_FOLDS: Final = {
     ("spell", "out"): "explain",
     ("prior", "to"): "before",
     ("in", "advance", "of"): "before",
+    ("ahead", "of"): "before",
     ("pass", "away"): "die",
     ("give", "up"): "quit",
     ("write", "out"): "write",
