@@ -16,6 +16,7 @@ from credence.memory.semantics.lexicon import complementary_pairs
 from credence.memory.semantics.order import restated
 from credence.memory.semantics.plainly import ones_written_alike, plainly_worded
 from credence.memory.semantics.preference import said_from_the_other_end, sides_exchanged
+from credence.memory.semantics.quantified import part_named_for_all
 from credence.memory.semantics.readings import another_reading
 from credence.memory.semantics.slots import opening_swap, synonyms_agree, unit_change, value_swap
 from credence.memory.semantics.small_words import qualifier_added, stems_of
@@ -453,7 +454,7 @@ def _in_other_words(old: str, new: str, a: Statement, b: Statement, cosine: floa
                 "compatible", cosine, evidence="an order or position differs", settled=False
             )
         said_again = Relation("duplicate", cosine, evidence="the same lesson in other words")
-        return _unless_refilled(said_again, old, a, b)
+        return _unless_refilled(said_again, old, new, a, b)
     if (
         cosine >= REWORDED_COSINE
         and negated(old) == negated(new)
@@ -461,14 +462,19 @@ def _in_other_words(old: str, new: str, a: Statement, b: Statement, cosine: floa
         and reworded(meaning(old), meaning(new), SYNONYMS)
     ):
         said_again = Relation("duplicate", cosine, evidence="the same lesson, reworded")
-        return _unless_refilled(said_again, old, a, b)
+        return _unless_refilled(said_again, old, new, a, b)
     return Relation("compatible", cosine)
 
 
-def _unless_refilled(duplicate: Relation, old: str, a: Statement, b: Statement) -> Relation:
+def _unless_refilled(
+    duplicate: Relation, old: str, new: str, a: Statement, b: Statement
+) -> Relation:
     """``duplicate``, unless the two differ in one span refilled with other words ("by email"
-    / "by text message"): another value or another subject, never the same lesson; a human
-    looks."""
+    / "by text message"): another value or another subject, never the same lesson; or unless
+    one names a part where the other says all of it ("all documents" / "client-facing
+    documents"). A human looks."""
+    if part_named_for_all(words_of(old), words_of(new)):
+        return Relation("compatible", duplicate.score, evidence="a scope differs", settled=False)
     refilled = _refilled_slot(old, a, b, duplicate.score)
     if refilled is None:
         return duplicate
