@@ -314,3 +314,9 @@ def test_an_nth_birthday_is_an_age_turned_and_a_payday_is_when_pay_comes() -> No
     assert plainly_worded("Ana celebrated her tenth birthday") == "Ana turned 10"
     assert plainly_worded("Ana had her birthday party") == "Ana had her birthday party"
     assert plainly_worded("The user's payday is the 15th") == "The user gets paid on the 15th"
+
+
+def test_a_home_that_is_somewhere_is_where_its_owner_lives() -> None:
+    assert plainly_worded("The user's home is in Lisbon.") == "The user lives in Lisbon."
+    assert plainly_worded("Sam's home is a flat.") == "Sam lives in a flat."
+    assert plainly_worded("Sam's home is big.") == "Sam's home is big."

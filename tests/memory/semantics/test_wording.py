@@ -47,6 +47,7 @@ def test_looking_after_and_taking_care_of_are_handling() -> None:
         ("The spare tyre is in the trunk.", "The spare tyre is in the boot."),
         ("The user wakes up at 6:30.", "The user gets up at half past six."),
         ("Remind the user a day before each bill.", "Remind the user a day ahead of each bill."),
+        ("Never feed the dog grapes.", "Never give the dog grapes."),
     ],
 )
 def test_a_whole_an_event_a_cause_and_an_upbringing_in_two_words(first: str, second: str) -> None:

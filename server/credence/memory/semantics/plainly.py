@@ -236,6 +236,9 @@ _NTH_BIRTHDAY = re.compile(
     r"\b(?:had|celebrated)\s+(?:his|her|their|its)\s+([\w-]+)\s+birthday\b", re.I
 )
 _PAYDAY = re.compile(r"\b(\w+)['’]s\s+payday\s+is\s+(?:on\s+)?", re.I)
+# "The user's home is in Lisbon" says "The user lives in Lisbon"; "X's home is a flat" says
+# "X lives in a flat".
+_HOME_IS = re.compile(r"\b(\w+)['’]s\s+home\s+is\s+(?:(in|on|at|near)|(an?))\b", re.I)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -372,6 +375,7 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_PAY_IS, _pay),
     (_APPOINTMENT, _appointment),
     (_NTH_BIRTHDAY, _turned),
+    (_HOME_IS, lambda said: f"{said[1]} lives {said[2] or f'in {said[3]}'}"),
     (_PAYDAY, r"\1 gets paid on "),
     (_NO_OBJECTION, "is fine with"),
     (_HALVES, "equally"),
@@ -429,7 +433,7 @@ def plainly_worded(text: str) -> str:
       like"; "X's annual salary is $N" as "X earns $N a year"; "X's dentist appointment is",
       "X's appointment with the dentist is" and "X has a dentist appointment" as "X sees the
       dentist"; "had her 90th birthday" as "turned 90"; "X's payday is" as "X gets paid
-      on";
+      on"; "X's home is in" as "X lives in";
     - "has no objection to" and "doesn't mind" as "is fine with", "50/50" as "equally",
       "version 3.11 of Python" as "Python 3.11";
     - a purpose ("so they can …", "in order to …") as "to …";

@@ -183,6 +183,7 @@ submit file
 research investigate
 acetaminophen paracetamol
 trunk boot
+feed give
 """.strip().splitlines()
 
 # Phrasal verbs and fixed phrases read as the one word they mean (compared by stem, in order):
