@@ -320,3 +320,10 @@ def test_a_home_that_is_somewhere_is_where_its_owner_lives() -> None:
     assert plainly_worded("The user's home is in Lisbon.") == "The user lives in Lisbon."
     assert plainly_worded("Sam's home is a flat.") == "Sam lives in a flat."
     assert plainly_worded("Sam's home is big.") == "Sam's home is big."
+
+
+def test_a_meal_skipped_is_a_meal_not_eaten() -> None:
+    assert plainly_worded("The user skips lunch") == "The user does not eat lunch"
+    assert plainly_worded("The kids skip dinner") == "The kids do not eat dinner"
+    assert plainly_worded("The user skipped breakfast") == "The user did not eat breakfast"
+    assert plainly_worded("Skip the intro") == "Skip the intro"

@@ -239,6 +239,8 @@ _PAYDAY = re.compile(r"\b(\w+)['’]s\s+payday\s+is\s+(?:on\s+)?", re.I)
 # "The user's home is in Lisbon" says "The user lives in Lisbon"; "X's home is a flat" says
 # "X lives in a flat".
 _HOME_IS = re.compile(r"\b(\w+)['’]s\s+home\s+is\s+(?:(in|on|at|near)|(an?))\b", re.I)
+# "skips breakfast" says "does not eat breakfast": a meal skipped is a meal not eaten.
+_SKIPS_A_MEAL = re.compile(r"\b(skips?|skipped)\s+(breakfast|lunch|dinner|meals?)\b", re.I)
 # "can't stand", "can't bear" and "can't tolerate" say "hate": no negation is meant.
 _CANNOT_STAND = re.compile(r"\b(?:can['’]?t|cannot|can not)\s+(?:stand|bear|tolerate)\b", re.I)
 
@@ -334,6 +336,11 @@ def _turned(said: re.Match[str]) -> str:
     return f"turned {age}" if age else said[0]
 
 
+def _meal_skipped(said: re.Match[str]) -> str:
+    verb = {"skip": "do", "skips": "does", "skipped": "did"}[said[1].casefold()]
+    return f"{verb} not eat {said[2]}"
+
+
 def _fan(said: re.Match[str]) -> str:
     many = said["be"].casefold() == "are"
     if said["not"]:
@@ -375,6 +382,7 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_PAY_IS, _pay),
     (_APPOINTMENT, _appointment),
     (_NTH_BIRTHDAY, _turned),
+    (_SKIPS_A_MEAL, _meal_skipped),
     (_HOME_IS, lambda said: f"{said[1]} lives {said[2] or f'in {said[3]}'}"),
     (_PAYDAY, r"\1 gets paid on "),
     (_NO_OBJECTION, "is fine with"),
@@ -434,6 +442,7 @@ def plainly_worded(text: str) -> str:
       "X's appointment with the dentist is" and "X has a dentist appointment" as "X sees the
       dentist"; "had her 90th birthday" as "turned 90"; "X's payday is" as "X gets paid
       on"; "X's home is in" as "X lives in";
+      "skips breakfast" as "does not eat breakfast";
     - "has no objection to" and "doesn't mind" as "is fine with", "50/50" as "equally",
       "version 3.11 of Python" as "Python 3.11";
     - a purpose ("so they can …", "in order to …") as "to …";
