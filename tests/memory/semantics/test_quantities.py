@@ -197,6 +197,10 @@ def test_a_number_hyphenated_to_its_unit_is_that_quantity() -> None:
     assert statement("a fortnight").canons == statement("two weeks").canons
     assert statement("a 30-minute call").canons[0] == statement("half an hour").canons[0]
     assert statement("fortnightly").canons == statement("every 14 days").canons
+    assert statement("a one-and-a-half-hour layover").canons == (
+        statement("a 90-minute layover").canons
+    )
+    assert statement("a thirty-four-year lease").canons == statement("a 34-year lease").canons
     # Not a number and a unit: left as words.
     for word in ("x-api-key", "covid-19", "one-on-one", "e-mail"):
         assert statement(word).canons == (word,)

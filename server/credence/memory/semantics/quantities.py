@@ -117,15 +117,18 @@ def _read_clock_word(low: str) -> str | None:
 
 
 def _number_joined_to_unit(low: str) -> tuple[str, str] | None:
-    """ "30-minute", "two-week", "10-year": a number hyphenated to its unit, as a quantity."""
-    number, dash, unit = low.partition("-")
+    """ "30-minute", "two-week", "10-year", "one-and-a-half-hour": a number hyphenated to its
+    unit, as a quantity."""
+    number, dash, unit = low.rpartition("-")
     if not dash or unit not in UNITS or unit in ONE_LETTER_UNITS:
         return None
+    half = 0.5 if number.endswith("-and-a-half") else 0.0
+    number = number.removesuffix("-and-a-half")
     said = _number_words([number], 0)
     if said is not None:
-        return _quantity(said[0], unit)
+        return _quantity(said[0] + half, unit)
     plain = QUANTITY.match(number)
-    return _quantity(float(number), unit) if plain and plain.group(2) is None else None
+    return _quantity(float(number) + half, unit) if plain and plain.group(2) is None else None
 
 
 def read_value(lowered: list[str], position: int) -> tuple[str, str, int] | None:
