@@ -160,6 +160,8 @@ def test_two_negatives_halves_and_a_version_are_said_plainly() -> None:
     assert plainly_worded("The API runs on version 3.11 of Python.") == (
         "The API runs on Python 3.11."
     )
+    assert plainly_worded("The API runs on Python version 3.11.") == "The API runs on Python 3.11."
+    assert plainly_worded("Pin the version 2 API") == "Pin the version 2 API"
     assert plainly_worded("It needs version 18 of Node.js") == "It needs Node.js 18"
 
 

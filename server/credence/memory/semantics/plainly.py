@@ -157,6 +157,7 @@ _NO_OBJECTION = re.compile(
 # "splits it 50/50" says "splits it equally"; "version 3.11 of Python" says "Python 3.11".
 _HALVES = re.compile(r"\b(?:50\s*/\s*50|50-50|fifty-fifty)(?![\w/])", re.I)
 _VERSION_OF = re.compile(r"\bversion\s+(\d+(?:\.\d+)*)\s+of\s+([A-Z][\w+#-]*(?:\.\w+)*)")
+_NAMED_VERSION = re.compile(r"\b([A-Z][\w+#-]*(?:\.\w+)*)\s+version\s+(\d+(?:\.\d+)*)\b")
 # "Porto is where the user's mother lives" says "The user's mother lives in Porto";
 # "October is when the insurance renews" says "The insurance renews in October" ("on" a day,
 # "at" a clock time).
@@ -388,6 +389,7 @@ _REWRITES: Final[tuple[_Rewrite, ...]] = (
     (_NO_OBJECTION, "is fine with"),
     (_HALVES, "equally"),
     (_VERSION_OF, r"\2 \1"),
+    (_NAMED_VERSION, r"\1 \2"),
     (_PURPOSE, "to"),
     (_GIVEN_A_CHOICE, _given_a_choice),
     (_WOULD_RATHER, "prefers"),
@@ -444,7 +446,7 @@ def plainly_worded(text: str) -> str:
       on"; "X's home is in" as "X lives in";
       "skips breakfast" as "does not eat breakfast";
     - "has no objection to" and "doesn't mind" as "is fine with", "50/50" as "equally",
-      "version 3.11 of Python" as "Python 3.11";
+      "version 3.11 of Python" and "Python version 3.11" as "Python 3.11";
     - a purpose ("so they can …", "in order to …") as "to …";
     - "would rather have X" as "prefers X" (a verb that says more is kept), "Given the
       choice between X and Y, Z prefers X" as "Z prefers X to Y";
