@@ -152,59 +152,61 @@ BLIND_SETS = [
     ("mixed5", 200, 0, 63),
     # Corrections rejected 12 of 100 at 47d1354, 6 after tuning on sets 2 to 4, 5 after set 5,
     # then 2; paraphrases caught 73 of 100 at all three, 76, 78, then 79.
-    ("mixed6", 200, 1, 86),
+    ("mixed6", 200, 1, 87),
     # Corrections rejected 9 of 100 at 47d1354, 6 after tuning on sets 2 to 5 and after set 6,
-    # then 1; paraphrases caught 55, 54 (one lost to those readings), 56, 57, 58, 59, 60, 61, then
-    # 65.
-    ("mixed7", 200, 1, 71),
+    # then 1, then 0 (a part named for all, on set 25's round); paraphrases caught 55, 54 (one
+    # lost to those readings), 56, 57, 58, 59, 60, 61, 65, then 75.
+    ("mixed7", 200, 0, 75),
     # Corrections rejected 4 of 100 at 47d1354, 3 after tuning on sets 2 to 6 and after set 7,
     # then 1; paraphrases caught 55, 57 throughout, 59, 60, then 61.
-    ("mixed8", 200, 1, 73),
+    ("mixed8", 200, 1, 74),
     # Never tuned on: corrections rejected 3 of 100 at 47d1354, 0 after tuning on sets 2 to 7,
     # after set 8 and after set 10; paraphrases caught 63, 65 at all three, 67, then 68.
-    ("mixed9", 200, 0, 75),
+    ("mixed9", 200, 0, 76),
     # Corrections rejected 16 of 100 at 47d1354, 11 as found (after sets 2 to 8), then 4;
     # paraphrases caught 65, then 64 at both, 74 (word orders, spelt numbers, ages and negation
     # words read as such, sets 10 to 16), then 76 (synonyms); rejected 3 once "in fifth grade"
     # read as a rank. Left: two idioms ("has their back" / "is on their back"), "the senior
     # engineer" / "a senior engineer".
-    ("mixed10", 200, 3, 81),
+    ("mixed10", 200, 3, 84),
     # Corrections rejected 16 of 100 at 47d1354, 8 as found, 7 after set 10, 2, 1 after set 14,
     # then 0; paraphrases caught 63, 62, 62, 63, 69, 73, then 74.
-    ("mixed11", 200, 0, 87),
+    ("mixed11", 200, 0, 89),
     # Corrections rejected 7 of 100 at 47d1354, 4 as found (after set 10) and after set 11,
     # then 1; paraphrases caught 55, 57, 60, 64, then 65. Left: "the user's brother-in-law lent
     # them" / "the user lent their brother-in-law" (a hyphenated noun splits into three words).
-    ("mixed12", 200, 1, 79),
+    ("mixed12", 200, 1, 80),
     # Corrections rejected 4 of 100 at 47d1354, 4 as found (after set 11) and after set 12, then
-    # 2; paraphrases caught 69, 70, 75, then 76. Left: two scopes widened or narrowed in other words
-    # ("client-facing documents" / "all documents").
-    ("mixed13", 200, 2, 80),
+    # 2, then 1 ("client-facing documents" / "all documents", a part named for all); paraphrases
+    # caught 69, 70, 75, 76, then 83. Left: "in any of the user's repositories" / "in the
+    # user's work repositories", a prohibition narrowed.
+    ("mixed13", 200, 1, 83),
     # Corrections rejected 13 of 100 at 47d1354, 9 as found (after set 12), 8 after set 13,
-    # then 3; paraphrases caught 65, 72, 75, 76, then 78. Left: "decaf coffee" / "coffee" (a word
-    # dropped reads as saying less), "feature branches" / "any branch", "owns" / "uses".
-    ("mixed14", 200, 3, 86),
+    # then 3, then 2 ("feature branches" / "any branch"); paraphrases caught 65, 72, 75, 76, 78,
+    # then 88. Left: "decaf coffee" / "coffee" (a word dropped reads as saying less), "owns" /
+    # "uses" ("own" and "use" are stop words).
+    ("mixed14", 200, 2, 88),
     # Corrections rejected 7 of 100 at 47d1354, 2 as found (after set 13) and after set 14, then
     # 1; paraphrases caught 64, 70, 71, 72, then 73. Left: "splits the rent evenly" / "splits the
     # rent".
-    ("mixed15", 200, 1, 83),
+    ("mixed15", 200, 1, 85),
     # Held out until set 17 was written: corrections rejected 7 of 100 at 47d1354, 3 as found
     # (after set 14) and after set 15, then 1; paraphrases caught 53, then 56 at both, 57
     # (negation words), 62, 64, then 65. Left: "a rental property" / "rental
     # properties".
-    ("mixed16", 200, 1, 78),
+    ("mixed16", 200, 1, 80),
     # Held out for one round: corrections rejected 7 of 100 at 47d1354, 3 as found (after set 15,
     # on 02ec9f0) and after set 16, then 1; paraphrases caught 49, 51 at e929c21, 52 as found,
     # 53, 54, 58, 60, then 62. Left: "the user's husband handles the bills" / "the user handles
     # the bills, not their husband".
-    ("mixed17", 200, 1, 76),
+    ("mixed17", 200, 1, 77),
     # Held out for one round: corrections rejected 6 of 100 at 47d1354, 2 at e929c21, as found
     # (cb4c8bb) and after set 17, then 0; paraphrases caught 59, 58 at e929c21, 63 as found,
     # then 64.
     ("mixed18", 200, 0, 76),
     # Held out for one round: corrections rejected 5 of 100 at 47d1354, 3 at e929c21 and as
     # found (a83e682), then 0; paraphrases caught 53 at both, 58 as found, 60, 61, then 62.
-    ("mixed19", 200, 0, 72),
+    ("mixed19", 200, 0, 73),
     # Held out for one round: corrections rejected 4 of 100 as found (67ccf5f), 3 after set
     # 19's first readings, then 0; paraphrases caught 71, 73 (acronyms, temperatures), 74, then
     # 79 after the set 21 round, 84, then 86 after set 22's.
@@ -212,32 +214,35 @@ BLIND_SETS = [
     # Held out for one round: corrections rejected 1 of 100 on 67ccf5f, 0 as found (a56c763);
     # paraphrases caught 69 on 67ccf5f, 68 as found, then 79 (units, ordinals, addresses, light
     # verbs, lengths of time).
-    ("mixed21", 200, 0, 89),
+    ("mixed21", 200, 0, 90),
     # Held out for one round: corrections rejected 3 of 100 and paraphrases caught 55 as found
     # (4296150, the code of ca740ae); 2 and 61 after set 21's round, unread; then tuned on: 0 and
     # 73 (a bare present before the other's past, dates, capital PM, US dollars, WordNet nouns,
     # an existential "there is", street words, a handing-over said from either end).
-    ("mixed22", 200, 0, 84),
+    ("mixed22", 200, 0, 86),
     # Held out for two rounds: corrections rejected 2 of 100 and paraphrases caught 69 as found
     # (867a9b8); 2 and 64 on ca740ae, before set 21's round; 2 and 73 after set 22's, unread;
     # then tuned on: 0 and 84 (a cause put in front, "the boss's boss", "able to", "'21",
     # "water/day", a purpose, "whenever", "cut back on", "unless", street addresses).
-    ("mixed23", 200, 0, 86),
+    ("mixed23", 200, 0, 90),
     # Held out for two rounds: corrections rejected 2 of 100 and paraphrases caught 76 on
     # 3fd0525, 77 as found (dc7b6a9), 78 after set 22's round, 83 after set 23's, unread; then
     # tuned on: 0 and 93 (the user named by a pronoun when roles trade, "not allowed" /
     # "forbidden", "Saturday mornings", lists of three, "looks after", a parent's kin, "direct
     # report", "has no objection to", "50/50", "version 3.11 of Python").
-    ("mixed24", 200, 0, 93),
-    # Held out: written from the product description alone; corrections rejected 0 of 100 and
-    # paraphrases caught 74 as found (6cdd73d), 79 after set 23's round, unread.
-    ("mixed25", 200, 0, 79),
+    ("mixed24", 200, 0, 95),
+    # Held out for three rounds: corrections rejected 0 of 100 and paraphrases caught 74 as
+    # found (6cdd73d), 79 after set 23's round and after set 24's, unread; then tuned on: 0 and
+    # 92 ("$2 million", slashed dates, "not a fan of", "harder than" / "easier than", "made up
+    # of", "grew up", "Dec", "early bird", "Python version 3.11", "never skips breakfast").
+    ("mixed25", 200, 0, 92),
     # Held out: written from the product description alone; corrections rejected 1 of 100 and
-    # paraphrases caught 72 as found (c8bb14f), 76 after set 24's round, unread.
-    ("mixed26", 200, 1, 76),
+    # paraphrases caught 72 as found (c8bb14f), 76 after set 24's round, 79 after set 25's,
+    # unread.
+    ("mixed26", 200, 1, 79),
     # Held out: written from the product description alone; corrections rejected 2 of 100 and
-    # paraphrases caught 68 as found (996a3a4), unread.
-    ("mixed27", 200, 2, 68),
+    # paraphrases caught 68 as found (996a3a4), 69 after set 25's round, unread.
+    ("mixed27", 200, 2, 69),
     # Synonyms, tuned on: near-synonym changes rejected 3 of 100 as found (5997516), then 2;
     # paraphrases caught 60, 64, 66 (WordNet's verb phrases), 68, then 74. Left: a stronger word
     # of one kind ("small" / "tiny", "painted" / "stained"), which WordNet links as one and
