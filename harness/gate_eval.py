@@ -105,6 +105,9 @@ SETS = {
     # A twenty-seventh (2026-12-06), by another helper from the product description alone, run
     # as found on 996a3a4 (counts only) and held out.
     "mixed27": CORPORA / "dev" / "mixed_27.jsonl",
+    # A twenty-eighth (2026-12-06), by another helper from the product description alone, run
+    # as found on 55ed1a8 (counts only) and held out.
+    "mixed28": CORPORA / "dev" / "mixed_28.jsonl",
     # Synonyms (2026-12-05): 70 synonym paraphrases, 15 negative restatements, 15 number
     # formats and 100 words swapped for related words that mean something else; tuned on.
     "synonyms1": CORPORA / "dev" / "synonyms_1.jsonl",

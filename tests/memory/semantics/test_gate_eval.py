@@ -243,6 +243,9 @@ BLIND_SETS = [
     # Held out: written from the product description alone; corrections rejected 2 of 100 and
     # paraphrases caught 68 as found (996a3a4), 69 after set 25's round, unread.
     ("mixed27", 200, 2, 69),
+    # Held out: written from the product description alone; corrections rejected 1 of 100 and
+    # paraphrases caught 70 as found (55ed1a8), unread.
+    ("mixed28", 200, 1, 70),
     # Synonyms, tuned on: near-synonym changes rejected 3 of 100 as found (5997516), then 2;
     # paraphrases caught 60, 64, 66 (WordNet's verb phrases), 68, then 74. Left: a stronger word
     # of one kind ("small" / "tiny", "painted" / "stained"), which WordNet links as one and
