@@ -252,8 +252,9 @@ def _from_the_other_end(old: str, new: str, turn: tuple[str, str], cosine: float
     return Relation("compatible", cosine, evidence=evidence, settled=False)
 
 
-# Verbs that only say an event happens, which a sentence turned around may add to the event it
-# names ("walks the dog before breakfast" / "has breakfast after walking the dog").
+# Words that only say an event happens or a thing is there, which a sentence turned around may
+# add ("walks the dog before breakfast" / "has breakfast after walking the dog", "is above a
+# bakery" / "there is a bakery below").
 _EVENT_VERBS: Final = frozenset({"has", "have", "eats", "eat", "happens", "happen", "there"})
 
 
