@@ -666,12 +666,11 @@ def test_sharing_only_the_subject_is_not_the_same_lesson() -> None:
     assert relate(old, f"{new} while they're in focus time.", 0.83).kind == "duplicate"
 
 
-def test_the_antonym_list_names_each_pair_once() -> None:
-    from credence.memory.semantics.lexicon import _ANTONYM_WORDS
+def test_the_antonym_lists_name_each_pair_once() -> None:
+    from credence.memory.semantics.lexicon import _ANTONYM_WORDS, _COMPLEMENTARY_WORDS
 
-    pairs = [
-        frozenset(pair) for pair in zip(_ANTONYM_WORDS[::2], _ANTONYM_WORDS[1::2], strict=True)
-    ]
+    words = _ANTONYM_WORDS + _COMPLEMENTARY_WORDS
+    pairs = [frozenset(pair) for pair in zip(words[::2], words[1::2], strict=True)]
     repeated = sorted(" ".join(sorted(p)) for p in set(pairs) if pairs.count(p) > 1)
     assert not repeated
     assert all(len(pair) == 2 for pair in pairs)  # no word is its own opposite

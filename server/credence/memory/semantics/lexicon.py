@@ -10,24 +10,25 @@ def _words(text: str) -> tuple[str, ...]:
 
 
 # Common English antonym pairs (adjectives, verbs, adverbs, prepositions), the kind any
-# thesaurus lists; none is taken from a test case. Read two words at a time.
+# thesaurus lists; none is taken from a test case. Read two words at a time. The
+# complementary ones (_COMPLEMENTARY_WORDS, below) are antonyms too.
 _ANTONYM_WORDS = _words(
     """
-    enable disable  allow forbid  allow prohibit  allow deny  allow block  allow ban
-    permit forbid  permit prohibit  increase decrease  increase reduce  increase lower
+    enable disable  allow deny  allow block  allow ban
+    increase decrease  increase reduce  increase lower
     raise lower  grow shrink  before after  earlier later  early late  fast slow
     faster slower  quick slow  quickly slowly  required optional  mandatory optional
-    compulsory optional  include exclude  including excluding  accept reject  accept decline
+    compulsory optional  including excluding  accept decline
     approve reject  approve deny  open close  show hide  reveal hide  lock unlock
     encrypt decrypt  compress decompress  minimum maximum  min max  public private
     internal external  add remove  insert delete  create delete  start stop  begin end
     first last  upper lower  high low  higher lower  more less  more fewer  most least
     long short  longer shorter  large small  big small  larger smaller  bigger smaller
     expand collapse  connect disconnect  mount unmount  subscribe unsubscribe
-    install uninstall  visible hidden  synchronous asynchronous  sync async  online offline
+    install uninstall  synchronous asynchronous  sync async  online offline
     manual automatic  manually automatically  ascending descending  asc desc
     absolute relative  strict lenient  strict loose  safe unsafe  secure insecure
-    valid invalid  true false  upload download  import export  push pull  buy sell
+    valid invalid  upload download  import export  push pull  buy sell
     send receive  light dark  hot cold  warm cool  cheap expensive  easy hard
     formal informal  verbose quiet  verbose concise  inside outside  inbound outbound
     incoming outgoing  wide narrow  thick thin  heavy light  full empty
@@ -35,7 +36,7 @@ _ANTONYM_WORDS = _words(
     frequently rarely  keep discard  keep delete  keep drop  retain discard  retain delete
     save discard  trust distrust  like dislike  love hate  prefer avoid  merge split
     join split  attach detach  activate deactivate  plain rich  lowercase uppercase
-    singular plural  positive negative  win lose  enabled disabled  allowed forbidden
+    singular plural  positive negative  enabled disabled  allowed forbidden
     allowed prohibited  accepted rejected  shown hidden  locked unlocked  old new
     oldest newest  older newer  top bottom  front back  detailed brief  formal casual
     strict relaxed  encourage discourage  recommend discourage  grant revoke  grant deny
@@ -46,9 +47,9 @@ _ANTONYM_WORDS = _words(
     widen narrow  upgrade downgrade  promote demote  hire fire  explicit implicit
     lazy eager  remote local  local global  vertical horizontal  portrait landscape
     inclusive exclusive  polite rude  good bad  better worse  best worst  right wrong
-    success failure  succeed fail  pass fail  remember forget  agree disagree
-    appear disappear  frequent rare  deep shallow  strong weak  clean dirty  wet dry
-    loud quiet  soft hard  ahead behind  soon later  present absent  arrive depart
+    success failure
+    frequent rare  deep shallow  strong weak  clean dirty  wet dry
+    loud quiet  soft hard  ahead behind  soon later  arrive depart
     up down  moist dry  damp dry  spicy mild  aggressive conservative  serial parallel
     serially parallel  sequential parallel  sequentially parallel  minimal maximal
     minimalist maximalist  metric imperial  lively quiet  busy quiet  cheap premium
@@ -190,7 +191,8 @@ def complementary_pairs(stem: Callable[[str], str]) -> frozenset[frozenset[str]]
 def antonym_table(stem: Callable[[str], str]) -> dict[str, frozenset[str]]:
     """Map each stem to the stems that mean its opposite, under the caller's stemmer."""
     table: dict[str, set[str]] = {}
-    for first, second in zip(_ANTONYM_WORDS[::2], _ANTONYM_WORDS[1::2], strict=True):
+    words = _ANTONYM_WORDS + _COMPLEMENTARY_WORDS
+    for first, second in zip(words[::2], words[1::2], strict=True):
         left, right = stem(first), stem(second)
         table.setdefault(left, set()).add(right)
         table.setdefault(right, set()).add(left)

@@ -10,6 +10,8 @@ from typing import Final
 from credence.memory.semantics.dates import ORDINAL_WORDS
 from credence.memory.semantics.statement_words import ORDINAL
 
+# The end of a sentence a rewrite takes whole: its closing mark, kept as the "end" group.
+_END = r"(?P<end>[.!]?)\s*$"
 # "A, not B" sets A against B; its "not" negates B alone, never the rule ("not even", "not
 # only" and the like still intensify a negation).
 _CONTRAST_NOT = re.compile(r",\s*not\s+(?!(?:even|only|just|yet|ever|once|always)\b)", re.I)
@@ -34,7 +36,7 @@ _REPORTS_TO = re.compile(r"\b(\w+)\s+reports\s+to\b(?!\s+(?:is|was)\b)", re.I)
 # "Peanuts trigger an allergic reaction in the user" says "The user is allergic to peanuts".
 _ALLERGY = re.compile(
     r"^\s*(?P<cause>.+?)\s+(?:triggers?|causes?|gives?)\s+(?:an\s+)?allergic\s+reactions?"
-    r"\s+(?:in|to)\s+(?P<who>.+?)(?P<end>[.!]?)\s*$",
+    rf"\s+(?:in|to)\s+(?P<who>.+?){_END}",
     re.I,
 )
 # "follows a vegetarian diet" (or "a diet that is vegetarian") says "is vegetarian", "has
@@ -162,8 +164,7 @@ _NAMED_VERSION = re.compile(r"\b([A-Z][\w+#-]*(?:\.\w+)*)\s+version\s+(\d+(?:\.\
 # "October is when the insurance renews" says "The insurance renews in October" ("on" a day,
 # "at" a clock time).
 _CLEFT = re.compile(
-    r"^\s*(?P<place>[^,;]+?)\s+(?:is|was)\s+(?P<how>where|when)\s+(?P<rest>[^,;]+?)"
-    r"(?P<end>[.!]?)\s*$"
+    r"^\s*(?P<place>[^,;]+?)\s+(?:is|was)\s+(?P<how>where|when)\s+(?P<rest>[^,;]+?)" + _END
 )
 _ARTICLE_FIRST = re.compile(r"^(?:The|A|An)\b")
 _EVERY_FIRST = re.compile(r"^(?:every|each)\b", re.I)
@@ -175,7 +176,7 @@ _CLOCK_NAMED = re.compile(r"\d\s*(?:[ap]\.?m\b|:\d\d)|\b(?:noon|midnight)\b", re
 # is Thai".
 _OF_ALL = re.compile(
     r"^\s*of\s+all\s+(?:the\s+)?(?P<kind>[\w -]+?)s,\s+(?P<one>[^,;]+?)\s+is\s+the\s+one\s+"
-    r"(?P<who>[^,;]+?)\s+(?:likes|loves|enjoys|prefers)\s+(?:best|most)(?P<end>[.!]?)\s*$",
+    rf"(?P<who>[^,;]+?)\s+(?:likes|loves|enjoys|prefers)\s+(?:best|most){_END}",
     re.I,
 )
 # "Priya is the one who does the reviews" says "Priya does the reviews"; "Nx is the tool the
@@ -183,13 +184,13 @@ _OF_ALL = re.compile(
 # the object of the preposition that ends the clause).
 _THE_ONE_WHO = re.compile(
     r"^\s*(?P<one>[^,;]+?)\s+(?:is|are)\s+the\s+(?:one|ones|person|people)\s+(?:who|that)\s+"
-    r"(?P<rest>[^,;]+?)(?P<end>[.!]?)\s*$",
+    rf"(?P<rest>[^,;]+?){_END}",
     re.I,
 )
 _THE_ONE_IT_ENDS_ON = re.compile(
     r"^\s*(?!(?:this|that|it|these|those|here|there)\b)(?P<one>[^,;]+?)\s+is\s+the\s+\w+\s+"
     r"(?:that\s+|which\s+)?(?P<rest>(?:the|a|an|their|his|her)"
-    r"\s[^,;]+?\s(?:in|on|with|at|for|to|from|by))(?P<end>[.!]?)\s*$",
+    rf"\s[^,;]+?\s(?:in|on|with|at|for|to|from|by)){_END}",
     re.I,
 )
 # "is a fan of jazz" says "likes jazz", "is a big fan of" "loves", "is not a fan of" "does not
@@ -211,7 +212,7 @@ _AND_NO_OTHER = re.compile(
 _GIVEN_A_CHOICE = re.compile(
     r"^\s*given\s+(?:a|the)\s+choice\s+(?:between|of)\s+(?P<a>[^,;]+?)\s+(?:and|or)\s+"
     r"(?P<b>[^,;]+?),\s+(?P<who>[^,;]+?)\s+(?:prefers|would\s+rather\s+have|would\s+rather"
-    r"|chooses|picks)\s+(?P<pick>[^,;]+?)(?P<end>[.!]?)\s*$",
+    rf"|chooses|picks)\s+(?P<pick>[^,;]+?){_END}",
     re.I,
 )
 _ARTICLE: Final = re.compile(r"^(?:the|a|an)\s+", re.I)
@@ -219,10 +220,16 @@ _ARTICLE: Final = re.compile(r"^(?:the|a|an)\s+", re.I)
 # $32" says "X earns $32 an hour".
 _PAY_IS = re.compile(
     r"\b(?P<who>\w+)['’]s\s+(?:(?P<period>annual|yearly|monthly|weekly|hourly)\s+)?"
-    r"(?:salary|wage|pay|income)\s+is\s+(?P<amount>[^;]+?)(?P<end>[.!]?)\s*$",
+    rf"(?:salary|wage|pay|income)\s+is\s+(?P<amount>[^;]+?){_END}",
     re.I,
 )
-_PER: Final = {"annual": "a year", "yearly": "a year", "monthly": "a month", "weekly": "a week"}
+_PER: Final = {
+    "annual": "a year",
+    "yearly": "a year",
+    "monthly": "a month",
+    "weekly": "a week",
+    "hourly": "an hour",
+}
 # "The user's dentist appointment is on Friday", "X's appointment with the dentist is on
 # Friday" and "X has a dentist appointment on Friday" say "X sees the dentist on Friday".
 _APPOINTMENT = re.compile(
@@ -315,13 +322,11 @@ def _given_a_choice(said: re.Match[str]) -> str:
     other = options.get(bare(said["pick"]))
     if other is None:
         return said[0]
-    who = said["who"][:1].upper() + said["who"][1:]
-    return f"{who} prefers {said['pick']} to {other}{said['end']}"
+    return f"{_opening(said['who'])} prefers {said['pick']} to {other}{said['end']}"
 
 
 def _pay(said: re.Match[str]) -> str:
-    period = (said["period"] or "").casefold()
-    per = "an hour" if period == "hourly" else _PER.get(period)
+    per = _PER.get((said["period"] or "").casefold())
     return f"{said['who']} earns {said['amount']}{f' {per}' if per else ''}{said['end']}"
 
 
